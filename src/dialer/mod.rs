@@ -1,0 +1,146 @@
+//! Carriers: the [`Dialer`] trait and the embedded [`SimulatedDialer`].
+//!
+//! A dialer starts a call and then reports progress through the
+//! [`ProgressHandle`] the service gives it. The handle is a plain value, so
+//! an in-process adapter can drive it from a task, and an adapter fed by a
+//! carrier's HTTP status callbacks can keep it (keyed by the carrier's call
+//! id) and report from its callback handler.
+
+mod simulated;
+mod wav;
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+use crate::domain::{CallId, CallStatus, FieldDefinition};
+use crate::store::Recording;
+
+pub use simulated::{SIMULATED_FAILURE_TOKEN, SimulatedDialer, SimulationConfig};
+pub use wav::sine_wav;
+
+/// What the dialer needs to place one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialRequest {
+    /// The service's id for the call.
+    pub call_id: CallId,
+    /// Destination, E.164 (already checked by the guardrails).
+    pub to: String,
+    /// Caller ID to present, E.164, owned by the account.
+    pub caller_id: String,
+    /// What the AI works toward.
+    pub objective: String,
+    /// Background for the AI.
+    pub context: Option<String>,
+    /// Fields the conversation should establish.
+    pub fields: Vec<FieldDefinition>,
+    /// The longest the call may last once answered: the dialer must hang up
+    /// when it is reached (it is the minute-cap reservation).
+    pub max_duration: Duration,
+}
+
+/// How the carrier says a call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CarrierOutcome {
+    /// A terminal status.
+    pub status: CallStatus,
+    /// Error token, for `failed`.
+    pub error: Option<String>,
+    /// `Agent: …` / `Recipient: …` lines, one turn per line.
+    pub transcript: Option<String>,
+    /// The audio, if recorded.
+    pub recording: Option<Recording>,
+}
+
+impl CarrierOutcome {
+    /// An outcome with only a status.
+    pub fn new(status: CallStatus) -> Self {
+        Self {
+            status,
+            error: None,
+            transcript: None,
+            recording: None,
+        }
+    }
+}
+
+/// A progress report from the carrier.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CarrierReport {
+    /// The destination is being dialed.
+    Dialing,
+    /// The recipient answered.
+    Answered,
+    /// The call is over.
+    Ended(CarrierOutcome),
+}
+
+/// The call is no longer followed by the service (it ended or the service stopped).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("call {0} is no longer followed")]
+pub struct CallGone(pub CallId);
+
+/// Where a dialer sends one call's progress. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ProgressHandle {
+    call_id: CallId,
+    sender: mpsc::UnboundedSender<CarrierReport>,
+}
+
+impl ProgressHandle {
+    /// A handle and the receiving end the service reads (also useful to test a dialer).
+    pub fn channel(call_id: CallId) -> (Self, mpsc::UnboundedReceiver<CarrierReport>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (Self { call_id, sender }, receiver)
+    }
+
+    /// The call this handle reports on.
+    pub fn call_id(&self) -> &CallId {
+        &self.call_id
+    }
+
+    /// Reports progress. Reports are applied in order; one the state machine
+    /// does not allow (a duplicate, or one after the end) is logged and dropped.
+    pub fn report(&self, report: CarrierReport) -> Result<(), CallGone> {
+        self.sender
+            .send(report)
+            .map_err(|_| CallGone(self.call_id.clone()))
+    }
+}
+
+/// Why a dialer could not act.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DialError {
+    /// The carrier refused or could not be reached; placement answers
+    /// `502 placement_failed`.
+    #[error("carrier could not start the call: {0}")]
+    Carrier(String),
+    /// The dialer does not know the call (for `hang_up`).
+    #[error("unknown call {0}")]
+    UnknownCall(CallId),
+}
+
+/// A carrier adapter.
+///
+/// # Contract
+///
+/// - `dial` returns once the carrier has accepted the call, or fails with
+///   [`DialError::Carrier`] having started nothing. After `Ok`, the dialer
+///   reports through `progress`: optionally `Dialing`, then `Answered` if the
+///   recipient picks up, then exactly one `Ended`. It must end an answered
+///   call once `max_duration` has passed.
+/// - `hang_up` asks the carrier to end a call early; the dialer then reports
+///   `Ended` as usual (`completed` with what was said so far if the call was
+///   answered). Hanging up an ended or unknown call is not an error worth
+///   more than [`DialError::UnknownCall`].
+#[async_trait]
+pub trait Dialer: Send + Sync + Debug {
+    /// Starts a call; see the contract.
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError>;
+
+    /// Ends a call early; see the contract.
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError>;
+}

@@ -1,0 +1,308 @@
+//! The embedded carrier: outcomes chosen by the destination's last digit.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::oneshot;
+
+use super::{
+    CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
+};
+use crate::domain::{CallId, CallStatus, FieldDefinition, FieldType};
+use crate::store::Recording;
+
+/// Error token of simulated carrier failures (test digit 4).
+pub const SIMULATED_FAILURE_TOKEN: &str = "carrier_unreachable";
+
+/// Ring and talk times of the simulated carrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimulationConfig {
+    /// From dialing to the outcome (answer, or no_answer/declined/…).
+    pub ring: Duration,
+    /// From answer to hang-up of a completed call.
+    pub talk: Duration,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        Self {
+            ring: Duration::from_millis(1_500),
+            talk: Duration::from_secs(4),
+        }
+    }
+}
+
+/// A carrier that places no real call. The destination's last digit picks
+/// the outcome, like card-number test values:
+///
+/// | last digit | outcome |
+/// |---|---|
+/// | 1 | `no_answer` |
+/// | 2 | `voicemail` |
+/// | 3 | `declined` |
+/// | 4 | `failed` with error `carrier_unreachable` |
+/// | any other | `completed`, with a transcript that answers every requested field |
+///
+/// Answered calls carry a transcript and a small WAV recording.
+#[derive(Debug, Clone, Default)]
+pub struct SimulatedDialer {
+    config: SimulationConfig,
+    hang_ups: Arc<Mutex<HashMap<CallId, oneshot::Sender<()>>>>,
+}
+
+impl SimulatedDialer {
+    /// A carrier with the given timings.
+    pub fn new(config: SimulationConfig) -> Self {
+        Self {
+            config,
+            hang_ups: Arc::default(),
+        }
+    }
+
+    /// The outcome the last digit of `to` selects.
+    pub fn outcome_for(to: &str) -> CallStatus {
+        match to.as_bytes().last() {
+            Some(b'1') => CallStatus::NoAnswer,
+            Some(b'2') => CallStatus::Voicemail,
+            Some(b'3') => CallStatus::Declined,
+            Some(b'4') => CallStatus::Failed,
+            _ => CallStatus::Completed,
+        }
+    }
+
+    fn hang_ups(&self) -> std::sync::MutexGuard<'_, HashMap<CallId, oneshot::Sender<()>>> {
+        self.hang_ups
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[async_trait]
+impl Dialer for SimulatedDialer {
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        let (hang_up, hung_up) = oneshot::channel();
+        self.hang_ups().insert(request.call_id.clone(), hang_up);
+        let config = self.config;
+        let registry = Arc::clone(&self.hang_ups);
+        tokio::spawn(async move {
+            let outcome = run(config, &request, &progress, hung_up).await;
+            registry
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&request.call_id);
+            // The service may have stopped following the call; nothing to do then.
+            let _ = progress.report(CarrierReport::Ended(outcome));
+        });
+        Ok(())
+    }
+
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError> {
+        let sender = self.hang_ups().remove(call_id);
+        match sender {
+            Some(sender) => {
+                let _ = sender.send(());
+                Ok(())
+            }
+            None => Err(DialError::UnknownCall(call_id.clone())),
+        }
+    }
+}
+
+async fn run(
+    config: SimulationConfig,
+    request: &DialRequest,
+    progress: &ProgressHandle,
+    mut hung_up: oneshot::Receiver<()>,
+) -> CarrierOutcome {
+    let _ = progress.report(CarrierReport::Dialing);
+    tokio::select! {
+        _ = tokio::time::sleep(config.ring) => {}
+        _ = &mut hung_up => return CarrierOutcome {
+            error: Some("canceled".into()),
+            ..CarrierOutcome::new(CallStatus::Failed)
+        },
+    }
+    let status = SimulatedDialer::outcome_for(&request.to);
+    match status {
+        CallStatus::Completed => {}
+        CallStatus::Failed => {
+            return CarrierOutcome {
+                error: Some(SIMULATED_FAILURE_TOKEN.into()),
+                ..CarrierOutcome::new(status)
+            };
+        }
+        CallStatus::Voicemail => {
+            return CarrierOutcome {
+                transcript: Some(format!(
+                    "Recipient: [voicemail greeting]\nAgent: Hello, this is an automated assistant calling about: {} Please call us back. Goodbye.",
+                    request.objective
+                )),
+                recording: Some(recording(300)),
+                ..CarrierOutcome::new(status)
+            };
+        }
+        _ => return CarrierOutcome::new(status),
+    }
+    let _ = progress.report(CarrierReport::Answered);
+    let lines = conversation(request);
+    let talk = config.talk.min(request.max_duration);
+    let interrupted = tokio::select! {
+        _ = tokio::time::sleep(talk) => false,
+        _ = &mut hung_up => true,
+    };
+    // A hang-up mid-call keeps what was said so far: the opening turns.
+    let said = if interrupted {
+        &lines[..lines.len().min(3)]
+    } else {
+        &lines[..]
+    };
+    let millis = u32::try_from(talk.as_millis())
+        .unwrap_or(u32::MAX)
+        .clamp(200, 2_000);
+    CarrierOutcome {
+        transcript: Some(said.join("\n")),
+        recording: Some(recording(millis)),
+        ..CarrierOutcome::new(CallStatus::Completed)
+    }
+}
+
+fn recording(millis: u32) -> Recording {
+    Recording {
+        content_type: "audio/wav".into(),
+        bytes: sine_wav(440.0, millis),
+    }
+}
+
+/// A two-party conversation that pursues the objective and answers each field.
+fn conversation(request: &DialRequest) -> Vec<String> {
+    let mut lines = vec![
+        "Recipient: Hello?".to_owned(),
+        format!(
+            "Agent: Hi, this is an automated assistant calling on behalf of our client. I'm calling to {}",
+            lowercase_first(request.objective.trim())
+        ),
+        "Recipient: Sure, go ahead.".to_owned(),
+    ];
+    let seed = request
+        .call_id
+        .as_str()
+        .bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    for (index, field) in request.fields.iter().enumerate() {
+        let pick = seed.wrapping_add(index as u64 * 7919);
+        lines.push(format!("Agent: {}", question(field)));
+        lines.push(format!("Recipient: {}", answer(field.field_type, pick)));
+    }
+    lines.push("Agent: Thank you, that's everything I needed. Have a great day.".to_owned());
+    lines.push("Recipient: You too, bye.".to_owned());
+    lines
+}
+
+fn question(field: &FieldDefinition) -> String {
+    let topic = match &field.description {
+        Some(description) if !description.trim().is_empty() => {
+            lowercase_first(description.trim().trim_end_matches(['.', '?']))
+        }
+        _ => field.name.replace(['_', '-'], " "),
+    };
+    match field.field_type {
+        FieldType::Boolean if topic.starts_with("whether") => format!("Could you tell me {topic}?"),
+        FieldType::Boolean => format!("Could you confirm {topic}?"),
+        FieldType::Number => format!("Could you tell me the {topic}? What number should I note?"),
+        FieldType::String => format!("Could you tell me the {topic}?"),
+    }
+}
+
+fn answer(field_type: FieldType, pick: u64) -> String {
+    const WORDS: [&str; 6] = [
+        "Tuesday",
+        "Jordan Reyes",
+        "Blue Cross",
+        "the side entrance",
+        "Maple Street",
+        "email",
+    ];
+    match field_type {
+        FieldType::Boolean if pick % 3 == 0 => "No, not at all.".to_owned(),
+        FieldType::Boolean => "Yes, that's right.".to_owned(),
+        FieldType::Number => format!("That would be {}.", 2 + pick % 9),
+        FieldType::String => format!("It's {}.", WORDS[(pick % WORDS.len() as u64) as usize]),
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if !text.starts_with("I ") => first.to_lowercase().chain(chars).collect(),
+        _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_digit_picks_the_outcome() {
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550101"),
+            CallStatus::NoAnswer
+        );
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550102"),
+            CallStatus::Voicemail
+        );
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550103"),
+            CallStatus::Declined
+        );
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550104"),
+            CallStatus::Failed
+        );
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550105"),
+            CallStatus::Completed
+        );
+        assert_eq!(
+            SimulatedDialer::outcome_for("+14155550100"),
+            CallStatus::Completed
+        );
+    }
+
+    #[tokio::test]
+    async fn completed_calls_report_dialing_answer_and_a_transcript() {
+        let dialer = SimulatedDialer::new(SimulationConfig {
+            ring: Duration::from_millis(1),
+            talk: Duration::from_millis(1),
+        });
+        let call_id = CallId::generate();
+        let (progress, mut reports) = ProgressHandle::channel(call_id.clone());
+        let request = DialRequest {
+            call_id,
+            to: "+14155550109".into(),
+            caller_id: "+14155550100".into(),
+            objective: "Confirm the delivery window.".into(),
+            context: None,
+            fields: vec![FieldDefinition::new("window_ok", FieldType::Boolean)],
+            max_duration: Duration::from_secs(600),
+        };
+        dialer.dial(request, progress).await.unwrap();
+        assert_eq!(reports.recv().await, Some(CarrierReport::Dialing));
+        assert_eq!(reports.recv().await, Some(CarrierReport::Answered));
+        let Some(CarrierReport::Ended(outcome)) = reports.recv().await else {
+            panic!("no end")
+        };
+        assert_eq!(outcome.status, CallStatus::Completed);
+        let transcript = outcome.transcript.unwrap();
+        assert!(
+            transcript
+                .lines()
+                .all(|l| l.starts_with("Agent: ") || l.starts_with("Recipient: "))
+        );
+        assert!(transcript.contains("window ok"));
+        assert_eq!(&outcome.recording.unwrap().bytes[..4], b"RIFF");
+    }
+}

@@ -1,0 +1,22 @@
+//! Domain types: identifiers, secrets, the call record, field definitions,
+//! the placement request and accounts. No I/O, no async.
+
+mod account;
+mod call;
+mod event;
+mod fields;
+mod ids;
+mod placement;
+mod secret;
+
+pub use account::Account;
+pub(crate) use call::format_timestamp;
+pub use call::{CallRecord, CallStatus, UnknownStatus};
+pub use event::EventKind;
+pub use fields::{FieldDefinition, FieldType};
+pub use ids::{AccountId, CallId, InvalidId, KeyId};
+pub use placement::{
+    MAX_CONTEXT_CHARS, MAX_FIELD_DESCRIPTION_CHARS, MAX_FIELD_NAME_CHARS, MAX_FIELDS,
+    MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
+};
+pub use secret::{ApiKey, WebhookSecret};

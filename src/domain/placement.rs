@@ -1,0 +1,99 @@
+//! The placement request (spec 4.1).
+
+use serde::{Deserialize, Serialize};
+
+use super::FieldDefinition;
+
+/// Most items in `fields` (spec 8.1).
+pub const MAX_FIELDS: usize = 20;
+/// Longest `objective`, in characters (the spec leaves it open; see README decisions).
+pub const MAX_OBJECTIVE_CHARS: usize = 2_000;
+/// Longest `context`, in characters (the spec leaves it open; see README decisions).
+pub const MAX_CONTEXT_CHARS: usize = 10_000;
+/// Longest field `name`, in characters.
+pub const MAX_FIELD_NAME_CHARS: usize = 64;
+/// Longest field `description`, in characters.
+pub const MAX_FIELD_DESCRIPTION_CHARS: usize = 500;
+/// Longest `webhookUrl`, in bytes.
+pub const MAX_WEBHOOK_URL_LEN: usize = 2_048;
+
+/// A request to place a call (spec 4.1). Unknown JSON keys are ignored.
+///
+/// Building one in code does not validate it; the guardrail engine does, in
+/// the documented order, whether the request came as JSON or as this struct.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementRequest {
+    /// Destination, E.164.
+    pub to: String,
+    /// The goal of the call, as plain text.
+    pub objective: String,
+    /// Background for the AI; not shared with the recipient.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Up to [`MAX_FIELDS`] fields to extract after the call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDefinition>,
+    /// HTTPS URL that receives signed events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
+    /// Caller ID override, E.164; must be one of the account's numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller_id: Option<String>,
+}
+
+impl PlacementRequest {
+    /// A request with just the two required fields.
+    pub fn new(to: impl Into<String>, objective: impl Into<String>) -> Self {
+        Self {
+            to: to.into(),
+            objective: objective.into(),
+            context: None,
+            fields: Vec::new(),
+            webhook_url: None,
+            caller_id: None,
+        }
+    }
+
+    /// Adds a field to extract.
+    pub fn field(mut self, field: FieldDefinition) -> Self {
+        self.fields.push(field);
+        self
+    }
+
+    /// Sets the webhook URL.
+    pub fn webhook_url(mut self, url: impl Into<String>) -> Self {
+        self.webhook_url = Some(url.into());
+        self
+    }
+
+    /// Sets the caller ID override.
+    pub fn caller_id(mut self, number: impl Into<String>) -> Self {
+        self.caller_id = Some(number.into());
+        self
+    }
+
+    /// Sets the background context.
+    pub fn context(mut self, context: impl Into<String>) -> Self {
+        self.context = Some(context.into());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_ignored() {
+        let request: PlacementRequest = serde_json::from_str(
+            r#"{"to":"+14155550123","objective":"hi","voice":"x","fields":[{"name":"a","extra":1}]}"#,
+        )
+        .unwrap();
+        assert_eq!(request.fields[0].name, "a");
+        assert_eq!(
+            request.fields[0].field_type,
+            super::super::FieldType::String
+        );
+    }
+}

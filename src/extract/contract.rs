@@ -1,0 +1,55 @@
+//! The [`Extractor`] trait: how fields and a summary come out of a transcript.
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+
+use crate::domain::{CallStatus, FieldDefinition};
+
+/// What an extractor reads.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractionInput<'a> {
+    /// The call's objective.
+    pub objective: &'a str,
+    /// The fields requested at placement (possibly none).
+    pub fields: &'a [FieldDefinition],
+    /// Speaker-labelled lines: `Agent: …` / `Recipient: …`.
+    pub transcript: &'a str,
+    /// How the call ended (always `completed` today).
+    pub outcome: CallStatus,
+}
+
+/// What an extractor found. Values are raw: the service conforms them to the
+/// declared types itself ([`conform`](super::conform)), so an extractor may
+/// return `"yes"` for a boolean or `"$1,350"` for a number.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extraction {
+    /// Values by field name; a missing key or `null` means "not stated".
+    pub values: Map<String, Value>,
+    /// A plain-English summary, if the extractor writes one; the offline
+    /// summarizer fills in when it does not.
+    pub summary: Option<String>,
+}
+
+/// An extractor could not produce anything; the call still completes, with
+/// every field null and this reason recorded per field.
+#[derive(Debug, thiserror::Error)]
+#[error("extraction failed: {0}")]
+pub struct ExtractError(pub String);
+
+/// Pulls field values and a summary out of a finished conversation.
+///
+/// # Contract
+///
+/// - Return `null` (or omit the key) for anything the conversation did not
+///   state; never guess.
+/// - Values need not be of the declared type: the service coerces them once,
+///   and anything that cannot be coerced becomes `null` with a recorded reason.
+/// - Extra keys are ignored. An `Err` never fails the call.
+/// - Implementations bound their own time (network timeouts, retries).
+#[async_trait]
+pub trait Extractor: Send + Sync + Debug {
+    /// Extracts values (and optionally a summary) from one call.
+    async fn extract(&self, input: ExtractionInput<'_>) -> Result<Extraction, ExtractError>;
+}

@@ -1,0 +1,210 @@
+//! The plan minute cap: billed minutes plus in-flight reservations never pass it.
+//!
+//! # The rule
+//!
+//! Usage in a billing period is the billed minutes of the calls placed in it
+//! (each call's `durationSec` rounded up to whole minutes). At placement a
+//! call reserves the smaller of the deployment's maximum call duration and
+//! the whole minutes left after usage and the reservations of calls still in
+//! flight; it is dialed with that as its maximum duration. A placement that
+//! finds less than one whole minute to reserve gets `over_minute_cap`. When
+//! the call ends, its reservation is replaced by its billed minutes, which
+//! never exceed the reservation (the carrier hangs up when it is reached).
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
+
+use crate::domain::AccountId;
+
+/// How billing periods are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BillingPeriod {
+    /// Calendar months in UTC (the default).
+    #[default]
+    CalendarMonthUtc,
+    /// Fixed-length periods starting at `anchor`.
+    Fixed {
+        /// Start of one period.
+        anchor: DateTime<Utc>,
+        /// Length of every period (at least one second).
+        length: Duration,
+    },
+}
+
+impl BillingPeriod {
+    /// The start of the period that contains `at`.
+    pub fn start_of(&self, at: DateTime<Utc>) -> DateTime<Utc> {
+        match *self {
+            Self::CalendarMonthUtc => Utc
+                .with_ymd_and_hms(at.year(), at.month(), 1, 0, 0, 0)
+                .single()
+                .unwrap_or(at),
+            Self::Fixed { anchor, length } => {
+                let length_ms = length.num_milliseconds().max(1_000);
+                let offset = (at - anchor).num_milliseconds();
+                anchor + Duration::milliseconds(offset.div_euclid(length_ms) * length_ms)
+            }
+        }
+    }
+}
+
+/// Whole minutes billed for a call of `duration_sec` seconds.
+pub fn billed_minutes(duration_sec: u64) -> u64 {
+    duration_sec.div_ceil(60)
+}
+
+/// The account has less than one whole minute left to reserve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("outbound minute cap reached")]
+pub struct OverMinuteCap;
+
+/// Usage so far in one period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Minutes billed for ended calls.
+    pub billed: u64,
+    /// Minutes reserved by calls in flight.
+    pub reserved: u64,
+}
+
+/// Tracks each account's minutes per billing period.
+///
+/// # Contract
+///
+/// - `reserve` atomically reserves `min(max_minutes, cap - billed - reserved)`
+///   in the period starting at `period`, or fails with [`OverMinuteCap`] when
+///   that is below one minute. Under any concurrency `billed + reserved`
+///   never exceeds `cap`.
+/// - `settle` replaces a reservation by the billed minutes (clamped to the
+///   reservation); settling with 0 billed releases it.
+#[async_trait]
+pub trait UsageLedger: Send + Sync + Debug {
+    /// Reserves minutes for a call; returns how many.
+    async fn reserve(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        cap: u64,
+        max_minutes: u64,
+    ) -> Result<u64, OverMinuteCap>;
+
+    /// Replaces a reservation by what was billed.
+    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64);
+
+    /// The account's usage in a period.
+    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage;
+}
+
+/// The ledger in process memory.
+#[derive(Debug, Default)]
+pub struct MemoryUsageLedger {
+    periods: Mutex<HashMap<(AccountId, DateTime<Utc>), Usage>>,
+}
+
+impl MemoryUsageLedger {
+    /// An empty ledger.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl UsageLedger for MemoryUsageLedger {
+    async fn reserve(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        cap: u64,
+        max_minutes: u64,
+    ) -> Result<u64, OverMinuteCap> {
+        let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
+        let usage = periods.entry((account.clone(), period)).or_default();
+        let left = cap.saturating_sub(usage.billed + usage.reserved);
+        let reserve = left.min(max_minutes);
+        if reserve == 0 {
+            return Err(OverMinuteCap);
+        }
+        usage.reserved += reserve;
+        Ok(reserve)
+    }
+
+    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64) {
+        let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
+        let usage = periods.entry((account.clone(), period)).or_default();
+        usage.reserved = usage.reserved.saturating_sub(reserved);
+        usage.billed += billed.min(reserved);
+    }
+
+    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
+        let periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
+        periods
+            .get(&(account.clone(), period))
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    #[test]
+    fn periods_are_calendar_months_by_default() {
+        let p = BillingPeriod::default();
+        assert_eq!(
+            p.start_of(at("2026-11-22T02:11:09Z")),
+            at("2026-11-01T00:00:00Z")
+        );
+        let fixed = BillingPeriod::Fixed {
+            anchor: at("2026-01-01T00:00:00Z"),
+            length: Duration::days(7),
+        };
+        assert_eq!(
+            fixed.start_of(at("2026-01-09T00:00:00Z")),
+            at("2026-01-08T00:00:00Z")
+        );
+        assert_eq!(
+            fixed.start_of(at("2025-12-31T00:00:00Z")),
+            at("2025-12-25T00:00:00Z")
+        );
+    }
+
+    #[test]
+    fn billing_rounds_up_to_whole_minutes() {
+        assert_eq!([0, 1, 60, 61, 600].map(billed_minutes), [0, 1, 1, 2, 10]);
+    }
+
+    #[tokio::test]
+    async fn reservations_never_pass_the_cap() {
+        let ledger = MemoryUsageLedger::new();
+        let acct: AccountId = "a".parse().unwrap();
+        let p = at("2026-11-01T00:00:00Z");
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(10));
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(10));
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(5));
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Err(OverMinuteCap));
+        ledger.settle(&acct, p, 10, 3).await;
+        assert_eq!(
+            ledger.usage(&acct, p).await,
+            Usage {
+                billed: 3,
+                reserved: 15
+            }
+        );
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(7));
+        ledger.settle(&acct, p, 5, 99).await;
+        assert_eq!(
+            ledger.usage(&acct, p).await.billed,
+            8,
+            "billing is clamped to the reservation"
+        );
+    }
+}

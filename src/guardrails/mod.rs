@@ -1,0 +1,414 @@
+//! The guardrail engine: everything checked before a call is placed (spec 7
+//! and 8.2), pure except for the two stateful limits behind traits.
+//!
+//! [`Guardrails::validate`] (typed request) and [`Guardrails::validate_json`]
+//! (a request body) apply the checks in one fixed order and stop at the first
+//! failure:
+//!
+//! 1. `to_required`, `objective_required` (and `objective_too_long`),
+//! 2. `invalid_number` (strict E.164, validity by libphonenumber's metadata,
+//!    canonical form),
+//! 3. `invalid_context` (and `context_too_long`), `invalid_fields`,
+//!    `invalid_caller_id`, `invalid_webhook_url`,
+//! 4. `destination_blocked` (country allowlist, premium rate, US/CA 976,
+//!    non-geographic codes, IRSF prefixes, extra blocked types), then
+//!    `caller_id_not_owned`.
+//!
+//! The service then charges the [`RateLimiter`] (`rate_limited`) and reserves
+//! minutes in the [`UsageLedger`] (`over_minute_cap`), refunding the rate
+//! permit if the reservation fails, so a rejected request costs nothing.
+//! [`Guardrails::check_destination`] runs the destination checks alone, for
+//! checking a list of numbers before dialing.
+
+mod minute_cap;
+mod number;
+mod prefix;
+mod rate_limit;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::domain::{
+    Account, FieldDefinition, FieldType, MAX_CONTEXT_CHARS, MAX_FIELD_DESCRIPTION_CHARS,
+    MAX_FIELD_NAME_CHARS, MAX_FIELDS, MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
+};
+
+pub use minute_cap::{
+    BillingPeriod, MemoryUsageLedger, OverMinuteCap, Usage, UsageLedger, billed_minutes,
+};
+pub use number::{
+    ClassifiedNumber, NationalNumber, NumberClassifier, NumberError, NumberType, is_strict_e164,
+};
+pub use prefix::{InvalidPrefix, PrefixSet};
+pub use rate_limit::{MemoryRateLimiter, RATE_WINDOW, RateLimited, RateLimiter, RatePermit};
+
+/// Regions allowed by default (spec 8.2).
+pub const DEFAULT_ALLOWED_REGIONS: [&str; 6] = ["US", "CA", "GB", "AU", "NZ", "IL"];
+
+/// Why a destination is blocked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlockReason {
+    /// The number's region is not on the allowlist.
+    RegionNotAllowed(&'static str),
+    /// A non-geographic code (satellite, international network, freephone…).
+    NonGeographic(u16),
+    /// A premium-rate number.
+    PremiumRate,
+    /// A US or Canadian number with exchange 976.
+    Exchange976,
+    /// An IRSF-listed prefix.
+    IrsfListed(String),
+    /// A number type the deployment blocks.
+    BlockedType(NumberType),
+}
+
+impl fmt::Display for BlockReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::RegionNotAllowed(region) => write!(f, "region {region} is not allowed"),
+            Self::NonGeographic(code) => write!(f, "non-geographic code +{code}"),
+            Self::PremiumRate => f.write_str("premium-rate number"),
+            Self::Exchange976 => f.write_str("NANP exchange 976 (premium by convention)"),
+            Self::IrsfListed(prefix) => write!(f, "IRSF-listed prefix +{prefix}"),
+            Self::BlockedType(kind) => write!(f, "blocked number type {kind:?}"),
+        }
+    }
+}
+
+/// Why a placement was rejected; [`Rejection::token`] is its API error token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// `to` is missing.
+    #[error("to is missing")]
+    ToRequired,
+    /// `objective` is missing, not a string, or blank.
+    #[error("objective is missing or blank")]
+    ObjectiveRequired,
+    /// `objective` is longer than [`MAX_OBJECTIVE_CHARS`].
+    #[error("objective is longer than {MAX_OBJECTIVE_CHARS} characters")]
+    ObjectiveTooLong,
+    /// `to` is not a valid E.164 number.
+    #[error("to is not a valid E.164 number: {0}")]
+    InvalidNumber(NumberError),
+    /// `context` is not a string.
+    #[error("context is not a string")]
+    InvalidContext,
+    /// `context` is longer than [`MAX_CONTEXT_CHARS`].
+    #[error("context is longer than {MAX_CONTEXT_CHARS} characters")]
+    ContextTooLong,
+    /// `fields` is malformed.
+    #[error("fields is malformed: {0}")]
+    InvalidFields(String),
+    /// `callerId` is not an E.164 string.
+    #[error("callerId is not a string in E.164 format")]
+    InvalidCallerId,
+    /// `webhookUrl` is not an acceptable HTTPS URL.
+    #[error("webhookUrl is not a valid HTTPS URL: {0}")]
+    InvalidWebhookUrl(&'static str),
+    /// The destination is blocked.
+    #[error("destination blocked: {0}")]
+    DestinationBlocked(BlockReason),
+    /// The caller ID (given or default) is not one of the account's numbers.
+    #[error("caller ID is not a number on the account")]
+    CallerIdNotOwned,
+    /// The key's per-minute budget is spent.
+    #[error("too many calls per minute; retry after {0:?}")]
+    RateLimited(Duration),
+    /// The account's minute cap is reached.
+    #[error("outbound minute cap reached")]
+    OverMinuteCap,
+}
+
+impl Rejection {
+    /// The API error token (spec 7).
+    pub fn token(&self) -> &'static str {
+        match self {
+            Self::ToRequired => "to_required",
+            Self::ObjectiveRequired => "objective_required",
+            Self::ObjectiveTooLong => "objective_too_long",
+            Self::InvalidNumber(_) => "invalid_number",
+            Self::InvalidContext => "invalid_context",
+            Self::ContextTooLong => "context_too_long",
+            Self::InvalidFields(_) => "invalid_fields",
+            Self::InvalidCallerId => "invalid_caller_id",
+            Self::InvalidWebhookUrl(_) => "invalid_webhook_url",
+            Self::DestinationBlocked(_) => "destination_blocked",
+            Self::CallerIdNotOwned => "caller_id_not_owned",
+            Self::RateLimited(_) => "rate_limited",
+            Self::OverMinuteCap => "over_minute_cap",
+        }
+    }
+}
+
+/// Deployment settings of the guardrails.
+#[derive(Debug, Clone)]
+pub struct GuardrailConfig {
+    /// Regions (ISO 3166 ids) calls may go to; a deployment may narrow the
+    /// default list. Non-geographic codes are blocked whatever it says.
+    pub allowed_regions: BTreeSet<String>,
+    /// IRSF ranges; the shipped list by default, extend it with your own.
+    pub irsf_prefixes: PrefixSet,
+    /// Number types blocked on top of premium rate (e.g. shared cost).
+    pub blocked_types: Vec<NumberType>,
+    /// Accept `http://` webhook URLs whose host is loopback (127.0.0.1, ::1,
+    /// localhost). For local development only; off by default.
+    pub allow_insecure_loopback_webhooks: bool,
+    /// The longest a call may last; also the most minutes one call reserves.
+    pub max_call_duration: Duration,
+}
+
+impl Default for GuardrailConfig {
+    fn default() -> Self {
+        Self {
+            allowed_regions: DEFAULT_ALLOWED_REGIONS
+                .iter()
+                .map(|r| (*r).to_owned())
+                .collect(),
+            irsf_prefixes: PrefixSet::shipped_irsf(),
+            blocked_types: Vec::new(),
+            allow_insecure_loopback_webhooks: false,
+            max_call_duration: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A placement that passed every stateless check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovedPlacement {
+    /// The request, as typed values.
+    pub request: PlacementRequest,
+    /// The destination, classified.
+    pub destination: ClassifiedNumber,
+    /// The caller ID to present (given, or the account default).
+    pub caller_id: String,
+}
+
+/// The stateless guardrail engine. Cheap to clone; build it once (it
+/// compiles the number metadata, tens of milliseconds).
+#[derive(Debug, Clone)]
+pub struct Guardrails {
+    numbers: Arc<NumberClassifier>,
+    config: Arc<GuardrailConfig>,
+}
+
+impl Default for Guardrails {
+    fn default() -> Self {
+        Self::new(GuardrailConfig::default())
+    }
+}
+
+impl Guardrails {
+    /// Builds the engine, compiling the number metadata now rather than on
+    /// the first request.
+    pub fn new(config: GuardrailConfig) -> Self {
+        Self {
+            numbers: Arc::new(NumberClassifier::new()),
+            config: Arc::new(config),
+        }
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &GuardrailConfig {
+        &self.config
+    }
+
+    /// Checks one destination: validity (`invalid_number`), then policy
+    /// (`destination_blocked`). Places nothing.
+    pub fn check_destination(&self, to: &str) -> Result<ClassifiedNumber, Rejection> {
+        let number = self
+            .numbers
+            .classify(to)
+            .map_err(Rejection::InvalidNumber)?;
+        self.destination_policy(&number)?;
+        Ok(number)
+    }
+
+    /// Checks many destinations at once ("check before dial").
+    pub fn check_destinations<'a>(
+        &self,
+        numbers: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<Result<ClassifiedNumber, Rejection>> {
+        numbers
+            .into_iter()
+            .map(|to| self.check_destination(to))
+            .collect()
+    }
+
+    fn destination_policy(&self, number: &ClassifiedNumber) -> Result<(), Rejection> {
+        let blocked = |reason| Err(Rejection::DestinationBlocked(reason));
+        let Some(region) = number.region else {
+            return blocked(BlockReason::NonGeographic(number.calling_code));
+        };
+        if !self.config.allowed_regions.contains(region) {
+            return blocked(BlockReason::RegionNotAllowed(region));
+        }
+        if number.number_type == NumberType::PremiumRate {
+            return blocked(BlockReason::PremiumRate);
+        }
+        if matches!(region, "US" | "CA") && number.national_number.get(3..6) == Some("976") {
+            return blocked(BlockReason::Exchange976);
+        }
+        let mut e164 = String::with_capacity(16);
+        e164.push_str(itoa::Buffer::new().format(number.calling_code));
+        e164.push_str(&number.national_number);
+        if let Some(prefix) = self.config.irsf_prefixes.longest_match(&e164) {
+            return blocked(BlockReason::IrsfListed(prefix.to_owned()));
+        }
+        if self.config.blocked_types.contains(&number.number_type) {
+            return blocked(BlockReason::BlockedType(number.number_type));
+        }
+        Ok(())
+    }
+
+    /// Validates a typed request for `account`, in the documented order.
+    pub fn validate(
+        &self,
+        request: &PlacementRequest,
+        account: &Account,
+    ) -> Result<ApprovedPlacement, Rejection> {
+        let body = serde_json::to_value(request).unwrap_or_default();
+        match body {
+            Value::Object(map) => self.validate_json(&map, account),
+            _ => Err(Rejection::ToRequired),
+        }
+    }
+
+    /// Validates a request body (a JSON object) for `account`, in the
+    /// documented order. Unknown keys are ignored; `null` counts as absent
+    /// for the optional fields.
+    pub fn validate_json(
+        &self,
+        body: &Map<String, Value>,
+        account: &Account,
+    ) -> Result<ApprovedPlacement, Rejection> {
+        let present = |key: &str| body.get(key).filter(|v| !v.is_null());
+        let to = present("to").ok_or(Rejection::ToRequired)?;
+        let objective = match present("objective").and_then(Value::as_str) {
+            Some(text) if !text.trim().is_empty() => text,
+            _ => return Err(Rejection::ObjectiveRequired),
+        };
+        if objective.chars().count() > MAX_OBJECTIVE_CHARS {
+            return Err(Rejection::ObjectiveTooLong);
+        }
+        let to = to
+            .as_str()
+            .ok_or(Rejection::InvalidNumber(NumberError::Syntax))?;
+        let destination = self
+            .numbers
+            .classify(to)
+            .map_err(Rejection::InvalidNumber)?;
+        let context = match present("context") {
+            None => None,
+            Some(Value::String(text)) if text.chars().count() > MAX_CONTEXT_CHARS => {
+                return Err(Rejection::ContextTooLong);
+            }
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(_) => return Err(Rejection::InvalidContext),
+        };
+        let fields = match present("fields") {
+            None => Vec::new(),
+            Some(value) => parse_fields(value).map_err(Rejection::InvalidFields)?,
+        };
+        let caller_id = match present("callerId") {
+            None => None,
+            Some(Value::String(number)) if is_strict_e164(number) => Some(number.clone()),
+            Some(_) => return Err(Rejection::InvalidCallerId),
+        };
+        let webhook_url = match present("webhookUrl") {
+            None => None,
+            Some(Value::String(url)) => Some(self.check_webhook_url(url)?),
+            Some(_) => return Err(Rejection::InvalidWebhookUrl("not a string")),
+        };
+        self.destination_policy(&destination)?;
+        let presented = caller_id
+            .as_deref()
+            .or(account.default_caller_id.as_deref());
+        let caller = presented
+            .filter(|n| account.owns(n))
+            .ok_or(Rejection::CallerIdNotOwned)?;
+        Ok(ApprovedPlacement {
+            caller_id: caller.to_owned(),
+            request: PlacementRequest {
+                to: to.to_owned(),
+                objective: objective.to_owned(),
+                context,
+                fields,
+                webhook_url,
+                caller_id,
+            },
+            destination,
+        })
+    }
+
+    fn check_webhook_url(&self, text: &str) -> Result<String, Rejection> {
+        let invalid = |why| Err(Rejection::InvalidWebhookUrl(why));
+        if text.len() > MAX_WEBHOOK_URL_LEN {
+            return invalid("longer than 2048 bytes");
+        }
+        let Ok(url) = url::Url::parse(text) else {
+            return invalid("not a URL");
+        };
+        let Some(host) = url.host() else {
+            return invalid("no host");
+        };
+        match url.scheme() {
+            "https" => {}
+            "http" if self.config.allow_insecure_loopback_webhooks && is_loopback_host(&host) => {}
+            _ => return invalid("scheme is not https"),
+        }
+        Ok(text.to_owned())
+    }
+}
+
+/// Whether a URL host is 127.0.0.0/8, ::1 or `localhost`.
+pub(crate) fn is_loopback_host(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    }
+}
+
+fn parse_fields(value: &Value) -> Result<Vec<FieldDefinition>, String> {
+    let items = value.as_array().ok_or("not an array")?;
+    if items.len() > MAX_FIELDS {
+        return Err(format!("more than {MAX_FIELDS} items"));
+    }
+    let mut names = BTreeSet::new();
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let object = item.as_object().ok_or(format!("item {index} is not an object"))?;
+            let name = match object.get("name") {
+                Some(Value::String(name)) if !name.trim().is_empty() => name,
+                _ => return Err(format!("item {index} has no name")),
+            };
+            if name.chars().count() > MAX_FIELD_NAME_CHARS || name.chars().any(char::is_control) {
+                return Err(format!("item {index}: name longer than {MAX_FIELD_NAME_CHARS} characters or has control characters"));
+            }
+            if !names.insert(name.as_str()) {
+                return Err(format!("item {index}: duplicate name"));
+            }
+            let field_type = match object.get("type") {
+                None | Some(Value::Null) => FieldType::String,
+                Some(Value::String(t)) if t == "string" => FieldType::String,
+                Some(Value::String(t)) if t == "boolean" => FieldType::Boolean,
+                Some(Value::String(t)) if t == "number" => FieldType::Number,
+                Some(_) => return Err(format!("item {index}: type is not string, boolean or number")),
+            };
+            let description = match object.get("description") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(d)) if d.chars().count() <= MAX_FIELD_DESCRIPTION_CHARS => Some(d.clone()),
+                Some(_) => return Err(format!("item {index}: description is not a string of at most {MAX_FIELD_DESCRIPTION_CHARS} characters")),
+            };
+            Ok(FieldDefinition { name: name.clone(), field_type, description })
+        })
+        .collect()
+}

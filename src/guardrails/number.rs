@@ -1,0 +1,802 @@
+//! Destination-number classification that agrees with Google's libphonenumber.
+//!
+//! [`NumberClassifier`] is compiled once from the metadata shipped with the
+//! `phonenumber` crate ([`phonenumber::metadata::DATABASE`]) and then answers
+//! "is this strict E.164 string a valid, canonical number, and of which region
+//! and type?" with the same result as libphonenumber's
+//! `parse(input, None)` + `isValidNumber` + `getRegionCodeForNumber` +
+//! `getNumberType` + `format(E164) == input`.
+//!
+//! The `phonenumber` crate's own validator is not used: it matches descriptor
+//! patterns as prefixes (so over-long numbers pass), does not strip some
+//! national prefixes the way libphonenumber's parser does, and keeps its regex
+//! cache behind one global mutex.
+//!
+//! Design: for every country calling code, the national-number patterns of
+//! every descriptor of every region sharing that code (plus each region's
+//! leading-digits prefix) are compiled into one anchored, multi-pattern dense
+//! DFA with [`MatchKind::All`]. One pass over the national number yields, at
+//! end of input, every pattern that matches the *whole* number; possible-length
+//! checks are precomputed per region as bit masks indexed by length. The
+//! national-prefix-for-parsing rule of the calling code's main region gets its
+//! own small leftmost-first DFA, and a PikeVM only where a transform rule needs
+//! capture groups. All automata are immutable, so classification takes no lock
+//! and allocates nothing on the common path.
+
+use std::fmt;
+use std::ops::Deref;
+
+use phonenumber::metadata::{DATABASE, Descriptor, Metadata};
+use regex_automata::{
+    Anchored, Input, MatchKind, PatternID,
+    dfa::{Automaton, StartKind, dense},
+    nfa::thompson::{self, WhichCaptures, pikevm::PikeVM},
+    util::{captures::Captures, primitives::StateID, start, syntax},
+};
+
+/// Why a destination string is not an acceptable E.164 number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NumberError {
+    /// Not exactly `^\+[1-9][0-9]{1,14}$` (ASCII only, nothing before or after).
+    #[error("not a strict E.164 number (expected '+' and 2 to 15 ASCII digits)")]
+    Syntax,
+    /// No country calling code is assigned to the leading digits.
+    #[error("unknown country calling code")]
+    UnknownCallingCode,
+    /// Well-formed, but not a valid number according to the numbering plan.
+    #[error("not a valid phone number")]
+    Invalid,
+    /// Valid only after removing a trunk or carrier prefix that follows the
+    /// calling code (for example `+4407400123456`), so not in E.164 form.
+    #[error("not in canonical E.164 form (trunk or carrier prefix after the calling code)")]
+    NotCanonical,
+}
+
+/// The kind of a valid number, as libphonenumber's `PhoneNumberType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NumberType {
+    /// Geographic fixed line.
+    FixedLine,
+    /// Mobile.
+    Mobile,
+    /// Fixed line and mobile ranges cannot be told apart (e.g. NANPA).
+    FixedLineOrMobile,
+    /// Free for the caller.
+    TollFree,
+    /// Premium rate (charged above normal rates).
+    PremiumRate,
+    /// Cost shared between caller and recipient.
+    SharedCost,
+    /// Voice over IP.
+    Voip,
+    /// Personal number routed to other numbers.
+    PersonalNumber,
+    /// Pager.
+    Pager,
+    /// Universal access number (company number routed to its offices).
+    Uan,
+    /// Voicemail access.
+    Voicemail,
+    /// No type matched (never returned for a successfully classified number).
+    Unknown,
+}
+
+/// A valid number in canonical E.164 form, split into its parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassifiedNumber {
+    /// Country calling code, e.g. `44`.
+    pub calling_code: u16,
+    /// ISO 3166 region id ("US", "GB", "JM", ...) chosen as libphonenumber's
+    /// `getRegionCodeForNumber`; `None` for non-geographic entities (metadata
+    /// id "001": +800, +870, +881, +882, +883, ...).
+    pub region: Option<&'static str>,
+    /// National significant number: the digits after the calling code.
+    pub national_number: NationalNumber,
+    /// libphonenumber's number type for `region`.
+    pub number_type: NumberType,
+}
+
+/// Longest national significant number libphonenumber accepts.
+const MAX_NSN_LEN: usize = 17;
+/// Shortest national significant number libphonenumber accepts.
+const MIN_NSN_LEN: usize = 2;
+/// Most regions sharing one calling code (+1 has 25); per-call masks live on the stack.
+const MAX_REGIONS: usize = 32;
+
+/// National significant number stored inline (at most 17 ASCII digits), so a
+/// classification allocates nothing. Dereferences to `&str`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct NationalNumber {
+    len: u8,
+    digits: [u8; MAX_NSN_LEN],
+}
+
+impl NationalNumber {
+    /// Copies ASCII digits; `None` if longer than libphonenumber's 17-digit maximum.
+    fn from_digits(digits: &[u8]) -> Option<Self> {
+        let mut out = Self::default();
+        out.digits.get_mut(..digits.len())?.copy_from_slice(digits);
+        out.len = u8::try_from(digits.len()).ok()?;
+        Some(out)
+    }
+
+    /// The digits as a string slice.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII digits are ever stored, so this never falls back.
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.digits.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+impl Deref for NationalNumber {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for NationalNumber {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for NationalNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for NationalNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for NationalNumber {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for NationalNumber {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Strict syntax check alone: exactly `^\+[1-9][0-9]{1,14}$`, ASCII only,
+/// nothing before or after.
+pub fn is_strict_e164(input: &str) -> bool {
+    match input.as_bytes() {
+        [b'+', first, rest @ ..] => {
+            (b'1'..=b'9').contains(first)
+                && (1..=14).contains(&rest.len())
+                && rest.iter().all(u8::is_ascii_digit)
+        }
+        _ => false,
+    }
+}
+
+/// Error building a [`NumberClassifier`] from the metadata.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("cannot compile phone number metadata: {0}")]
+pub struct BuildError(String);
+
+/// Bits of a per-region mask: which descriptor patterns matched.
+mod bit {
+    pub const GENERAL: u16 = 1 << 0;
+    pub const PREMIUM_RATE: u16 = 1 << 1;
+    pub const TOLL_FREE: u16 = 1 << 2;
+    pub const SHARED_COST: u16 = 1 << 3;
+    pub const VOIP: u16 = 1 << 4;
+    pub const PERSONAL_NUMBER: u16 = 1 << 5;
+    pub const PAGER: u16 = 1 << 6;
+    pub const UAN: u16 = 1 << 7;
+    pub const VOICEMAIL: u16 = 1 << 8;
+    pub const FIXED_LINE: u16 = 1 << 9;
+    pub const MOBILE: u16 = 1 << 10;
+    /// The region's leading-digits prefix (not a descriptor: no length check).
+    pub const LEADING_DIGITS: u16 = 1 << 11;
+}
+
+/// Checked in this order after the general descriptor, as libphonenumber's
+/// `getNumberTypeHelper`; fixed line and mobile come last.
+const SPECIAL_TYPES: [(u16, NumberType); 8] = [
+    (bit::PREMIUM_RATE, NumberType::PremiumRate),
+    (bit::TOLL_FREE, NumberType::TollFree),
+    (bit::SHARED_COST, NumberType::SharedCost),
+    (bit::VOIP, NumberType::Voip),
+    (bit::PERSONAL_NUMBER, NumberType::PersonalNumber),
+    (bit::PAGER, NumberType::Pager),
+    (bit::UAN, NumberType::Uan),
+    (bit::VOICEMAIL, NumberType::Voicemail),
+];
+
+/// One region's (territory's) share of a calling code.
+struct Region {
+    /// `None` for the non-geographic "001" entities.
+    id: Option<&'static str>,
+    has_leading_digits: bool,
+    /// libphonenumber skips the separate mobile check when both patterns are
+    /// equal (or both absent).
+    same_fixed_mobile: bool,
+    /// Indexed by national-number length: the bits whose descriptor admits
+    /// that length (no possible-length list means any length).
+    length_ok: [u16; MAX_NSN_LEN + 1],
+}
+
+impl Region {
+    /// libphonenumber's `getNumberTypeHelper` over the DFA's pattern matches.
+    fn number_type(&self, pattern_bits: u16, len: usize) -> NumberType {
+        let bits = pattern_bits & self.length_ok.get(len).copied().unwrap_or(0);
+        if bits & bit::GENERAL == 0 {
+            return NumberType::Unknown;
+        }
+        if let Some(&(_, kind)) = SPECIAL_TYPES.iter().find(|(b, _)| bits & b != 0) {
+            return kind;
+        }
+        if bits & bit::FIXED_LINE != 0 {
+            if self.same_fixed_mobile || bits & bit::MOBILE != 0 {
+                NumberType::FixedLineOrMobile
+            } else {
+                NumberType::FixedLine
+            }
+        } else if !self.same_fixed_mobile && bits & bit::MOBILE != 0 {
+            NumberType::Mobile
+        } else {
+            NumberType::Unknown
+        }
+    }
+}
+
+/// A piece of a national-prefix transform rule such as `9$1`.
+enum Piece {
+    Literal(String),
+    Group(usize),
+}
+
+/// `national_prefix_transform_rule` with the PikeVM that supplies its groups.
+struct Transform {
+    vm: PikeVM,
+    groups: usize,
+    pieces: Vec<Piece>,
+}
+
+/// The main region's `national_prefix_for_parsing`, a prefix match.
+struct NationalPrefix {
+    /// Leftmost-first, anchored: the match end a backtracking engine reports.
+    dfa: dense::DFA<Vec<u32>>,
+    transform: Option<Transform>,
+}
+
+/// Everything compiled for one country calling code.
+struct CallingCode {
+    code: u16,
+    /// In metadata order, main country first (as libphonenumber iterates them).
+    regions: Vec<Region>,
+    dfa: dense::DFA<Vec<u32>>,
+    start: StateID,
+    /// For each DFA pattern: the (region index, bit) pairs it stands for;
+    /// identical patterns are compiled once.
+    targets: Vec<Vec<(u8, u16)>>,
+    national_prefix: Option<NationalPrefix>,
+    /// Main region's general-descriptor lengths, for `testNumberLength`.
+    possible_lengths: Vec<usize>,
+    local_only_lengths: Vec<usize>,
+}
+
+type Masks = [u16; MAX_REGIONS];
+
+impl CallingCode {
+    /// Per region, which patterns whole-match `nsn` (lengths not yet applied).
+    fn match_masks(&self, nsn: &[u8]) -> Masks {
+        let mut masks = [0; MAX_REGIONS];
+        let mut state = self.start;
+        for &byte in nsn {
+            state = self.dfa.next_state(state, byte);
+            if self.dfa.is_dead_state(state) {
+                return masks;
+            }
+        }
+        state = self.dfa.next_eoi_state(state);
+        if self.dfa.is_match_state(state) {
+            for i in 0..self.dfa.match_len(state) {
+                let pattern = self.dfa.match_pattern(state, i);
+                for &(region, bit) in self.targets.get(pattern.as_usize()).into_iter().flatten() {
+                    if let Some(mask) = masks.get_mut(usize::from(region)) {
+                        *mask |= bit;
+                    }
+                }
+            }
+        }
+        masks
+    }
+
+    /// Whether the main region's general pattern whole-matches (no length check).
+    fn main_general_matches(&self, nsn: &[u8]) -> bool {
+        self.match_masks(nsn)[0] & bit::GENERAL != 0
+    }
+
+    /// libphonenumber's `maybeStripNationalPrefixAndCarrierCode` followed by
+    /// the parser's `testNumberLength` guard. `Ok(None)` keeps `nsn` as is;
+    /// `Err` is a parse failure in libphonenumber.
+    fn strip_national_prefix(
+        &self,
+        nsn: &[u8],
+        original_viable: bool,
+    ) -> Result<Option<Vec<u8>>, NumberError> {
+        let Some(prefix) = &self.national_prefix else {
+            return Ok(None);
+        };
+        let input = Input::new(nsn).anchored(Anchored::Yes);
+        let candidate = match &prefix.transform {
+            None => {
+                let Ok(Some(end)) = prefix.dfa.try_search_fwd(&input) else {
+                    return Ok(None);
+                };
+                nsn.get(end.offset()..).unwrap_or_default().to_vec()
+            }
+            Some(transform) => {
+                let mut cache = transform.vm.create_cache();
+                let mut caps = transform.vm.create_captures();
+                transform.vm.captures(&mut cache, input, &mut caps);
+                let Some(whole) = caps.get_match() else {
+                    return Ok(None);
+                };
+                let rest = nsn.get(whole.end()..).unwrap_or_default();
+                // Python indexes groups()[-1]: no groups at all is an exception.
+                if transform.groups == 0 {
+                    return Err(NumberError::Invalid);
+                }
+                if caps.get_group(transform.groups).is_none() {
+                    rest.to_vec()
+                } else {
+                    let mut out = expand(&transform.pieces, &caps, nsn)?;
+                    out.extend_from_slice(rest);
+                    out
+                }
+            }
+        };
+        // Refuse a strip that turns a viable number into a non-viable one.
+        if original_viable && !self.main_general_matches(&candidate) {
+            return Ok(None);
+        }
+        // Keep it only if it is not too short for the region (the original
+        // might be a valid short number).
+        Ok(self.keeps_stripped(candidate.len())?.then_some(candidate))
+    }
+
+    /// `testNumberLength(stripped, UNKNOWN)` is IS_POSSIBLE or TOO_LONG.
+    fn keeps_stripped(&self, len: usize) -> Result<bool, NumberError> {
+        if self.local_only_lengths.contains(&len) {
+            return Ok(false);
+        }
+        let (Some(&min), Some(&max)) =
+            (self.possible_lengths.first(), self.possible_lengths.last())
+        else {
+            // Python indexes possible_lengths[0]: an empty list is an exception.
+            return Err(NumberError::Invalid);
+        };
+        Ok(len == min || (len > min && (len > max || self.possible_lengths.contains(&len))))
+    }
+
+    /// libphonenumber's `getRegionCodeForNumber` then `getNumberType`.
+    fn region_and_type(&self, masks: &Masks, len: usize) -> Option<(&Region, NumberType)> {
+        let mut regions = self.regions.iter().zip(masks);
+        let (region, &mask) = if self.regions.len() == 1 {
+            regions.next()?
+        } else {
+            regions.find(|(region, mask)| {
+                if region.has_leading_digits {
+                    **mask & bit::LEADING_DIGITS != 0
+                } else {
+                    region.number_type(**mask, len) != NumberType::Unknown
+                }
+            })?
+        };
+        match region.number_type(mask, len) {
+            NumberType::Unknown => None,
+            kind => Some((region, kind)),
+        }
+    }
+}
+
+/// Applies a transform rule; unmatched groups expand to nothing (Python's `re.sub`).
+fn expand(pieces: &[Piece], caps: &Captures, haystack: &[u8]) -> Result<Vec<u8>, NumberError> {
+    let mut out = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Literal(text) => out.extend_from_slice(text.as_bytes()),
+            Piece::Group(index) if *index < caps.group_len() => {
+                if let Some(span) = caps.get_group(*index) {
+                    out.extend_from_slice(haystack.get(span.range()).unwrap_or_default());
+                }
+            }
+            // `re.sub` raises on a reference to a group that does not exist.
+            Piece::Group(_) => return Err(NumberError::Invalid),
+        }
+    }
+    Ok(out)
+}
+
+/// Compiled once from the metadata; `Send + Sync`, cheap to share via `Arc`,
+/// no interior locks.
+pub struct NumberClassifier {
+    /// Index + 1 into `codes` for each calling code below 1000; 0 if unassigned.
+    by_code: Vec<u16>,
+    codes: Vec<CallingCode>,
+}
+
+impl Default for NumberClassifier {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for NumberClassifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NumberClassifier")
+            .field("calling_codes", &self.codes.len())
+            .field(
+                "regions",
+                &self.codes.iter().map(|c| c.regions.len()).sum::<usize>(),
+            )
+            .field(
+                "patterns",
+                &self.codes.iter().map(|c| c.targets.len()).sum::<usize>(),
+            )
+            .field("automata_bytes", &self.memory_usage())
+            .finish()
+    }
+}
+
+impl NumberClassifier {
+    /// Builds every automaton from the `phonenumber` crate's metadata
+    /// (tens of milliseconds in release builds).
+    ///
+    /// # Panics
+    ///
+    /// Only if the shipped metadata cannot be compiled, which the tests rule out
+    /// for the pinned metadata release; see [`NumberClassifier::try_new`].
+    pub fn new() -> Self {
+        match Self::try_new() {
+            Ok(classifier) => classifier,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Builds every automaton, reporting metadata that cannot be compiled.
+    pub fn try_new() -> Result<Self, BuildError> {
+        let mut by_code = vec![0u16; 1000];
+        let mut codes = Vec::new();
+        for code in 1u16..1000 {
+            let Some(metadata) = DATABASE.by_code(&code) else {
+                continue;
+            };
+            if metadata.is_empty() {
+                continue;
+            }
+            codes.push(compile_calling_code(code, &metadata)?);
+            by_code[usize::from(code)] =
+                u16::try_from(codes.len()).map_err(|e| BuildError(e.to_string()))?;
+        }
+        Ok(Self { by_code, codes })
+    }
+
+    /// Heap bytes held by the compiled automata.
+    pub fn memory_usage(&self) -> usize {
+        self.codes
+            .iter()
+            .map(|c| {
+                c.dfa.memory_usage()
+                    + c.national_prefix.as_ref().map_or(0, |p| {
+                        p.dfa.memory_usage()
+                            + p.transform
+                                .as_ref()
+                                .map_or(0, |t| t.vm.get_nfa().memory_usage())
+                    })
+            })
+            .sum()
+    }
+
+    /// Classifies a destination: `Ok` only for a strict E.164 string that
+    /// libphonenumber parses (no default region) into a valid number whose
+    /// E.164 form is the input itself.
+    pub fn classify(&self, input: &str) -> Result<ClassifiedNumber, NumberError> {
+        if !is_strict_e164(input) {
+            return Err(NumberError::Syntax);
+        }
+        let digits = input.as_bytes().get(1..).unwrap_or_default();
+        // libphonenumber: too short after the '+' (TOO_SHORT_AFTER_IDD).
+        if digits.len() <= MIN_NSN_LEN {
+            return Err(NumberError::Invalid);
+        }
+        let (cc, nsn) = self
+            .split_calling_code(digits)
+            .ok_or(NumberError::UnknownCallingCode)?;
+        if nsn.len() < MIN_NSN_LEN {
+            return Err(NumberError::Invalid);
+        }
+        let masks = cc.match_masks(nsn);
+        let stripped = cc.strip_national_prefix(nsn, masks[0] & bit::GENERAL != 0)?;
+        if let Some(national) = stripped.filter(|s| s.as_slice() != nsn) {
+            // The parser keeps the stripped digits; the number can be valid
+            // but its E.164 form then differs from the input.
+            if !(MIN_NSN_LEN..=MAX_NSN_LEN).contains(&national.len()) {
+                return Err(NumberError::Invalid);
+            }
+            let masks = cc.match_masks(&national);
+            return Err(match cc.region_and_type(&masks, national.len()) {
+                Some(_) => NumberError::NotCanonical,
+                None => NumberError::Invalid,
+            });
+        }
+        let (region, number_type) = cc
+            .region_and_type(&masks, nsn.len())
+            .ok_or(NumberError::Invalid)?;
+        Ok(ClassifiedNumber {
+            calling_code: cc.code,
+            region: region.id,
+            national_number: NationalNumber::from_digits(nsn).ok_or(NumberError::Invalid)?,
+            number_type,
+        })
+    }
+
+    /// libphonenumber's `extractCountryCode`: the shortest assigned prefix of
+    /// one to three digits.
+    fn split_calling_code<'d>(&self, digits: &'d [u8]) -> Option<(&CallingCode, &'d [u8])> {
+        let mut code = 0usize;
+        for (len, &digit) in digits.iter().enumerate().take(3) {
+            code = code * 10 + usize::from(digit.wrapping_sub(b'0'));
+            let index = usize::from(*self.by_code.get(code)?);
+            if index != 0 {
+                return Some((self.codes.get(index - 1)?, digits.get(len + 1..)?));
+            }
+        }
+        None
+    }
+}
+
+/// Patterns keep the XML's whitespace; libphonenumber strips it.
+fn clean(pattern: &str) -> String {
+    pattern.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+fn syntax_config() -> syntax::Config {
+    // ASCII `\d`: inputs are ASCII digits and Unicode classes bloat the DFAs.
+    syntax::Config::new().unicode(false).utf8(false)
+}
+
+fn build_error(err: impl fmt::Display) -> BuildError {
+    BuildError(err.to_string())
+}
+
+/// The type descriptors in mask-bit order (general first).
+fn descriptors(metadata: &Metadata) -> [(u16, Option<&Descriptor>); 11] {
+    let d = metadata.descriptors();
+    [
+        (bit::GENERAL, Some(d.general())),
+        (bit::PREMIUM_RATE, d.premium_rate()),
+        (bit::TOLL_FREE, d.toll_free()),
+        (bit::SHARED_COST, d.shared_cost()),
+        (bit::VOIP, d.voip()),
+        (bit::PERSONAL_NUMBER, d.personal_number()),
+        (bit::PAGER, d.pager()),
+        (bit::UAN, d.uan()),
+        (bit::VOICEMAIL, d.voicemail()),
+        (bit::FIXED_LINE, d.fixed_line()),
+        (bit::MOBILE, d.mobile()),
+    ]
+}
+
+/// The general descriptor's lengths as libphonenumber's metadata builder
+/// derives them: the union over the type descriptors (the XML lists none at
+/// the general level; no-international-dialling is excluded), and local-only
+/// lengths that are not also national lengths.
+fn general_lengths(metadata: &Metadata) -> (Vec<usize>, Vec<usize>) {
+    let mut national = std::collections::BTreeSet::new();
+    let mut local = std::collections::BTreeSet::new();
+    for (_, desc) in descriptors(metadata).into_iter().skip(1) {
+        if let Some(desc) = desc {
+            national.extend(desc.possible_length().iter().map(|&l| usize::from(l)));
+            local.extend(desc.possible_local_length().iter().map(|&l| usize::from(l)));
+        }
+    }
+    let local = local.difference(&national).copied().collect();
+    (national.into_iter().collect(), local)
+}
+
+fn compile_calling_code(
+    code: u16,
+    metadata: &[&'static Metadata],
+) -> Result<CallingCode, BuildError> {
+    if metadata.len() > MAX_REGIONS {
+        return Err(BuildError(format!(
+            "+{code} has more than {MAX_REGIONS} regions"
+        )));
+    }
+    let mut patterns: Vec<String> = Vec::new();
+    let mut targets: Vec<Vec<(u8, u16)>> = Vec::new();
+    let mut add = |pattern: String, region: usize, bit: u16| -> Result<(), BuildError> {
+        let region = u8::try_from(region).map_err(build_error)?;
+        let index = match patterns.iter().position(|p| *p == pattern) {
+            Some(index) => index,
+            None => {
+                patterns.push(pattern);
+                targets.push(Vec::new());
+                patterns.len() - 1
+            }
+        };
+        targets[index].push((region, bit));
+        Ok(())
+    };
+
+    let mut regions = Vec::with_capacity(metadata.len());
+    for (index, meta) in metadata.iter().copied().enumerate() {
+        let (general, _) = general_lengths(meta);
+        let mut length_ok = [bit::LEADING_DIGITS; MAX_NSN_LEN + 1];
+        let mut fixed_mobile = [None, None];
+        for (bit, desc) in descriptors(meta) {
+            let Some(desc) = desc else { continue };
+            let pattern = clean(desc.national_number().as_str());
+            if bit == bit::FIXED_LINE {
+                fixed_mobile[0] = Some(pattern.clone());
+            } else if bit == bit::MOBILE {
+                fixed_mobile[1] = Some(pattern.clone());
+            }
+            // libphonenumber never matches an empty pattern.
+            if !pattern.is_empty() {
+                add(format!("(?:{pattern})"), index, bit)?;
+            }
+            let lengths: Vec<usize> = if bit == bit::GENERAL {
+                general.clone()
+            } else {
+                desc.possible_length()
+                    .iter()
+                    .map(|&l| usize::from(l))
+                    .collect()
+            };
+            for (len, ok) in length_ok.iter_mut().enumerate() {
+                if lengths.is_empty() || lengths.contains(&len) {
+                    *ok |= bit;
+                }
+            }
+        }
+        if let Some(leading) = meta.leading_digits() {
+            // A prefix match on a digit string is a whole match of `ld[0-9]*`.
+            add(
+                format!("(?:{})[0-9]*", clean(leading.as_str())),
+                index,
+                bit::LEADING_DIGITS,
+            )?;
+        }
+        regions.push(Region {
+            id: (meta.id() != "001").then_some(meta.id()),
+            has_leading_digits: meta.leading_digits().is_some(),
+            same_fixed_mobile: fixed_mobile[0] == fixed_mobile[1],
+            length_ok,
+        });
+    }
+
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Anchored),
+        )
+        .syntax(syntax_config())
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None),
+        )
+        .build_many(&patterns)
+        .map_err(build_error)?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::Yes))
+        .map_err(build_error)?;
+    if targets.len() != dfa.pattern_len() {
+        return Err(BuildError(format!("+{code}: pattern count mismatch")));
+    }
+
+    // Parsing strips with the metadata of the code's main region (first).
+    let main = metadata
+        .first()
+        .copied()
+        .ok_or_else(|| BuildError(format!("+{code} has no regions")))?;
+    let (possible_lengths, local_only_lengths) = general_lengths(main);
+    Ok(CallingCode {
+        code,
+        regions,
+        dfa,
+        start,
+        targets,
+        national_prefix: compile_national_prefix(main)?,
+        possible_lengths,
+        local_only_lengths,
+    })
+}
+
+fn compile_national_prefix(main: &Metadata) -> Result<Option<NationalPrefix>, BuildError> {
+    // Without an explicit rule, libphonenumber parses with the national prefix.
+    let pattern = match main.national_prefix_for_parsing() {
+        Some(regex) => clean(regex.as_str()),
+        None => main.national_prefix().map(clean).unwrap_or_default(),
+    };
+    if pattern.is_empty() {
+        return Ok(None);
+    }
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::LeftmostFirst)
+                .start_kind(StartKind::Anchored),
+        )
+        .syntax(syntax_config())
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None),
+        )
+        .build(&pattern)
+        .map_err(build_error)?;
+    let transform = match main
+        .national_prefix_transform_rule()
+        .filter(|r| !r.is_empty())
+    {
+        None => None,
+        Some(rule) => {
+            let vm = PikeVM::builder()
+                .syntax(syntax_config())
+                .thompson(thompson::Config::new().utf8(false))
+                .build(&pattern)
+                .map_err(build_error)?;
+            let groups = vm
+                .get_nfa()
+                .group_info()
+                .group_len(PatternID::ZERO)
+                .saturating_sub(1);
+            Some(Transform {
+                vm,
+                groups,
+                pieces: parse_transform(rule),
+            })
+        }
+    };
+    Ok(Some(NationalPrefix { dfa, transform }))
+}
+
+/// Splits `9$1` into literal text and `$n` group references.
+fn parse_transform(rule: &str) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut literal = String::new();
+    let mut chars = rule.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut group = None;
+        if c == '$' {
+            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                group = Some(group.unwrap_or(0) * 10 + d as usize);
+                chars.next();
+            }
+        }
+        match group {
+            Some(index) => {
+                if !literal.is_empty() {
+                    pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+                }
+                pieces.push(Piece::Group(index));
+            }
+            None => literal.push(c),
+        }
+    }
+    if !literal.is_empty() {
+        pieces.push(Piece::Literal(literal));
+    }
+    pieces
+}

@@ -1,0 +1,314 @@
+//! The call state machine (spec 3), pure: a record and a transition in, the
+//! next record and the event it emits out. No I/O and no clock reads; the
+//! caller passes the time.
+//!
+//! Moves:
+//!
+//! | from | transition | to |
+//! |---|---|---|
+//! | queued | [`Transition::Dial`] | dialing |
+//! | dialing | [`Transition::Answer`] | in_progress (sets `startedAt`) |
+//! | queued, dialing | [`Transition::End`] | no_answer, declined, voicemail, failed |
+//! | in_progress | [`Transition::End`] | completed, voicemail, failed |
+//!
+//! Terminal statuses are final. Every move into `in_progress` or a terminal
+//! status emits exactly one event, so a call emits at most two: one
+//! `call.in_progress` only if answered, and exactly one terminal event.
+//! An illegal move is an [`IllegalTransition`] and the record is untouched.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::{CallRecord, CallStatus, EventKind};
+
+/// Error token stored on a failed call when the carrier gave none.
+pub const DEFAULT_FAILURE_TOKEN: &str = "carrier_error";
+
+/// How a call ended, as the carrier and the service report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ending {
+    /// The terminal status.
+    pub status: CallStatus,
+    /// Error token (kept only on `failed`; [`DEFAULT_FAILURE_TOKEN`] when absent).
+    pub error: Option<String>,
+    /// The conversation, if any was had.
+    pub transcript: Option<String>,
+    /// Summary (kept only on `completed`).
+    pub summary: Option<String>,
+    /// Extracted fields (kept only on `completed`).
+    pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Where the recording can be fetched.
+    pub recording_url: Option<String>,
+}
+
+impl Ending {
+    /// An ending with only a status.
+    pub fn new(status: CallStatus) -> Self {
+        Self {
+            status,
+            error: None,
+            transcript: None,
+            summary: None,
+            extracted: None,
+            recording_url: None,
+        }
+    }
+
+    /// A `failed` ending with an error token.
+    pub fn failed(error: impl Into<String>) -> Self {
+        Self {
+            error: Some(error.into()),
+            ..Self::new(CallStatus::Failed)
+        }
+    }
+}
+
+/// A move requested of the state machine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transition {
+    /// The carrier started dialing.
+    Dial,
+    /// The recipient answered.
+    Answer,
+    /// The call ended.
+    End(Ending),
+}
+
+impl Transition {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Dial => "dial",
+            Self::Answer => "answer",
+            Self::End(ending) => match ending.status {
+                CallStatus::Completed => "end as completed",
+                CallStatus::NoAnswer => "end as no_answer",
+                CallStatus::Voicemail => "end as voicemail",
+                CallStatus::Declined => "end as declined",
+                CallStatus::Failed => "end as failed",
+                _ => "end with a non-terminal status",
+            },
+        }
+    }
+}
+
+/// A move the state machine does not allow from the record's status.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot {transition} a call that is {from}")]
+pub struct IllegalTransition {
+    /// The status the record was in.
+    pub from: CallStatus,
+    /// The move that was asked for.
+    pub transition: &'static str,
+}
+
+/// The outcome of a legal move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The record after the move.
+    pub record: CallRecord,
+    /// The event the move emits, if any.
+    pub event: Option<EventKind>,
+}
+
+/// Applies `transition` to `record` at time `now`.
+pub fn apply(
+    record: &CallRecord,
+    transition: Transition,
+    now: DateTime<Utc>,
+) -> Result<Step, IllegalTransition> {
+    use CallStatus::*;
+    let illegal = |t: &Transition| IllegalTransition {
+        from: record.status,
+        transition: t.name(),
+    };
+    let mut next = record.clone();
+    match (&transition, record.status) {
+        (Transition::Dial, Queued) => next.status = Dialing,
+        (Transition::Answer, Dialing) => {
+            next.status = InProgress;
+            next.started_at = Some(now);
+        }
+        (Transition::End(ending), from) if may_end(from, ending.status) => {
+            end(&mut next, ending.clone(), now);
+        }
+        _ => return Err(illegal(&transition)),
+    }
+    let event = EventKind::for_status(next.status);
+    Ok(Step {
+        record: next,
+        event,
+    })
+}
+
+/// Whether a call in `from` may end as `to`.
+fn may_end(from: CallStatus, to: CallStatus) -> bool {
+    use CallStatus::*;
+    match from {
+        Queued | Dialing => matches!(to, NoAnswer | Declined | Voicemail | Failed),
+        InProgress => matches!(to, Completed | Voicemail | Failed),
+        _ => false,
+    }
+}
+
+fn end(record: &mut CallRecord, ending: Ending, now: DateTime<Utc>) {
+    let completed = ending.status == CallStatus::Completed;
+    let failed = ending.status == CallStatus::Failed;
+    record.status = ending.status;
+    record.ended_at = Some(now);
+    record.duration_sec = Some(talk_seconds(record.started_at, now));
+    record.transcript = ending.transcript;
+    record.recording_url = ending.recording_url;
+    record.summary = ending.summary.filter(|_| completed);
+    record.extracted = ending.extracted.filter(|_| completed);
+    record.error = failed.then(|| {
+        ending
+            .error
+            .unwrap_or_else(|| DEFAULT_FAILURE_TOKEN.to_owned())
+    });
+}
+
+/// Talk time in whole seconds, rounded up; 0 when never answered.
+fn talk_seconds(started_at: Option<DateTime<Utc>>, ended_at: DateTime<Utc>) -> u64 {
+    let Some(started_at) = started_at else {
+        return 0;
+    };
+    let millis = (ended_at - started_at).num_milliseconds().max(0) as u64;
+    millis.div_ceil(1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::CallId;
+    use chrono::Duration;
+    use proptest::prelude::*;
+
+    fn t0() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc()
+    }
+
+    fn queued() -> CallRecord {
+        CallRecord::queued(CallId::generate(), "+14155550123", "test")
+    }
+
+    #[test]
+    fn happy_path_sets_times_and_emits_two_events() {
+        let r = queued();
+        let s1 = apply(&r, Transition::Dial, t0()).unwrap();
+        assert_eq!((s1.record.status, s1.event), (CallStatus::Dialing, None));
+        let s2 = apply(&s1.record, Transition::Answer, t0() + Duration::seconds(3)).unwrap();
+        assert_eq!(s2.event, Some(EventKind::InProgress));
+        assert_eq!(s2.record.started_at, Some(t0() + Duration::seconds(3)));
+        let mut ending = Ending::new(CallStatus::Completed);
+        ending.summary = Some("done".into());
+        let end_at = t0() + Duration::milliseconds(65_200);
+        let s3 = apply(&s2.record, Transition::End(ending), end_at).unwrap();
+        assert_eq!(s3.event, Some(EventKind::Completed));
+        assert_eq!(s3.record.ended_at, Some(end_at));
+        assert_eq!(s3.record.duration_sec, Some(63));
+        assert_eq!(s3.record.summary.as_deref(), Some("done"));
+        assert_eq!(s3.record.error, None);
+    }
+
+    #[test]
+    fn illegal_moves_are_errors_and_leave_the_record_alone() {
+        let r = queued();
+        let before = r.clone();
+        let err = apply(&r, Transition::Answer, t0()).unwrap_err();
+        assert_eq!(err.from, CallStatus::Queued);
+        assert_eq!(r, before);
+        assert!(
+            apply(
+                &r,
+                Transition::End(Ending::new(CallStatus::Completed)),
+                t0()
+            )
+            .is_err()
+        );
+        let done = apply(&r, Transition::End(Ending::failed("x")), t0())
+            .unwrap()
+            .record;
+        for t in [
+            Transition::Dial,
+            Transition::Answer,
+            Transition::End(Ending::failed("y")),
+        ] {
+            assert!(apply(&done, t, t0()).is_err());
+        }
+    }
+
+    #[test]
+    fn failed_without_token_gets_the_default_and_others_carry_none() {
+        let r = queued();
+        let failed = apply(&r, Transition::End(Ending::new(CallStatus::Failed)), t0()).unwrap();
+        assert_eq!(failed.record.error.as_deref(), Some(DEFAULT_FAILURE_TOKEN));
+        assert_eq!(failed.record.duration_sec, Some(0));
+        let mut ending = Ending::new(CallStatus::NoAnswer);
+        ending.error = Some("ignored".into());
+        ending.summary = Some("ignored".into());
+        let no_answer = apply(&r, Transition::End(ending), t0()).unwrap().record;
+        assert_eq!((no_answer.error, no_answer.summary), (None, None));
+    }
+
+    fn any_transition() -> impl Strategy<Value = Transition> {
+        let ending = prop::sample::select(CallStatus::ALL.to_vec()).prop_map(Ending::new);
+        prop_oneof![
+            Just(Transition::Dial),
+            Just(Transition::Answer),
+            ending.prop_map(Transition::End),
+        ]
+    }
+
+    proptest! {
+        /// Random carrier reports: whatever arrives, the invariants of spec 3 and 6.1 hold.
+        #[test]
+        fn random_report_sequences_keep_the_invariants(
+            transitions in prop::collection::vec(any_transition(), 0..12),
+            gaps in prop::collection::vec(0i64..100_000, 12),
+        ) {
+            let mut record = queued();
+            let mut now = t0();
+            let mut events = Vec::new();
+            let mut answered = false;
+            for (transition, gap) in transitions.into_iter().zip(gaps) {
+                now += Duration::milliseconds(gap);
+                let before = record.clone();
+                match apply(&record, transition, now) {
+                    Ok(step) => {
+                        prop_assert!(!before.status.is_terminal(), "moved out of a terminal status");
+                        answered |= step.record.status == CallStatus::InProgress;
+                        events.extend(step.event);
+                        record = step.record;
+                    }
+                    Err(err) => {
+                        prop_assert_eq!(err.from, before.status);
+                        prop_assert_eq!(&record, &before);
+                    }
+                }
+            }
+            prop_assert!(events.len() <= 2);
+            let in_progress = events.iter().filter(|e| **e == EventKind::InProgress).count();
+            let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
+            prop_assert_eq!(in_progress, usize::from(answered));
+            prop_assert!(terminal.len() <= 1);
+            if let Some(last) = terminal.first() {
+                prop_assert_eq!(events.last(), Some(*last), "terminal event is last");
+            }
+            prop_assert_eq!(terminal.len(), usize::from(record.status.is_terminal()));
+            if record.status.is_terminal() {
+                prop_assert!(record.ended_at.is_some() && record.duration_sec.is_some());
+                if matches!(record.status, CallStatus::NoAnswer | CallStatus::Declined | CallStatus::Failed) && !answered {
+                    prop_assert_eq!(in_progress, 0);
+                }
+                if record.status == CallStatus::Completed {
+                    prop_assert!(answered);
+                }
+                prop_assert_eq!(record.error.is_some(), record.status == CallStatus::Failed);
+            } else {
+                prop_assert!(record.ended_at.is_none() && record.duration_sec.is_none());
+            }
+            prop_assert_eq!(record.started_at.is_some(), answered);
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The in-memory store: always compiled, the embedded default.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{
+    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, ListPage, ListQuery,
+    NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
+};
+use crate::domain::{CallId, KeyId};
+
+/// Calls and events in process memory; everything is lost when the process
+/// stops.
+///
+/// Each key's calls are indexed by (creation time, id) in a B-tree, so a page
+/// costs O(log n + limit) however many calls are stored.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    inner: RwLock<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    calls: HashMap<CallId, StoredCall>,
+    by_key: HashMap<KeyId, BTreeSet<(DateTime<Utc>, CallId)>>,
+    recordings: HashMap<CallId, Recording>,
+    events: HashMap<String, EventEntry>,
+    /// Pending events by (due time, sequence).
+    due: BTreeSet<(DateTime<Utc>, u64)>,
+    by_seq: HashMap<u64, String>,
+    /// Event ids per call, in emission order.
+    call_events: HashMap<CallId, Vec<String>>,
+    next_seq: u64,
+}
+
+#[derive(Debug)]
+struct EventEntry {
+    event: NewEvent,
+    seq: u64,
+    state: DeliveryState,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // A poisoned lock only means another thread panicked mid-operation; every
+    // operation below leaves `Inner` consistent before it can panic, so the
+    // data is still sound to use.
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        self.inner
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Inner {
+    fn enqueue(&mut self, event: NewEvent) {
+        if self.events.contains_key(&event.event_id) {
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let state = DeliveryState {
+            event_id: event.event_id.clone(),
+            call_id: event.call_id.clone(),
+            kind: event.kind,
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            last_response_status: None,
+            last_error: None,
+            next_attempt_at: Some(event.first_attempt_at),
+            delivered_at: None,
+        };
+        self.due.insert((event.first_attempt_at, seq));
+        self.by_seq.insert(seq, event.event_id.clone());
+        self.call_events
+            .entry(event.call_id.clone())
+            .or_default()
+            .push(event.event_id.clone());
+        self.events
+            .insert(event.event_id.clone(), EventEntry { event, seq, state });
+    }
+
+    /// Whether every earlier event of the event's call has had an attempt.
+    fn predecessors_attempted(&self, entry: &EventEntry) -> bool {
+        let Some(ids) = self.call_events.get(&entry.event.call_id) else {
+            return true;
+        };
+        ids.iter()
+            .take_while(|id| **id != entry.event.event_id)
+            .all(|id| self.events.get(id).is_none_or(|e| e.state.attempts > 0))
+    }
+
+    fn reschedule(&mut self, event_id: &str, at: Option<DateTime<Utc>>) {
+        let Some(entry) = self.events.get_mut(event_id) else {
+            return;
+        };
+        if let Some(old) = entry.state.next_attempt_at {
+            self.due.remove(&(old, entry.seq));
+        }
+        entry.state.next_attempt_at = at;
+        if let Some(at) = at {
+            self.due.insert((at, entry.seq));
+        }
+    }
+}
+
+#[async_trait]
+impl CallStore for MemoryStore {
+    async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
+        let mut inner = self.write();
+        let id = &call.record.id;
+        if inner.calls.contains_key(id) {
+            return Err(StoreError::AlreadyExists(id.clone()));
+        }
+        inner
+            .by_key
+            .entry(call.key_id.clone())
+            .or_default()
+            .insert((call.created_at, id.clone()));
+        inner.calls.insert(id.clone(), call.clone());
+        Ok(())
+    }
+
+    async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
+        Ok(self.read().calls.get(id).cloned())
+    }
+
+    async fn update(&self, call: &StoredCall, events: Vec<NewEvent>) -> Result<u64, StoreError> {
+        let mut inner = self.write();
+        let id = &call.record.id;
+        let stored = inner
+            .calls
+            .get_mut(id)
+            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+        if stored.version != call.version {
+            return Err(StoreError::Conflict {
+                id: id.clone(),
+                expected: call.version,
+            });
+        }
+        let version = call.version + 1;
+        *stored = StoredCall {
+            version,
+            ..call.clone()
+        };
+        for event in events {
+            inner.enqueue(event);
+        }
+        Ok(version)
+    }
+
+    async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+        let inner = self.read();
+        let Some(index) = inner.by_key.get(&query.key_id) else {
+            return match &query.starting_after {
+                Some(cursor) => Err(StoreError::NotFound(cursor.clone())),
+                None => Ok(ListPage {
+                    calls: Vec::new(),
+                    has_more: false,
+                }),
+            };
+        };
+        let upper = match &query.starting_after {
+            Some(cursor) => {
+                let call = inner
+                    .calls
+                    .get(cursor)
+                    .filter(|c| c.key_id == query.key_id)
+                    .ok_or_else(|| StoreError::NotFound(cursor.clone()))?;
+                Bound::Excluded((call.created_at, cursor.clone()))
+            }
+            None => Bound::Unbounded,
+        };
+        let mut calls = Vec::with_capacity(query.limit.min(128));
+        let mut has_more = false;
+        for (created_at, id) in index.range((Bound::Unbounded, upper)).rev() {
+            if query
+                .created_before
+                .is_some_and(|before| *created_at >= before)
+            {
+                continue;
+            }
+            if query
+                .created_after
+                .is_some_and(|after| *created_at <= after)
+            {
+                break;
+            }
+            let Some(call) = inner.calls.get(id) else {
+                continue;
+            };
+            if !query.statuses.is_empty() && !query.statuses.contains(&call.record.status) {
+                continue;
+            }
+            if calls.len() == query.limit {
+                has_more = true;
+                break;
+            }
+            calls.push(call.clone());
+        }
+        Ok(ListPage { calls, has_more })
+    }
+
+    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
+        let inner = self.read();
+        let mut calls: Vec<_> = inner
+            .calls
+            .values()
+            .filter(|c| !c.record.status.is_terminal())
+            .cloned()
+            .collect();
+        calls.sort_by(|a, b| (a.created_at, &a.record.id).cmp(&(b.created_at, &b.record.id)));
+        Ok(calls)
+    }
+
+    async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
+        let mut inner = self.write();
+        if !inner.calls.contains_key(id) {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        inner.recordings.insert(id.clone(), recording);
+        Ok(())
+    }
+
+    async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError> {
+        Ok(self.read().recordings.get(id).cloned())
+    }
+}
+
+#[async_trait]
+impl EventOutbox for MemoryStore {
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
+        let mut inner = self.write();
+        let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
+        let until = now
+            .checked_add_signed(lease)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let mut claimed = Vec::new();
+        let due: Vec<u64> = inner
+            .due
+            .range(..=(now, u64::MAX))
+            .map(|(_, seq)| *seq)
+            .collect();
+        for seq in due {
+            if claimed.len() == limit {
+                break;
+            }
+            let Some(event_id) = inner.by_seq.get(&seq).cloned() else {
+                continue;
+            };
+            let Some(entry) = inner.events.get(&event_id) else {
+                continue;
+            };
+            if !inner.predecessors_attempted(entry) {
+                continue;
+            }
+            claimed.push(PendingDelivery {
+                event: entry.event.clone(),
+                attempts: entry.state.attempts,
+            });
+            inner.reschedule(&event_id, Some(until));
+        }
+        Ok(claimed)
+    }
+
+    async fn record_attempt(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError> {
+        let mut inner = self.write();
+        let next = {
+            let Some(entry) = inner.events.get_mut(event_id) else {
+                return Ok(());
+            };
+            let state = &mut entry.state;
+            state.attempts += 1;
+            match outcome {
+                AttemptOutcome::Delivered { status } => {
+                    state.status = DeliveryStatus::Delivered;
+                    state.last_response_status = Some(status);
+                    state.last_error = None;
+                    state.delivered_at = Some(now);
+                    None
+                }
+                AttemptOutcome::Failed {
+                    status,
+                    error,
+                    retry_at,
+                } => {
+                    state.last_response_status = status;
+                    state.last_error = Some(error);
+                    if retry_at.is_none() {
+                        state.status = DeliveryStatus::GaveUp;
+                    }
+                    retry_at
+                }
+            }
+        };
+        inner.reschedule(event_id, next);
+        Ok(())
+    }
+
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(self.read().due.first().map(|(at, _)| *at))
+    }
+
+    async fn deliveries(&self, call_id: &CallId) -> Result<Vec<DeliveryState>, StoreError> {
+        let inner = self.read();
+        let ids = inner
+            .call_events
+            .get(call_id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        Ok(ids
+            .iter()
+            .filter_map(|id| inner.events.get(id))
+            .map(|e| e.state.clone())
+            .collect())
+    }
+
+    async fn redeliver(&self, event_id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut inner = self.write();
+        let Some(entry) = inner.events.get_mut(event_id) else {
+            return Ok(false);
+        };
+        entry.state.status = DeliveryStatus::Pending;
+        entry.state.delivered_at = None;
+        inner.reschedule(event_id, Some(now));
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn memory_store_passes_the_conformance_suite() {
+        super::super::conformance::run_all(&MemoryStore::new()).await;
+    }
+}

@@ -1,0 +1,172 @@
+//! Where calls and their pending webhook events live.
+//!
+//! [`CallStore`] keeps call records; [`EventOutbox`] keeps the webhook events
+//! that status changes emit until they are delivered. A store that supports
+//! both writes an event in the same atomic step as the status change that
+//! emits it ([`CallStore::update`]), so no accepted change loses its event.
+//!
+//! [`MemoryStore`] is always compiled. [`conformance`] holds the contract
+//! tests every implementation runs on itself.
+
+pub mod conformance;
+mod memory;
+mod outbox;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+
+use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
+
+pub use memory::MemoryStore;
+pub use outbox::{
+    AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
+};
+
+/// A store failure. The HTTP layer answers `503 store_error` for
+/// [`StoreError::Unavailable`]; the other variants are contract outcomes the
+/// service handles.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// `insert` of an id that exists.
+    #[error("call {0} already exists")]
+    AlreadyExists(CallId),
+    /// `update` or a lookup of an id that does not exist.
+    #[error("call {0} not found")]
+    NotFound(CallId),
+    /// `update` lost a race: the stored version is not the one read.
+    #[error("call {id} changed concurrently (expected version {expected})")]
+    Conflict {
+        /// The call.
+        id: CallId,
+        /// The version the writer had read.
+        expected: u64,
+    },
+    /// The backend failed; retrying later may succeed.
+    #[error("store unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// A call as stored: the public record plus what the service needs to run it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredCall {
+    /// The record the API returns.
+    pub record: CallRecord,
+    /// The account that placed the call.
+    pub account_id: AccountId,
+    /// The key that placed the call; only it may read the call.
+    pub key_id: KeyId,
+    /// When the placement was accepted; lists are ordered by it.
+    pub created_at: DateTime<Utc>,
+    /// The caller ID presented to the recipient.
+    pub caller_id: String,
+    /// Background for the AI.
+    pub context: Option<String>,
+    /// Fields to extract after the call.
+    pub fields: Vec<FieldDefinition>,
+    /// Where events go, if anywhere.
+    pub webhook_url: Option<String>,
+    /// Minutes reserved against the account's cap while the call runs.
+    pub reserved_minutes: u64,
+    /// Why an extracted field came back null, by field name (host-readable).
+    pub extraction_notes: BTreeMap<String, String>,
+    /// Optimistic-concurrency version; bumped by every successful update.
+    pub version: u64,
+}
+
+/// A recording's media.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    /// MIME type, e.g. `audio/wav`.
+    pub content_type: String,
+    /// The audio bytes.
+    pub bytes: Bytes,
+}
+
+/// Which calls to list: one key's calls, most recent first.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ListQuery {
+    /// Whose calls.
+    pub key_id: KeyId,
+    /// At most this many (callers clamp it; stores take it as given).
+    pub limit: usize,
+    /// Only calls created before this one (a cursor from an earlier page).
+    pub starting_after: Option<CallId>,
+    /// Only calls in one of these statuses (empty: any).
+    pub statuses: Vec<CallStatus>,
+    /// Only calls created strictly after this time.
+    pub created_after: Option<DateTime<Utc>>,
+    /// Only calls created strictly before this time.
+    pub created_before: Option<DateTime<Utc>>,
+}
+
+impl ListQuery {
+    /// The most recent `limit` calls of `key_id`.
+    pub fn new(key_id: KeyId, limit: usize) -> Self {
+        Self {
+            key_id,
+            limit,
+            starting_after: None,
+            statuses: Vec::new(),
+            created_after: None,
+            created_before: None,
+        }
+    }
+}
+
+/// One page of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPage {
+    /// The calls, most recent first.
+    pub calls: Vec<StoredCall>,
+    /// Whether more calls match beyond this page.
+    pub has_more: bool,
+}
+
+/// Persistence of calls.
+///
+/// # Contract
+///
+/// - `insert` fails with [`StoreError::AlreadyExists`] for a known id and
+///   stores the call with the version it carries.
+/// - `update` is compare-and-set: it succeeds only when the stored version
+///   equals `call.version`, stores the call with version `call.version + 1`,
+///   returns that version, and in the same atomic step hands `events` to the
+///   store's outbox. Otherwise it changes nothing and returns
+///   [`StoreError::Conflict`] (or [`StoreError::NotFound`]). Two concurrent
+///   updates from the same version can never both succeed.
+/// - `list` returns the key's calls most recent first (by `created_at`, ties
+///   by id descending), honouring every filter of [`ListQuery`], in time that
+///   grows with `limit`, not with the number of stored calls. A
+///   `starting_after` id that is not one of the key's calls yields
+///   [`StoreError::NotFound`].
+/// - `put_recording` replaces any recording of the call.
+/// - [`StoreError::Unavailable`] means nothing was written.
+#[async_trait]
+pub trait CallStore: Send + Sync + Debug {
+    /// Stores a new call.
+    async fn insert(&self, call: &StoredCall) -> Result<(), StoreError>;
+
+    /// Reads a call by id, whoever owns it; `None` when unknown.
+    async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError>;
+
+    /// Compare-and-set update; see the contract.
+    async fn update(&self, call: &StoredCall, events: Vec<NewEvent>) -> Result<u64, StoreError>;
+
+    /// A page of one key's calls; see the contract.
+    async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError>;
+
+    /// Calls not yet in a terminal status, oldest first (for recovery after a restart).
+    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError>;
+
+    /// Stores a call's recording.
+    async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError>;
+
+    /// Reads a call's recording; `None` when there is none.
+    async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError>;
+}

@@ -1,0 +1,138 @@
+//! The webhook outbox: events waiting for delivery, and what happened to them.
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use crate::domain::{AccountId, CallId, EventKind};
+
+/// An event to deliver, as a status change emits it. The body is final: every
+/// attempt sends these bytes, byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEvent {
+    /// `<callId>:<event>:<epoch ms>`; the same on every attempt.
+    pub event_id: String,
+    /// The call the event is about.
+    pub call_id: CallId,
+    /// The account whose secret signs it.
+    pub account_id: AccountId,
+    /// Which event.
+    pub kind: EventKind,
+    /// Where it goes.
+    pub url: String,
+    /// The JSON payload, serialized once.
+    pub body: Bytes,
+    /// When it was built.
+    pub created_at: DateTime<Utc>,
+    /// When its first attempt is due.
+    pub first_attempt_at: DateTime<Utc>,
+}
+
+/// Where an event's delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Not yet delivered; another attempt is scheduled.
+    Pending,
+    /// A 2xx answer was received.
+    Delivered,
+    /// Every scheduled attempt failed.
+    GaveUp,
+}
+
+/// What the host can see of one event's delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryState {
+    /// The event.
+    pub event_id: String,
+    /// Its call.
+    pub call_id: CallId,
+    /// Its kind.
+    pub kind: EventKind,
+    /// Where it stands.
+    pub status: DeliveryStatus,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// HTTP status of the last answer, if one came.
+    pub last_response_status: Option<u16>,
+    /// Why the last attempt failed, if it did.
+    pub last_error: Option<String>,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// When it was delivered.
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// A claimed event, ready for an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingDelivery {
+    /// The event.
+    pub event: NewEvent,
+    /// Attempts made before this one.
+    pub attempts: u32,
+}
+
+/// The result of one attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptOutcome {
+    /// The receiver answered 2xx.
+    Delivered {
+        /// Its status.
+        status: u16,
+    },
+    /// The attempt failed.
+    Failed {
+        /// The receiver's status, when it answered.
+        status: Option<u16>,
+        /// What went wrong, for the host.
+        error: String,
+        /// When to try again; `None` gives up.
+        retry_at: Option<DateTime<Utc>>,
+    },
+}
+
+/// Durable queue of webhook events.
+///
+/// # Contract
+///
+/// - Events enter through [`CallStore::update`](super::CallStore::update),
+///   atomically with the status change that emits them, due at their
+///   `first_attempt_at`. An event id already present is ignored.
+/// - `claim_due` returns up to `limit` pending events due at `now`, oldest
+///   first, and pushes each one's next attempt to `now + lease`, so an event
+///   whose worker dies is handed out again after the lease. An event is not
+///   handed out while an earlier event of the same call has no recorded
+///   attempt (spec 6.1 rule 4: `call.in_progress` goes first).
+/// - `record_attempt` counts the attempt and either marks the event
+///   delivered, schedules it at `retry_at`, or gives it up.
+/// - `redeliver` makes a delivered or given-up event pending and due at
+///   `now`; it returns `false` for an unknown event id.
+#[async_trait]
+pub trait EventOutbox: Send + Sync + Debug {
+    /// Claims due events; see the contract.
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> Result<Vec<PendingDelivery>, StoreError>;
+
+    /// Records one attempt's outcome.
+    async fn record_attempt(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError>;
+
+    /// When the earliest pending event is due, if any is pending.
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;
+
+    /// The delivery state of every event of a call, in emission order.
+    async fn deliveries(&self, call_id: &CallId) -> Result<Vec<DeliveryState>, StoreError>;
+
+    /// Schedules an event for another delivery at `now`.
+    async fn redeliver(&self, event_id: &str, now: DateTime<Utc>) -> Result<bool, StoreError>;
+}

@@ -1,0 +1,241 @@
+//! At-least-once delivery: a worker claims due events from the outbox, signs
+//! each attempt afresh and sends it through the [`Notifier`], then records
+//! the outcome and schedules the retry.
+//!
+//! - Only 2xx is success; 3xx, 4xx, 5xx, timeouts and transport errors are
+//!   failures. Redirects are not followed.
+//! - A retry reuses the event's id and body byte for byte; the signature's
+//!   `t` is renewed per attempt.
+//! - The delay before attempt *n* is `schedule[n]` with ±10% jitter;
+//!   after the last entry the event is given up (and can be redelivered by
+//!   the host). A `Retry-After` on 429 or 503 postpones the retry to at least
+//!   that long, capped at [`DeliveryConfig::max_retry_after`].
+//! - Attempts run concurrently up to [`DeliveryConfig::concurrency`], each in
+//!   its own task with its own timeout, so a slow or dead endpoint delays
+//!   nobody else.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::{Notify, Semaphore, watch};
+use tokio::task::JoinHandle;
+
+use super::signature::Signer;
+use crate::accounts::AccountDirectory;
+use crate::notify::{Notifier, WebhookRequest};
+use crate::store::{AttemptOutcome, EventOutbox, PendingDelivery};
+
+/// Delay before each attempt by default: immediately, 5 s, 5 min, 30 min,
+/// 2 h, 5 h, 10 h, 10 h (eight attempts over about 28 hours).
+pub const DEFAULT_RETRY_SCHEDULE: [Duration; 8] = [
+    Duration::ZERO,
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 3600),
+    Duration::from_secs(5 * 3600),
+    Duration::from_secs(10 * 3600),
+    Duration::from_secs(10 * 3600),
+];
+
+/// How events are delivered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliveryConfig {
+    /// The delay before each attempt; its length is the number of attempts.
+    pub schedule: Vec<Duration>,
+    /// The longest one attempt may take.
+    pub timeout: Duration,
+    /// Most attempts in flight at once.
+    pub concurrency: usize,
+    /// Relative jitter applied to each delay (0.1 = ±10%).
+    pub jitter: f64,
+    /// The longest a receiver's `Retry-After` may postpone a retry.
+    pub max_retry_after: Duration,
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        Self {
+            schedule: DEFAULT_RETRY_SCHEDULE.to_vec(),
+            timeout: Duration::from_secs(15),
+            concurrency: 64,
+            jitter: 0.1,
+            max_retry_after: Duration::from_secs(3600),
+        }
+    }
+}
+
+impl DeliveryConfig {
+    /// The delay before the first attempt.
+    pub fn first_delay(&self) -> Duration {
+        self.schedule.first().copied().unwrap_or_default()
+    }
+
+    fn jittered(&self, delay: Duration) -> Duration {
+        let factor = 1.0 + self.jitter.clamp(0.0, 1.0) * (fastrand::f64() * 2.0 - 1.0);
+        delay.mul_f64(factor)
+    }
+}
+
+/// The background worker that drains the outbox.
+#[derive(Debug)]
+pub(crate) struct DeliveryWorker {
+    pub(crate) outbox: Arc<dyn EventOutbox>,
+    pub(crate) notifier: Arc<dyn Notifier>,
+    pub(crate) directory: Arc<dyn AccountDirectory>,
+    pub(crate) config: DeliveryConfig,
+    pub(crate) wake: Arc<Notify>,
+}
+
+impl DeliveryWorker {
+    /// Runs until `stop` turns true; attempts in flight then finish on their own.
+    pub(crate) fn spawn(self, mut stop: watch::Receiver<bool>) -> JoinHandle<()> {
+        let worker = Arc::new(self);
+        tokio::spawn(async move {
+            let permits = Arc::new(Semaphore::new(worker.config.concurrency.max(1)));
+            // The lease outlives an attempt, so a claim is only handed out
+            // again if this process died mid-attempt.
+            let lease = worker.config.timeout + Duration::from_secs(30);
+            while !*stop.borrow() {
+                let free = permits.available_permits();
+                let claimed = if free == 0 {
+                    Vec::new()
+                } else {
+                    match worker.outbox.claim_due(Utc::now(), free, lease).await {
+                        Ok(claimed) => claimed,
+                        Err(error) => {
+                            tracing::warn!(%error, "webhook outbox unavailable");
+                            Vec::new()
+                        }
+                    }
+                };
+                let idle = claimed.is_empty();
+                for pending in claimed {
+                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                        return;
+                    };
+                    let worker = Arc::clone(&worker);
+                    tokio::spawn(async move {
+                        worker.attempt(pending).await;
+                        drop(permit);
+                        worker.wake.notify_one();
+                    });
+                }
+                if idle {
+                    let sleep = worker.until_next_due().await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(sleep) => {}
+                        _ = worker.wake.notified() => {}
+                        _ = stop.changed() => {}
+                    }
+                }
+            }
+        })
+    }
+
+    async fn until_next_due(&self) -> Duration {
+        match self.outbox.next_due().await {
+            Ok(Some(at)) => (at - Utc::now())
+                .to_std()
+                .unwrap_or(Duration::ZERO)
+                .max(Duration::from_millis(1)),
+            Ok(None) => Duration::from_secs(3600),
+            Err(_) => Duration::from_secs(1),
+        }
+    }
+
+    async fn attempt(&self, pending: PendingDelivery) {
+        let event = &pending.event;
+        let account = match self.directory.account(&event.account_id).await {
+            Ok(Some(account)) => account,
+            Ok(None) => {
+                let outcome = AttemptOutcome::Failed {
+                    status: None,
+                    error: "account no longer exists".into(),
+                    retry_at: None,
+                };
+                self.record(&event.event_id, outcome).await;
+                return;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "account directory unavailable; webhook attempt postponed");
+                return; // the lease expires and the event is claimed again
+            }
+        };
+        let now = Utc::now();
+        let signature = Signer::new(&account.webhook_secret).sign(now.timestamp(), &event.body);
+        let request = WebhookRequest {
+            url: event.url.clone(),
+            body: event.body.clone(),
+            signature,
+            event_id: event.event_id.clone(),
+            timeout: self.config.timeout,
+        };
+        // Bound the attempt here too, whatever the transport does.
+        let answer = tokio::time::timeout(self.config.timeout, self.notifier.send(request)).await;
+        let attempts = pending.attempts + 1;
+        let outcome = match answer {
+            Ok(Ok(response)) if (200..300).contains(&response.status) => {
+                AttemptOutcome::Delivered {
+                    status: response.status,
+                }
+            }
+            Ok(Ok(response)) => {
+                let asked = matches!(response.status, 429 | 503)
+                    .then_some(response.retry_after)
+                    .flatten()
+                    .map(|d| d.min(self.config.max_retry_after));
+                AttemptOutcome::Failed {
+                    status: Some(response.status),
+                    error: format!("HTTP {}", response.status),
+                    retry_at: self.retry_at(attempts, asked),
+                }
+            }
+            Ok(Err(error)) => AttemptOutcome::Failed {
+                status: None,
+                error: error.to_string(),
+                retry_at: self.retry_at(attempts, None),
+            },
+            Err(_) => AttemptOutcome::Failed {
+                status: None,
+                error: "timed out".into(),
+                retry_at: self.retry_at(attempts, None),
+            },
+        };
+        match &outcome {
+            AttemptOutcome::Delivered { .. } => {
+                tracing::debug!(event_id = %event.event_id, attempts, "webhook delivered")
+            }
+            AttemptOutcome::Failed {
+                error, retry_at, ..
+            } => tracing::info!(
+                event_id = %event.event_id, attempts, %error, retry = retry_at.is_some(),
+                "webhook attempt failed"
+            ),
+        }
+        self.record(&event.event_id, outcome).await;
+    }
+
+    /// When attempt number `attempts + 1` is due, or `None` to give up.
+    fn retry_at(&self, attempts: u32, asked: Option<Duration>) -> Option<DateTime<Utc>> {
+        let delay = *self.config.schedule.get(attempts as usize)?;
+        let delay = self.config.jittered(delay).max(asked.unwrap_or_default());
+        let delay = chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
+        Some(
+            Utc::now()
+                .checked_add_signed(delay)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
+        )
+    }
+
+    async fn record(&self, event_id: &str, outcome: AttemptOutcome) {
+        if let Err(error) = self
+            .outbox
+            .record_attempt(event_id, Utc::now(), outcome)
+            .await
+        {
+            tracing::warn!(%error, event_id, "could not record a webhook attempt; it will be retried");
+        }
+    }
+}

@@ -1,0 +1,847 @@
+//! Webhook request signatures (spec section 5.2).
+//!
+//! Every webhook request carries the header
+//! `X-SVC-Signature: t=<unix_seconds>,v1=<hex>`. The `v1` value is the
+//! lowercase hex HMAC-SHA256, keyed with the webhook secret's bytes, of the
+//! decimal timestamp, a `.`, and the raw request body bytes.
+//!
+//! A [`Signer`] produces header values; a [`Verifier`] checks them against
+//! one or more secrets (to allow rotation) and a replay tolerance. The core
+//! API is pure: the current time is passed in as Unix seconds. The `*_now`
+//! methods are thin wrappers reading [`SystemTime::now`].
+//!
+//! ```
+//! use agentcall::WebhookSecret;
+//! use agentcall::webhook::signature::{Signer, Verifier, VerifyError};
+//!
+//! let secret = WebhookSecret::from("whsec_example");
+//! let body = br#"{"eventId":"evt_1","type":"call.completed"}"#;
+//! let t = 1_700_000_000;
+//!
+//! let header = Signer::new(&secret).sign(t, body);
+//! assert!(header.starts_with("t=1700000000,v1="));
+//!
+//! let verifier = Verifier::new([secret]);
+//! let verified = verifier.verify(body, Some(&header), t + 5)?;
+//! assert_eq!(verified.timestamp, t);
+//!
+//! // A modified body does not verify.
+//! assert_eq!(
+//!     verifier.verify(b"{}", Some(&header), t + 5),
+//!     Err(VerifyError::SignatureMismatch)
+//! );
+//! # Ok::<(), VerifyError>(())
+//! ```
+//!
+//! # Header parsing rules
+//!
+//! * The header is a comma-separated list of `key=value` items. Spaces and
+//!   tabs around items and around the `=` are ignored (so `t=1, v1=…` and
+//!   `t = 1 ,v1= …` are accepted). Empty items (`,,`, a trailing comma) are
+//!   skipped. An entirely empty header, or a non-empty item without `=`, is
+//!   [`VerifyError::Malformed`].
+//! * Items may come in any order. Keys are case-sensitive.
+//! * Exactly one `t` item is required; a second one is malformed. Its value
+//!   must be one or more ASCII digits that fit in an `i64`. Signs (`-5`,
+//!   `+5`) are rejected as malformed: the sender never produces them and a
+//!   pre-1970 timestamp is never legitimate. The MAC is computed over the
+//!   `t` digits exactly as they appear in the header.
+//! * Every `v1` item is a candidate signature; a request is accepted when any
+//!   candidate matches the MAC under any configured secret. Candidates are
+//!   compared in constant time ([`subtle::ConstantTimeEq`]) after decoding
+//!   to 32 bytes. Hex is accepted in either case.
+//! * A `v1` value that is not 64 hex digits is a non-match and is otherwise
+//!   ignored, so one bad entry does not prevent another from matching. If
+//!   *no* `v1` value is well formed the header is reported as
+//!   [`VerifyError::Malformed`] ([`MalformedReason::InvalidV1`]), which makes
+//!   misconfigured senders easy to diagnose.
+//! * Other schemes (`v0`, `v2`, any unknown key) are ignored, never trusted.
+//!   A header without any `v1` item is [`VerifyError::NoV1Signature`].
+//!
+//! # Check order
+//!
+//! Header syntax is checked first, then the signature, then the timestamp.
+//! [`VerifyError::TooOld`] and [`VerifyError::TooFarInFuture`] are therefore
+//! only returned for authentic requests (e.g. a replayed delivery).
+
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+
+use crate::domain::WebhookSecret;
+
+/// Name of the HTTP header carrying the webhook signature.
+pub const SIGNATURE_HEADER: &str = "X-SVC-Signature";
+
+/// Default replay tolerance: a request is rejected when its timestamp is
+/// 300 seconds old or older, or more than 300 seconds in the future.
+pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(300);
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Length in bytes of an HMAC-SHA256 signature.
+const SIG_LEN: usize = 32;
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+fn keyed_state(secret: &WebhookSecret) -> HmacSha256 {
+    // HMAC accepts keys of any length (long keys are hashed, short ones
+    // padded), so `new_from_slice` cannot fail for HMAC-SHA256.
+    <HmacSha256 as Mac>::new_from_slice(secret.expose_secret())
+        .expect("HMAC-SHA256 accepts keys of any length")
+}
+
+/// Computes the signature using a pre-keyed state; `t` is the decimal
+/// timestamp as it appears in the signed string.
+fn mac_over(keyed: &HmacSha256, t: &[u8], body: &[u8]) -> [u8; SIG_LEN] {
+    let mut mac = keyed.clone();
+    mac.update(t);
+    mac.update(b".");
+    mac.update(body);
+    mac.finalize().into_bytes().into()
+}
+
+/// Converts a [`SystemTime`] to Unix seconds (negative before 1970,
+/// saturating at the `i64` bounds).
+pub fn unix_seconds(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => {
+            let secs = before.duration().as_secs();
+            i64::try_from(secs).map_or(i64::MIN, |s| -s)
+        }
+    }
+}
+
+/// Signs outgoing webhook requests with one secret.
+///
+/// The keyed HMAC state is computed once in [`Signer::new`] and cloned for
+/// each message, so signing does not re-derive the key. `Debug` does not
+/// print the secret.
+#[derive(Clone)]
+pub struct Signer {
+    keyed: HmacSha256,
+}
+
+impl Signer {
+    /// Creates a signer for `secret`.
+    pub fn new(secret: &WebhookSecret) -> Self {
+        Self {
+            keyed: keyed_state(secret),
+        }
+    }
+
+    /// Returns the raw HMAC-SHA256 of `"{t}.{body}"`.
+    pub fn signature(&self, t: i64, body: &[u8]) -> [u8; SIG_LEN] {
+        let mut buf = itoa::Buffer::new();
+        mac_over(&self.keyed, buf.format(t).as_bytes(), body)
+    }
+
+    /// Returns the lowercase hex HMAC-SHA256 of `"{t}.{body}"` (the `v1`
+    /// value).
+    pub fn signature_hex(&self, t: i64, body: &[u8]) -> String {
+        let mut out = String::with_capacity(2 * SIG_LEN);
+        push_hex(&mut out, &self.signature(t, body));
+        out
+    }
+
+    /// Returns the full [`SIGNATURE_HEADER`] value, `t=<t>,v1=<hex>`.
+    ///
+    /// `t` should be the current Unix time in seconds. A negative `t` yields
+    /// a header that [`Verifier`] rejects as malformed.
+    pub fn sign(&self, t: i64, body: &[u8]) -> String {
+        let mut buf = itoa::Buffer::new();
+        let t_str = buf.format(t);
+        let sig = mac_over(&self.keyed, t_str.as_bytes(), body);
+        let mut out = String::with_capacity(2 + t_str.len() + 4 + 2 * SIG_LEN);
+        out.push_str("t=");
+        out.push_str(t_str);
+        out.push_str(",v1=");
+        push_hex(&mut out, &sig);
+        out
+    }
+
+    /// Like [`sign`](Self::sign) with `t` taken from [`SystemTime::now`].
+    pub fn sign_now(&self, body: &[u8]) -> String {
+        self.sign(unix_seconds(SystemTime::now()), body)
+    }
+}
+
+impl fmt::Debug for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signer")
+            .field("secret", &format_args!("[redacted]"))
+            .finish()
+    }
+}
+
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    for &b in bytes {
+        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b & 0x0f)]));
+    }
+}
+
+fn hex_val(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Decodes exactly 64 hex digits (either case) into 32 bytes.
+fn decode_sig(s: &str) -> Option<[u8; SIG_LEN]> {
+    let bytes = s.as_bytes();
+    if bytes.len() != 2 * SIG_LEN {
+        return None;
+    }
+    let mut out = [0u8; SIG_LEN];
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *o = (hex_val(pair[0])? << 4) | hex_val(pair[1])?;
+    }
+    Some(out)
+}
+
+/// Why a signature header could not be parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MalformedReason {
+    /// The header is empty or only whitespace.
+    Empty,
+    /// A non-empty item has no `=`.
+    ItemWithoutEquals,
+    /// No `t` item.
+    MissingTimestamp,
+    /// More than one `t` item.
+    DuplicateTimestamp,
+    /// The `t` value is empty or not made only of ASCII digits (signs are
+    /// rejected).
+    InvalidTimestamp,
+    /// The `t` value does not fit in an `i64`.
+    TimestampOutOfRange,
+    /// `v1` items are present but none is 64 hex digits.
+    InvalidV1,
+}
+
+impl fmt::Display for MalformedReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Empty => "header is empty",
+            Self::ItemWithoutEquals => "item without '='",
+            Self::MissingTimestamp => "missing 't' item",
+            Self::DuplicateTimestamp => "duplicate 't' item",
+            Self::InvalidTimestamp => "'t' is not an unsigned decimal integer",
+            Self::TimestampOutOfRange => "'t' is out of range",
+            Self::InvalidV1 => "no 'v1' value is 64 hex digits",
+        })
+    }
+}
+
+/// Why a webhook request failed verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// The request has no signature header.
+    #[error("missing {SIGNATURE_HEADER} header")]
+    MissingHeader,
+    /// The signature header could not be parsed.
+    #[error("malformed {SIGNATURE_HEADER} header: {0}")]
+    Malformed(MalformedReason),
+    /// The header has no `v1` item (only unknown schemes, if any).
+    #[error("{SIGNATURE_HEADER} header has no v1 signature")]
+    NoV1Signature,
+    /// No `v1` signature matches any configured secret.
+    #[error("webhook signature does not match")]
+    SignatureMismatch,
+    /// The signature is valid but the timestamp is at least the tolerance
+    /// old.
+    #[error("webhook timestamp is too old ({age_secs} s)")]
+    TooOld {
+        /// Age of the timestamp in whole seconds.
+        age_secs: u64,
+    },
+    /// The signature is valid but the timestamp is more than the tolerance
+    /// in the future.
+    #[error("webhook timestamp is too far in the future ({ahead_secs} s ahead)")]
+    TooFarInFuture {
+        /// How far ahead of `now` the timestamp is, in whole seconds.
+        ahead_secs: u64,
+    },
+}
+
+/// A successfully verified signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VerifiedSignature {
+    /// The signed timestamp (`t`), in Unix seconds.
+    pub timestamp: i64,
+    /// Index, in the order given to [`Verifier::new`], of the secret that
+    /// matched.
+    pub secret_index: usize,
+}
+
+/// Verifies incoming webhook requests against one or more secrets.
+///
+/// Several secrets allow rotation: a request is accepted when any `v1`
+/// signature in its header matches any secret. Keyed HMAC states are
+/// precomputed once. `Debug` does not print secrets.
+///
+/// With no secrets every request fails with
+/// [`VerifyError::SignatureMismatch`].
+#[derive(Clone)]
+pub struct Verifier {
+    keys: Vec<HmacSha256>,
+    tolerance: Duration,
+}
+
+impl Verifier {
+    /// Creates a verifier for `secrets` with [`DEFAULT_TOLERANCE`].
+    pub fn new(secrets: impl IntoIterator<Item = WebhookSecret>) -> Self {
+        Self {
+            keys: secrets.into_iter().map(|s| keyed_state(&s)).collect(),
+            tolerance: DEFAULT_TOLERANCE,
+        }
+    }
+
+    /// Sets the replay tolerance: requests whose timestamp is `tolerance` old
+    /// or older, or more than `tolerance` in the future, are rejected. A zero
+    /// tolerance rejects every request.
+    #[must_use]
+    pub fn tolerance(mut self, tolerance: Duration) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Verifies `body` against the [`SIGNATURE_HEADER`] value `header`
+    /// (`None` when the request had no such header) at time `now` (Unix
+    /// seconds).
+    pub fn verify(
+        &self,
+        body: &[u8],
+        header: Option<&str>,
+        now: i64,
+    ) -> Result<VerifiedSignature, VerifyError> {
+        let header = header.ok_or(VerifyError::MissingHeader)?;
+        verify_with(&self.keys, self.tolerance, body, header, now)
+    }
+
+    /// Like [`verify`](Self::verify) with `now` given as a [`SystemTime`].
+    pub fn verify_at(
+        &self,
+        body: &[u8],
+        header: Option<&str>,
+        now: SystemTime,
+    ) -> Result<VerifiedSignature, VerifyError> {
+        self.verify(body, header, unix_seconds(now))
+    }
+
+    /// Like [`verify`](Self::verify) with `now` taken from
+    /// [`SystemTime::now`].
+    pub fn verify_now(
+        &self,
+        body: &[u8],
+        header: Option<&str>,
+    ) -> Result<VerifiedSignature, VerifyError> {
+        self.verify_at(body, header, SystemTime::now())
+    }
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier")
+            .field("secrets", &format_args!("[{} redacted]", self.keys.len()))
+            .field("tolerance", &self.tolerance)
+            .finish()
+    }
+}
+
+/// Verifies `body` against `header` with a single `secret` and
+/// [`DEFAULT_TOLERANCE`] at time `now` (Unix seconds).
+///
+/// Prefer a long-lived [`Verifier`] when verifying many requests.
+pub fn verify(
+    body: &[u8],
+    header: &str,
+    secret: &WebhookSecret,
+    now: i64,
+) -> Result<VerifiedSignature, VerifyError> {
+    verify_with(
+        std::slice::from_ref(&keyed_state(secret)),
+        DEFAULT_TOLERANCE,
+        body,
+        header,
+        now,
+    )
+}
+
+fn trim_ows(s: &str) -> &str {
+    s.trim_matches(|c| c == ' ' || c == '\t')
+}
+
+/// Iterates the non-empty `(key, value)` items of a header, both trimmed.
+fn items(header: &str) -> impl Iterator<Item = Result<(&str, &str), MalformedReason>> {
+    header
+        .split(',')
+        .map(trim_ows)
+        .filter(|i| !i.is_empty())
+        .map(|item| {
+            item.split_once('=')
+                .map(|(k, v)| (trim_ows(k), trim_ows(v)))
+                .ok_or(MalformedReason::ItemWithoutEquals)
+        })
+}
+
+fn parse_timestamp(s: &str) -> Result<i64, MalformedReason> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(MalformedReason::InvalidTimestamp);
+    }
+    // Only digits remain, so the sole possible error is overflow.
+    s.parse::<i64>()
+        .map_err(|_| MalformedReason::TimestampOutOfRange)
+}
+
+fn verify_with(
+    keys: &[HmacSha256],
+    tolerance: Duration,
+    body: &[u8],
+    header: &str,
+    now: i64,
+) -> Result<VerifiedSignature, VerifyError> {
+    // Pass 1: syntax, the timestamp, and whether usable v1 values exist.
+    let mut t_raw: Option<&str> = None;
+    let mut any_item = false;
+    let mut any_v1 = false;
+    let mut any_valid_v1 = false;
+    for item in items(header) {
+        let (key, value) = item.map_err(VerifyError::Malformed)?;
+        any_item = true;
+        match key {
+            "t" if t_raw.is_some() => {
+                return Err(VerifyError::Malformed(MalformedReason::DuplicateTimestamp));
+            }
+            "t" => t_raw = Some(value),
+            "v1" => {
+                any_v1 = true;
+                any_valid_v1 |= decode_sig(value).is_some();
+            }
+            _ => {}
+        }
+    }
+    if !any_item {
+        return Err(VerifyError::Malformed(MalformedReason::Empty));
+    }
+    let t_raw = t_raw.ok_or(VerifyError::Malformed(MalformedReason::MissingTimestamp))?;
+    let t = parse_timestamp(t_raw).map_err(VerifyError::Malformed)?;
+    if !any_v1 {
+        return Err(VerifyError::NoV1Signature);
+    }
+    if !any_valid_v1 {
+        return Err(VerifyError::Malformed(MalformedReason::InvalidV1));
+    }
+
+    // Pass 2: one MAC per secret, compared against every v1 candidate.
+    let secret_index = keys
+        .iter()
+        .position(|key| {
+            let expected = mac_over(key, t_raw.as_bytes(), body);
+            items(header)
+                .filter_map(Result::ok)
+                .filter(|&(k, _)| k == "v1")
+                .filter_map(|(_, v)| decode_sig(v))
+                .any(|candidate| bool::from(expected[..].ct_eq(&candidate[..])))
+        })
+        .ok_or(VerifyError::SignatureMismatch)?;
+
+    // Timestamp window, in i128 nanoseconds so nothing can overflow.
+    let diff_secs = i128::from(now) - i128::from(t);
+    let tolerance_nanos = i128::try_from(tolerance.as_nanos()).unwrap_or(i128::MAX);
+    let to_u64 = |secs: i128| u64::try_from(secs).unwrap_or(u64::MAX);
+    if diff_secs >= 0 && diff_secs * 1_000_000_000 >= tolerance_nanos {
+        return Err(VerifyError::TooOld {
+            age_secs: to_u64(diff_secs),
+        });
+    }
+    if diff_secs < 0 && -diff_secs * 1_000_000_000 > tolerance_nanos {
+        return Err(VerifyError::TooFarInFuture {
+            ahead_secs: to_u64(-diff_secs),
+        });
+    }
+    Ok(VerifiedSignature {
+        timestamp: t,
+        secret_index,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const VECTOR_T: i64 = 1_636_936_200;
+    const VECTOR_BODY: &[u8] = b"hello !";
+    const VECTOR_SIG: &str = "1b3d69df55f1e52f05224ba94a5162abeb17ef52cd7f4948c390f810d6a87e98";
+
+    fn secret(s: &str) -> WebhookSecret {
+        WebhookSecret::from(s)
+    }
+
+    fn vector_header() -> String {
+        format!("t={VECTOR_T},v1={VECTOR_SIG}")
+    }
+
+    fn malformed(r: MalformedReason) -> Result<VerifiedSignature, VerifyError> {
+        Err(VerifyError::Malformed(r))
+    }
+
+    #[test]
+    fn public_test_vector() {
+        let signer = Signer::new(&secret("secret"));
+        assert_eq!(signer.signature_hex(VECTOR_T, VECTOR_BODY), VECTOR_SIG);
+        assert_eq!(hex_of(&signer.signature(VECTOR_T, VECTOR_BODY)), VECTOR_SIG);
+        assert_eq!(signer.sign(VECTOR_T, VECTOR_BODY), vector_header());
+        let ok = verify(VECTOR_BODY, &vector_header(), &secret("secret"), VECTOR_T).unwrap();
+        assert_eq!(ok.timestamp, VECTOR_T);
+        assert_eq!(ok.secret_index, 0);
+    }
+
+    fn hex_of(b: &[u8]) -> String {
+        let mut s = String::new();
+        push_hex(&mut s, b);
+        s
+    }
+
+    #[test]
+    fn constants() {
+        assert_eq!(SIGNATURE_HEADER, "X-SVC-Signature");
+        assert_eq!(DEFAULT_TOLERANCE, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn uppercase_hex_accepted() {
+        let h = format!("t={VECTOR_T},v1={}", VECTOR_SIG.to_uppercase());
+        assert!(verify(VECTOR_BODY, &h, &secret("secret"), VECTOR_T).is_ok());
+    }
+
+    #[test]
+    fn rotation_matches_last_secret() {
+        let old = Signer::new(&secret("old"));
+        let new = Signer::new(&secret("new"));
+        let t = 1_700_000_000;
+        let body = b"{\"eventId\":\"e\"}";
+        let header = format!(
+            "t={t},v1={},v1={}",
+            new.signature_hex(t, body),
+            old.signature_hex(t, body)
+        );
+        let v = Verifier::new([secret("x"), secret("y"), secret("old")]);
+        let ok = v.verify(body, Some(&header), t).unwrap();
+        assert_eq!(ok.secret_index, 2);
+        let v = Verifier::new([secret("x"), secret("y"), secret("z")]);
+        assert_eq!(
+            v.verify(body, Some(&header), t),
+            Err(VerifyError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn bad_v1_entry_does_not_block_good_one() {
+        let h = format!("t={VECTOR_T},v1=zz,v1={VECTOR_SIG},v1=abc");
+        assert!(verify(VECTOR_BODY, &h, &secret("secret"), VECTOR_T).is_ok());
+    }
+
+    #[test]
+    fn unknown_schemes_ignored() {
+        let v0_only = format!("t={VECTOR_T},v0={VECTOR_SIG}");
+        assert_eq!(
+            verify(VECTOR_BODY, &v0_only, &secret("secret"), VECTOR_T),
+            Err(VerifyError::NoV1Signature)
+        );
+        let v2_only = format!("t={VECTOR_T},v2={VECTOR_SIG}");
+        assert_eq!(
+            verify(VECTOR_BODY, &v2_only, &secret("secret"), VECTOR_T),
+            Err(VerifyError::NoV1Signature)
+        );
+        let mixed = format!("v0=abc,t={VECTOR_T},v2=whatever,v1={VECTOR_SIG},x=1=2");
+        assert!(verify(VECTOR_BODY, &mixed, &secret("secret"), VECTOR_T).is_ok());
+        // Keys are case-sensitive: V1 is an unknown scheme.
+        let upper = format!("t={VECTOR_T},V1={VECTOR_SIG}");
+        assert_eq!(
+            verify(VECTOR_BODY, &upper, &secret("secret"), VECTOR_T),
+            Err(VerifyError::NoV1Signature)
+        );
+    }
+
+    #[test]
+    fn whitespace_and_ordering_variants() {
+        let variants = [
+            format!("v1={VECTOR_SIG},t={VECTOR_T}"),
+            format!("t={VECTOR_T}, v1={VECTOR_SIG}"),
+            format!("  t={VECTOR_T} ,\tv1={VECTOR_SIG}  "),
+            format!("t = {VECTOR_T} , v1 = {VECTOR_SIG}"),
+            format!("v1={VECTOR_SIG}, t={VECTOR_T},"),
+            format!(",t={VECTOR_T},,v1={VECTOR_SIG}"),
+        ];
+        for h in &variants {
+            assert!(
+                verify(VECTOR_BODY, h, &secret("secret"), VECTOR_T).is_ok(),
+                "{h:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn age_boundaries() {
+        let s = secret("secret");
+        let h = vector_header();
+        let at = |age: i64| verify(VECTOR_BODY, &h, &s, VECTOR_T + age);
+        assert!(at(0).is_ok());
+        assert!(at(299).is_ok());
+        assert_eq!(at(300), Err(VerifyError::TooOld { age_secs: 300 }));
+        assert_eq!(at(301), Err(VerifyError::TooOld { age_secs: 301 }));
+        assert!(at(-1).is_ok());
+        assert!(at(-300).is_ok());
+        assert_eq!(
+            at(-301),
+            Err(VerifyError::TooFarInFuture { ahead_secs: 301 })
+        );
+    }
+
+    #[test]
+    fn custom_tolerance() {
+        let v = Verifier::new([secret("secret")]).tolerance(Duration::from_secs(10));
+        let h = vector_header();
+        assert!(v.verify(VECTOR_BODY, Some(&h), VECTOR_T + 9).is_ok());
+        assert_eq!(
+            v.verify(VECTOR_BODY, Some(&h), VECTOR_T + 10),
+            Err(VerifyError::TooOld { age_secs: 10 })
+        );
+        assert!(v.verify(VECTOR_BODY, Some(&h), VECTOR_T - 10).is_ok());
+        assert_eq!(
+            v.verify(VECTOR_BODY, Some(&h), VECTOR_T - 11),
+            Err(VerifyError::TooFarInFuture { ahead_secs: 11 })
+        );
+        let half = Verifier::new([secret("secret")]).tolerance(Duration::from_millis(10_500));
+        assert!(half.verify(VECTOR_BODY, Some(&h), VECTOR_T + 10).is_ok());
+        assert!(half.verify(VECTOR_BODY, Some(&h), VECTOR_T + 11).is_err());
+        let zero = Verifier::new([secret("secret")]).tolerance(Duration::ZERO);
+        assert_eq!(
+            zero.verify(VECTOR_BODY, Some(&h), VECTOR_T),
+            Err(VerifyError::TooOld { age_secs: 0 })
+        );
+        let huge = Verifier::new([secret("secret")]).tolerance(Duration::MAX);
+        assert!(huge.verify(VECTOR_BODY, Some(&h), i64::MAX).is_ok());
+        assert!(huge.verify(VECTOR_BODY, Some(&h), i64::MIN).is_ok());
+    }
+
+    #[test]
+    fn tampered_body_and_wrong_secret() {
+        let h = vector_header();
+        assert_eq!(
+            verify(b"hello!", &h, &secret("secret"), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+        assert_eq!(
+            verify(VECTOR_BODY, &h, &secret("Secret"), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+        // A different t with the same v1 must not verify either.
+        let shifted = format!("t={},v1={VECTOR_SIG}", VECTOR_T + 1);
+        assert_eq!(
+            verify(VECTOR_BODY, &shifted, &secret("secret"), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+        // Leading zeros change the signed string.
+        let padded = format!("t=0{VECTOR_T},v1={VECTOR_SIG}");
+        assert_eq!(
+            verify(VECTOR_BODY, &padded, &secret("secret"), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn stale_forgery_reports_mismatch_not_age() {
+        let h = format!("t=1,v1={}", "0".repeat(64));
+        assert_eq!(
+            verify(b"x", &h, &secret("secret"), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn missing_header_and_no_secrets() {
+        let v = Verifier::new([secret("secret")]);
+        assert_eq!(
+            v.verify(VECTOR_BODY, None, VECTOR_T),
+            Err(VerifyError::MissingHeader)
+        );
+        let empty = Verifier::new(Vec::new());
+        assert_eq!(
+            empty.verify(VECTOR_BODY, Some(&vector_header()), VECTOR_T),
+            Err(VerifyError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn malformed_headers() {
+        use MalformedReason::*;
+        let s = secret("secret");
+        let sig = VECTOR_SIG;
+        let cases: &[(&str, MalformedReason)] = &[
+            ("", Empty),
+            ("   ", Empty),
+            (",", Empty),
+            ("t=", InvalidTimestamp),
+            ("t=abc", InvalidTimestamp),
+            ("t=1,v1=zz", InvalidV1),
+            ("t=1,v1=", InvalidV1),
+            ("garbage", ItemWithoutEquals),
+            ("t=1,v1", ItemWithoutEquals),
+            ("t=99999999999999999999", TimestampOutOfRange),
+            ("t=9223372036854775808", TimestampOutOfRange),
+            ("t=-1", InvalidTimestamp),
+            ("t=+1", InvalidTimestamp),
+            ("t=1 2", InvalidTimestamp),
+            ("t=1.5", InvalidTimestamp),
+            ("t=１", InvalidTimestamp),
+        ];
+        for &(h, reason) in cases {
+            assert_eq!(verify(b"", h, &s, 0), malformed(reason), "{h:?}");
+        }
+        let owned = [
+            (format!("v1={sig}"), MissingTimestamp),
+            (format!("t=1,t=1,v1={sig}"), DuplicateTimestamp),
+            (format!("t=1,v1={sig},t=2"), DuplicateTimestamp),
+            (format!("t=-1636936200,v1={sig}"), InvalidTimestamp),
+            (
+                format!("t=99999999999999999999,v1={sig}"),
+                TimestampOutOfRange,
+            ),
+            (format!("t=1,v1={}", &sig[..63]), InvalidV1),
+            (format!("t=1,v1={sig}0"), InvalidV1),
+        ];
+        for (h, reason) in &owned {
+            assert_eq!(verify(b"", h, &s, 0), malformed(*reason), "{h:?}");
+        }
+    }
+
+    #[test]
+    fn extreme_timestamps_do_not_overflow() {
+        let signer = Signer::new(&secret("k"));
+        let v = Verifier::new([secret("k")]);
+        let h = signer.sign(i64::MAX, b"b");
+        assert_eq!(
+            v.verify(b"b", Some(&h), i64::MIN),
+            Err(VerifyError::TooFarInFuture {
+                ahead_secs: u64::MAX
+            })
+        );
+        let h0 = signer.sign(0, b"b");
+        assert_eq!(
+            v.verify(b"b", Some(&h0), i64::MAX),
+            Err(VerifyError::TooOld {
+                age_secs: i64::MAX as u64
+            })
+        );
+        assert!(v.verify(b"b", Some(&h), i64::MAX).is_ok());
+        // A negative t from the signer is rejected by the verifier.
+        let neg = signer.sign(-5, b"b");
+        assert_eq!(
+            v.verify(b"b", Some(&neg), -5),
+            malformed(MalformedReason::InvalidTimestamp)
+        );
+    }
+
+    #[test]
+    fn debug_and_display_do_not_leak() {
+        let s = secret("topsecretvalue");
+        let signer = Signer::new(&s);
+        let v = Verifier::new([s.clone(), s]);
+        for dbg in [format!("{signer:?}"), format!("{v:?}")] {
+            assert!(!dbg.contains("topsecret"), "{dbg}");
+            assert!(dbg.contains("redacted"), "{dbg}");
+        }
+        assert_eq!(
+            VerifyError::Malformed(MalformedReason::DuplicateTimestamp).to_string(),
+            "malformed X-SVC-Signature header: duplicate 't' item"
+        );
+        assert_eq!(
+            VerifyError::TooOld { age_secs: 300 }.to_string(),
+            "webhook timestamp is too old (300 s)"
+        );
+        let _: &dyn std::error::Error = &VerifyError::SignatureMismatch;
+    }
+
+    #[test]
+    fn system_time_helpers() {
+        assert_eq!(unix_seconds(UNIX_EPOCH), 0);
+        assert_eq!(
+            unix_seconds(UNIX_EPOCH + Duration::from_secs(VECTOR_T as u64)),
+            VECTOR_T
+        );
+        assert_eq!(unix_seconds(UNIX_EPOCH - Duration::from_secs(5)), -5);
+        let s = secret("k");
+        let v = Verifier::new([s.clone()]);
+        let h = Signer::new(&s).sign_now(b"x");
+        assert!(v.verify_now(b"x", Some(&h)).is_ok());
+        let at = UNIX_EPOCH + Duration::from_secs(VECTOR_T as u64 + 1);
+        let v = Verifier::new([secret("secret")]);
+        assert!(v.verify_at(VECTOR_BODY, Some(&vector_header()), at).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn verify_never_panics(header in ".*", body in proptest::collection::vec(any::<u8>(), 0..64), now in any::<i64>()) {
+            let v = Verifier::new([secret("a"), secret("b")]);
+            let _ = v.verify(&body, Some(&header), now);
+        }
+
+        #[test]
+        fn verify_never_panics_on_header_like_input(
+            header in "[tv01 ,=\t-]{0,8}(t=[0-9-]{0,25})?[, ]{0,2}(v1=[0-9a-fA-Fz]{0,66})?[tv012 ,=]{0,8}",
+            now in any::<i64>(),
+        ) {
+            let v = Verifier::new([secret("a")]);
+            let _ = v.verify(b"body", Some(&header), now);
+        }
+
+        #[test]
+        fn sign_verify_round_trip(
+            key in proptest::collection::vec(any::<u8>(), 0..100),
+            body in proptest::collection::vec(any::<u8>(), 0..512),
+            t in 0..=i64::MAX,
+            age in -300i64..300,
+        ) {
+            let s = WebhookSecret::new(key);
+            let header = Signer::new(&s).sign(t, &body);
+            let now = t.saturating_add(age);
+            prop_assume!(now - t == age);
+            let ok = Verifier::new([s.clone()]).verify(&body, Some(&header), now).unwrap();
+            prop_assert_eq!(ok.timestamp, t);
+            prop_assert_eq!(verify(&body, &header, &s, now), Ok(ok));
+        }
+
+        #[test]
+        fn flipped_body_byte_never_verifies(
+            key in proptest::collection::vec(any::<u8>(), 0..64),
+            body in proptest::collection::vec(any::<u8>(), 1..256),
+            idx in any::<prop::sample::Index>(),
+            bit in 0u8..8,
+            t in 0i64..4_000_000_000,
+        ) {
+            let s = WebhookSecret::new(key);
+            let header = Signer::new(&s).sign(t, &body);
+            let mut tampered = body.clone();
+            let i = idx.index(tampered.len());
+            tampered[i] ^= 1 << bit;
+            prop_assert_eq!(
+                verify(&tampered, &header, &s, t),
+                Err(VerifyError::SignatureMismatch)
+            );
+        }
+    }
+}
