@@ -1,1 +1,296 @@
-fn main() {}
+//! The whole service on axum over the embedded defaults.
+//!
+//! ```text
+//! cargo run --example server                      # demo account on 127.0.0.1:8080
+//! cargo run --example server -- --config FILE     # a JSON deployment file
+//! ```
+//!
+//! Once ready it prints exactly one line, `listening on http://HOST:PORT`, on
+//! stdout, and it stops cleanly on SIGINT or SIGTERM.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
+use agentcall::webhook::DeliveryConfig;
+use agentcall::{
+    Account, AgentCall, Api, ApiKey, Guardrails, SimulatedDialer, SimulationConfig,
+    StaticDirectory,
+};
+use serde::Deserialize;
+
+/// The deployment file. Keys are camelCase; a missing optional key takes its
+/// default; an unknown key is an error (it is usually a typo).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Config {
+    #[serde(default = "default_listen")]
+    listen: String,
+    accounts: Vec<AccountConfig>,
+    #[serde(default)]
+    allow_insecure_loopback_webhooks: bool,
+    #[serde(default)]
+    simulation: SimulationFile,
+    /// Delay before each webhook attempt, in ms (the documented schedule when absent).
+    #[serde(default)]
+    webhook_retry_schedule_ms: Option<Vec<u64>>,
+    /// Per-attempt webhook timeout, in ms (15 000 when absent).
+    #[serde(default)]
+    webhook_timeout_ms: Option<u64>,
+    /// Extra IRSF prefixes to block, on top of the shipped list.
+    #[serde(default)]
+    irsf_prefixes: Vec<String>,
+    /// Narrower destination allowlist (region ids).
+    #[serde(default)]
+    allowed_regions: Option<Vec<String>>,
+    /// Base of recording URLs (defaults to the listening address).
+    #[serde(default)]
+    base_url: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AccountConfig {
+    id: String,
+    api_keys: Vec<String>,
+    #[serde(default)]
+    numbers: Vec<String>,
+    #[serde(default)]
+    default_caller_id: Option<String>,
+    #[serde(default = "default_calls_per_minute")]
+    calls_per_minute: u32,
+    #[serde(default = "default_minute_cap")]
+    minute_cap: u64,
+    webhook_secret: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SimulationFile {
+    #[serde(default = "default_ring_ms")]
+    ring_ms: u64,
+    #[serde(default = "default_talk_ms")]
+    talk_ms: u64,
+}
+
+impl Default for SimulationFile {
+    fn default() -> Self {
+        Self { ring_ms: default_ring_ms(), talk_ms: default_talk_ms() }
+    }
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:8080".into()
+}
+fn default_calls_per_minute() -> u32 {
+    60
+}
+fn default_minute_cap() -> u64 {
+    1_000
+}
+fn default_ring_ms() -> u64 {
+    1_500
+}
+fn default_talk_ms() -> u64 {
+    4_000
+}
+
+fn demo_config() -> (Config, String) {
+    let key = format!("key_demo_{}", &uuid_like()[..16]);
+    let config = Config {
+        listen: default_listen(),
+        accounts: vec![AccountConfig {
+            id: "acct_demo".into(),
+            api_keys: vec![key.clone()],
+            numbers: vec!["+14155550100".into()],
+            default_caller_id: Some("+14155550100".into()),
+            calls_per_minute: default_calls_per_minute(),
+            minute_cap: default_minute_cap(),
+            webhook_secret: "whsec_demo".into(),
+        }],
+        allow_insecure_loopback_webhooks: false,
+        simulation: SimulationFile::default(),
+        webhook_retry_schedule_ms: None,
+        webhook_timeout_ms: None,
+        irsf_prefixes: Vec::new(),
+        allowed_regions: None,
+        base_url: None,
+    };
+    (config, key)
+}
+
+/// A random hex string for the demo key.
+fn uuid_like() -> String {
+    agentcall::CallId::generate().as_str().trim_start_matches("call_").to_owned()
+}
+
+fn load_config(path: &str) -> Result<Config, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let config: Config = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    check_config(&config).map_err(|e| format!("{path}: {e}"))?;
+    Ok(config)
+}
+
+fn check_config(config: &Config) -> Result<(), String> {
+    config.listen.parse::<SocketAddr>().map_err(|e| format!("listen {:?}: {e}", config.listen))?;
+    if config.accounts.is_empty() {
+        return Err("accounts: at least one account is needed".into());
+    }
+    let mut keys = std::collections::HashSet::new();
+    for (index, account) in config.accounts.iter().enumerate() {
+        let at = format!("accounts[{index}]");
+        account.id.parse::<agentcall::AccountId>().map_err(|e| format!("{at}.id: {e}"))?;
+        if account.api_keys.is_empty() {
+            return Err(format!("{at}.apiKeys: at least one key is needed"));
+        }
+        for key in &account.api_keys {
+            if key.trim().is_empty() || key.chars().any(char::is_whitespace) {
+                return Err(format!("{at}.apiKeys: keys must be non-empty without whitespace"));
+            }
+            if !keys.insert(key) {
+                return Err(format!("{at}.apiKeys: a key is used twice"));
+            }
+        }
+        for number in account.numbers.iter().chain(&account.default_caller_id) {
+            if !is_strict_e164(number) {
+                return Err(format!("{at}: {number:?} is not an E.164 number"));
+            }
+        }
+        if account.webhook_secret.is_empty() {
+            return Err(format!("{at}.webhookSecret: must not be empty"));
+        }
+    }
+    if config.webhook_retry_schedule_ms.as_ref().is_some_and(Vec::is_empty) {
+        return Err("webhookRetryScheduleMs: at least one attempt is needed".into());
+    }
+    if config.webhook_timeout_ms == Some(0) {
+        return Err("webhookTimeoutMs: must be positive".into());
+    }
+    Ok(())
+}
+
+fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String> {
+    let mut directory = StaticDirectory::new();
+    for entry in &config.accounts {
+        let id = entry.id.parse().map_err(|e| format!("account id: {e}"))?;
+        let mut account = Account::new(id, entry.webhook_secret.as_str().into());
+        account.numbers = entry.numbers.clone();
+        account.default_caller_id = entry.default_caller_id.clone();
+        account.calls_per_minute = entry.calls_per_minute;
+        account.minute_cap = entry.minute_cap;
+        directory = directory.with_account(account, entry.api_keys.iter().map(ApiKey::new));
+    }
+    let mut guardrails = GuardrailConfig {
+        allow_insecure_loopback_webhooks: config.allow_insecure_loopback_webhooks,
+        ..GuardrailConfig::default()
+    };
+    let mut irsf = PrefixSet::shipped_irsf();
+    for prefix in &config.irsf_prefixes {
+        irsf.insert(prefix).map_err(|e| format!("irsfPrefixes: {e}"))?;
+    }
+    guardrails.irsf_prefixes = irsf;
+    if let Some(regions) = &config.allowed_regions {
+        guardrails.allowed_regions = regions.iter().cloned().collect();
+    }
+    let mut delivery = DeliveryConfig::default();
+    if let Some(schedule) = &config.webhook_retry_schedule_ms {
+        delivery.schedule = schedule.iter().map(|ms| Duration::from_millis(*ms)).collect();
+    }
+    if let Some(timeout) = config.webhook_timeout_ms {
+        delivery.timeout = Duration::from_millis(timeout);
+    }
+    let simulation = SimulationConfig {
+        ring: Duration::from_millis(config.simulation.ring_ms),
+        talk: Duration::from_millis(config.simulation.talk_ms),
+    };
+    AgentCall::builder()
+        .directory(Arc::new(directory))
+        .dialer(Arc::new(SimulatedDialer::new(simulation)))
+        .guardrails(Guardrails::new(guardrails))
+        .delivery(delivery)
+        .base_url(config.base_url.clone().unwrap_or(base_url))
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (config, demo_key) = match args.as_slice() {
+        [] => {
+            let (config, key) = demo_config();
+            (config, Some(key))
+        }
+        [flag, path] if flag == "--config" => (load_config(path)?, None),
+        [flag] if flag == "--help" || flag == "-h" => {
+            println!("usage: server [--config FILE]");
+            return Ok(());
+        }
+        _ => return Err("usage: server [--config FILE]".into()),
+    };
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let base_url = format!("http://{address}");
+    let service = build_service(&config, base_url.clone())?;
+    let app = axum::Router::new().fallback_service(Api::new(service.clone()));
+
+    if let Some(key) = demo_key {
+        eprintln!("demo API key: {key}");
+        eprintln!(
+            "try: curl -s -X POST {base_url}/v1/agent/calls -H 'Authorization: Bearer {key}' \
+             -H 'Content-Type: application/json' \
+             -d '{{\"to\":\"+14155550125\",\"objective\":\"Confirm the delivery window\"}}'"
+        );
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on {base_url}").and_then(|_| stdout.flush()).map_err(|e| e.to_string())?;
+    drop(stdout);
+
+    axum::serve(listener, app)
+        .with_graceful_shutdown(stop_signal())
+        .await
+        .map_err(|e| format!("server error: {e}"))?;
+    service.shutdown(Duration::from_secs(10)).await;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -193,7 +193,7 @@ fn conversation(request: &DialRequest) -> Vec<String> {
     for (index, field) in request.fields.iter().enumerate() {
         let pick = seed.wrapping_add(index as u64 * 7919);
         lines.push(format!("Agent: {}", question(field)));
-        lines.push(format!("Recipient: {}", answer(field.field_type, pick)));
+        lines.push(format!("Recipient: {}", answer(field, pick)));
     }
     lines.push("Agent: Thank you, that's everything I needed. Have a great day.".to_owned());
     lines.push("Recipient: You too, bye.".to_owned());
@@ -207,29 +207,44 @@ fn question(field: &FieldDefinition) -> String {
         }
         _ => field.name.replace(['_', '-'], " "),
     };
+    const QUESTION_WORDS: [&str; 8] = ["whether", "how", "what", "which", "when", "where", "who", "if"];
+    let first_word = topic.split_whitespace().next().unwrap_or_default();
+    if QUESTION_WORDS.contains(&first_word) {
+        return format!("Could you tell me {topic}?");
+    }
     match field.field_type {
-        FieldType::Boolean if topic.starts_with("whether") => format!("Could you tell me {topic}?"),
         FieldType::Boolean => format!("Could you confirm {topic}?"),
         FieldType::Number => format!("Could you tell me the {topic}? What number should I note?"),
         FieldType::String => format!("Could you tell me the {topic}?"),
     }
 }
 
-fn answer(field_type: FieldType, pick: u64) -> String {
-    const WORDS: [&str; 6] = [
-        "Tuesday",
-        "Jordan Reyes",
-        "Blue Cross",
-        "the side entrance",
-        "Maple Street",
-        "email",
-    ];
-    match field_type {
+/// An answer of the field's type; strings fit the topic where a keyword allows.
+fn answer(field: &FieldDefinition, pick: u64) -> String {
+    match field.field_type {
         FieldType::Boolean if pick % 3 == 0 => "No, not at all.".to_owned(),
         FieldType::Boolean => "Yes, that's right.".to_owned(),
         FieldType::Number => format!("That would be {}.", 2 + pick % 9),
-        FieldType::String => format!("It's {}.", WORDS[(pick % WORDS.len() as u64) as usize]),
+        FieldType::String => format!("It's {}.", string_answer(field)),
     }
+}
+
+fn string_answer(field: &FieldDefinition) -> &'static str {
+    const TOPICS: [(&[&str], &str); 7] = [
+        (&["day", "date"], "Tuesday"),
+        (&["email"], "jordan.reyes@example.com"),
+        (&["name", "who", "contact", "person"], "Jordan Reyes"),
+        (&["insurance", "provider", "company", "brand", "carrier"], "Blue Cross"),
+        (&["address", "street", "location", "where"], "42 Maple Street"),
+        (&["time", "hour", "when"], "3 pm"),
+        (&["color", "colour"], "blue"),
+    ];
+    let text = format!("{} {}", field.name, field.description.as_deref().unwrap_or_default()).to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
+    TOPICS
+        .iter()
+        .find(|(keys, _)| keys.iter().any(|k| words.contains(k)))
+        .map_or("the standard option", |(_, value)| value)
 }
 
 fn lowercase_first(text: &str) -> String {
