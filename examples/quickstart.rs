@@ -27,13 +27,23 @@ struct PrintingReceiver {
 impl Notifier for PrintingReceiver {
     async fn send(&self, request: WebhookRequest) -> Result<WebhookResponse, NotifyError> {
         let now = chrono::Utc::now().timestamp();
-        if self.verifier.verify(&request.body, Some(&request.signature), now).is_err() {
-            return Ok(WebhookResponse { status: 400, retry_after: None });
+        if self
+            .verifier
+            .verify(&request.body, Some(&request.signature), now)
+            .is_err()
+        {
+            return Ok(WebhookResponse {
+                status: 400,
+                retry_after: None,
+            });
         }
         let event: serde_json::Value = serde_json::from_slice(&request.body).expect("JSON body");
         println!("webhook event (signature verified):\n{}\n", pretty(&event));
         self.events.lock().unwrap().push(event);
-        Ok(WebhookResponse { status: 204, retry_after: None })
+        Ok(WebhookResponse {
+            status: 204,
+            retry_after: None,
+        })
     }
 }
 
@@ -54,7 +64,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         events: Mutex::new(Vec::new()),
     });
     let service = AgentCall::builder()
-        .directory(Arc::new(StaticDirectory::new().with_account(account, [key.clone()])))
+        .directory(Arc::new(
+            StaticDirectory::new().with_account(account, [key.clone()]),
+        ))
         .dialer(Arc::new(SimulatedDialer::new(SimulationConfig {
             ring: Duration::from_millis(300),
             talk: Duration::from_millis(1_200),

@@ -16,8 +16,7 @@ use std::time::Duration;
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
-    Account, AgentCall, Api, ApiKey, Guardrails, SimulatedDialer, SimulationConfig,
-    StaticDirectory,
+    Account, AgentCall, Api, ApiKey, Guardrails, SimulatedDialer, SimulationConfig, StaticDirectory,
 };
 use serde::Deserialize;
 
@@ -77,7 +76,10 @@ struct SimulationFile {
 
 impl Default for SimulationFile {
     fn default() -> Self {
-        Self { ring_ms: default_ring_ms(), talk_ms: default_talk_ms() }
+        Self {
+            ring_ms: default_ring_ms(),
+            talk_ms: default_talk_ms(),
+        }
     }
 }
 
@@ -123,7 +125,10 @@ fn demo_config() -> (Config, String) {
 
 /// A random hex string for the demo key.
 fn uuid_like() -> String {
-    agentcall::CallId::generate().as_str().trim_start_matches("call_").to_owned()
+    agentcall::CallId::generate()
+        .as_str()
+        .trim_start_matches("call_")
+        .to_owned()
 }
 
 fn load_config(path: &str) -> Result<Config, String> {
@@ -134,20 +139,28 @@ fn load_config(path: &str) -> Result<Config, String> {
 }
 
 fn check_config(config: &Config) -> Result<(), String> {
-    config.listen.parse::<SocketAddr>().map_err(|e| format!("listen {:?}: {e}", config.listen))?;
+    config
+        .listen
+        .parse::<SocketAddr>()
+        .map_err(|e| format!("listen {:?}: {e}", config.listen))?;
     if config.accounts.is_empty() {
         return Err("accounts: at least one account is needed".into());
     }
     let mut keys = std::collections::HashSet::new();
     for (index, account) in config.accounts.iter().enumerate() {
         let at = format!("accounts[{index}]");
-        account.id.parse::<agentcall::AccountId>().map_err(|e| format!("{at}.id: {e}"))?;
+        account
+            .id
+            .parse::<agentcall::AccountId>()
+            .map_err(|e| format!("{at}.id: {e}"))?;
         if account.api_keys.is_empty() {
             return Err(format!("{at}.apiKeys: at least one key is needed"));
         }
         for key in &account.api_keys {
             if key.trim().is_empty() || key.chars().any(char::is_whitespace) {
-                return Err(format!("{at}.apiKeys: keys must be non-empty without whitespace"));
+                return Err(format!(
+                    "{at}.apiKeys: keys must be non-empty without whitespace"
+                ));
             }
             if !keys.insert(key) {
                 return Err(format!("{at}.apiKeys: a key is used twice"));
@@ -162,7 +175,11 @@ fn check_config(config: &Config) -> Result<(), String> {
             return Err(format!("{at}.webhookSecret: must not be empty"));
         }
     }
-    if config.webhook_retry_schedule_ms.as_ref().is_some_and(Vec::is_empty) {
+    if config
+        .webhook_retry_schedule_ms
+        .as_ref()
+        .is_some_and(Vec::is_empty)
+    {
         return Err("webhookRetryScheduleMs: at least one attempt is needed".into());
     }
     if config.webhook_timeout_ms == Some(0) {
@@ -188,7 +205,8 @@ fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String>
     };
     let mut irsf = PrefixSet::shipped_irsf();
     for prefix in &config.irsf_prefixes {
-        irsf.insert(prefix).map_err(|e| format!("irsfPrefixes: {e}"))?;
+        irsf.insert(prefix)
+            .map_err(|e| format!("irsfPrefixes: {e}"))?;
     }
     guardrails.irsf_prefixes = irsf;
     if let Some(regions) = &config.allowed_regions {
@@ -196,7 +214,10 @@ fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String>
     }
     let mut delivery = DeliveryConfig::default();
     if let Some(schedule) = &config.webhook_retry_schedule_ms {
-        delivery.schedule = schedule.iter().map(|ms| Duration::from_millis(*ms)).collect();
+        delivery.schedule = schedule
+            .iter()
+            .map(|ms| Duration::from_millis(*ms))
+            .collect();
     }
     if let Some(timeout) = config.webhook_timeout_ms {
         delivery.timeout = Duration::from_millis(timeout);
@@ -267,7 +288,9 @@ async fn run() -> Result<(), String> {
         );
     }
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "listening on {base_url}").and_then(|_| stdout.flush()).map_err(|e| e.to_string())?;
+    writeln!(stdout, "listening on {base_url}")
+        .and_then(|_| stdout.flush())
+        .map_err(|e| e.to_string())?;
     drop(stdout);
 
     axum::serve(listener, app)

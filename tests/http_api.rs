@@ -34,12 +34,22 @@ fn with(mut body: Value, key: &str, value: Value) -> Value {
 async fn token_of(api: &Api, request: Request<String>) -> (StatusCode, String) {
     let (status, headers, bytes) = send(api, request).await;
     assert_eq!(headers["content-type"], "application/json");
-    (status, json(&bytes)["error"].as_str().unwrap_or_default().to_owned())
+    (
+        status,
+        json(&bytes)["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
 }
 
 async fn rejects(api: &Api, body: Value, status: u16, token: &str) {
     let (got_status, got_token) = token_of(api, post(Some(KEY_A1), body.to_string())).await;
-    assert_eq!((got_status.as_u16(), got_token.as_str()), (status, token), "body {body}");
+    assert_eq!(
+        (got_status.as_u16(), got_token.as_str()),
+        (status, token),
+        "body {body}"
+    );
 }
 
 #[tokio::test]
@@ -47,11 +57,23 @@ async fn missing_wrong_or_unknown_keys_are_unauthorized() {
     let api = api();
     let cases = [
         Request::get("/v1/agent/calls").body(String::new()).unwrap(),
-        Request::get("/v1/agent/calls").header("authorization", "Basic a2V5").body(String::new()).unwrap(),
-        Request::get("/v1/agent/calls").header("authorization", "Bearer").body(String::new()).unwrap(),
-        Request::get("/v1/agent/calls").header("authorization", "Bearer nope").body(String::new()).unwrap(),
+        Request::get("/v1/agent/calls")
+            .header("authorization", "Basic a2V5")
+            .body(String::new())
+            .unwrap(),
+        Request::get("/v1/agent/calls")
+            .header("authorization", "Bearer")
+            .body(String::new())
+            .unwrap(),
+        Request::get("/v1/agent/calls")
+            .header("authorization", "Bearer nope")
+            .body(String::new())
+            .unwrap(),
         post(None, valid().to_string()),
-        get(Some("key_a1x"), "/v1/agent/calls/call_00000000000000000000000000000000/recording"),
+        get(
+            Some("key_a1x"),
+            "/v1/agent/calls/call_00000000000000000000000000000000/recording",
+        ),
     ];
     for request in cases {
         let (status, headers, bytes) = send(&api, request).await;
@@ -64,37 +86,136 @@ async fn missing_wrong_or_unknown_keys_are_unauthorized() {
 #[tokio::test]
 async fn routes_methods_and_bodies_are_checked() {
     let api = api();
-    for path in ["/", "/v1", "/v1/agent", "/v1/agent/callsx", "/v1/agent/calls/abc/transcript", "/v2/agent/calls"] {
-        assert_eq!(token_of(&api, get(Some(KEY_A1), path)).await, (StatusCode::NOT_FOUND, "not_found".into()), "{path}");
+    for path in [
+        "/",
+        "/v1",
+        "/v1/agent",
+        "/v1/agent/callsx",
+        "/v1/agent/calls/abc/transcript",
+        "/v2/agent/calls",
+    ] {
+        assert_eq!(
+            token_of(&api, get(Some(KEY_A1), path)).await,
+            (StatusCode::NOT_FOUND, "not_found".into()),
+            "{path}"
+        );
     }
-    let (status, headers, _) = send(&api, Request::delete("/v1/agent/calls").body(String::new()).unwrap()).await;
-    assert_eq!((status, &headers["allow"]), (StatusCode::METHOD_NOT_ALLOWED, &"GET, POST".parse().unwrap()));
-    let (status, headers, bytes) = send(&api, Request::put("/v1/agent/calls/call_x").body(String::new()).unwrap()).await;
-    assert_eq!((status, &headers["allow"]), (StatusCode::METHOD_NOT_ALLOWED, &"GET".parse().unwrap()));
+    let (status, headers, _) = send(
+        &api,
+        Request::delete("/v1/agent/calls")
+            .body(String::new())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, &headers["allow"]),
+        (
+            StatusCode::METHOD_NOT_ALLOWED,
+            &"GET, POST".parse().unwrap()
+        )
+    );
+    let (status, headers, bytes) = send(
+        &api,
+        Request::put("/v1/agent/calls/call_x")
+            .body(String::new())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, &headers["allow"]),
+        (StatusCode::METHOD_NOT_ALLOWED, &"GET".parse().unwrap())
+    );
     assert_eq!(json(&bytes)["error"], "method_not_allowed");
 
     for body in ["{", "[]", "\"to\"", "null", "", "{\"to\": \"+1\",}"] {
-        assert_eq!(token_of(&api, post(Some(KEY_A1), body)).await, (StatusCode::BAD_REQUEST, "invalid_json".into()), "{body:?}");
+        assert_eq!(
+            token_of(&api, post(Some(KEY_A1), body)).await,
+            (StatusCode::BAD_REQUEST, "invalid_json".into()),
+            "{body:?}"
+        );
     }
-    let huge = format!("{{\"to\":\"+14155550123\",\"objective\":\"x\",\"context\":\"{}\"}}", "a".repeat(70_000));
-    assert_eq!(token_of(&api, post(Some(KEY_A1), huge)).await, (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large".into()));
+    let huge = format!(
+        "{{\"to\":\"+14155550123\",\"objective\":\"x\",\"context\":\"{}\"}}",
+        "a".repeat(70_000)
+    );
+    assert_eq!(
+        token_of(&api, post(Some(KEY_A1), huge)).await,
+        (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large".into())
+    );
 }
 
 #[tokio::test]
 async fn each_validation_token_has_its_case() {
     let api = api();
     rejects(&api, json!({"objective": "x"}), 400, "to_required").await;
-    rejects(&api, json!({"to": null, "objective": "x"}), 400, "to_required").await;
-    rejects(&api, json!({"to": "+14155550123"}), 400, "objective_required").await;
-    rejects(&api, with(valid(), "objective", json!("   ")), 400, "objective_required").await;
-    rejects(&api, with(valid(), "objective", json!(42)), 400, "objective_required").await;
-    rejects(&api, with(valid(), "objective", json!("o".repeat(2_001))), 400, "objective_too_long").await;
-    for to in ["+1 (415) 555-0123", "+14155550123x", "0014155550123", " +14155550123", "tel:+14155550123", "+97233142764978", "+4407400123456", "+112015550123"] {
+    rejects(
+        &api,
+        json!({"to": null, "objective": "x"}),
+        400,
+        "to_required",
+    )
+    .await;
+    rejects(
+        &api,
+        json!({"to": "+14155550123"}),
+        400,
+        "objective_required",
+    )
+    .await;
+    rejects(
+        &api,
+        with(valid(), "objective", json!("   ")),
+        400,
+        "objective_required",
+    )
+    .await;
+    rejects(
+        &api,
+        with(valid(), "objective", json!(42)),
+        400,
+        "objective_required",
+    )
+    .await;
+    rejects(
+        &api,
+        with(valid(), "objective", json!("o".repeat(2_001))),
+        400,
+        "objective_too_long",
+    )
+    .await;
+    for to in [
+        "+1 (415) 555-0123",
+        "+14155550123x",
+        "0014155550123",
+        " +14155550123",
+        "tel:+14155550123",
+        "+97233142764978",
+        "+4407400123456",
+        "+112015550123",
+    ] {
         rejects(&api, with(valid(), "to", json!(to)), 400, "invalid_number").await;
     }
-    rejects(&api, with(valid(), "to", json!(14155550123u64)), 400, "invalid_number").await;
-    rejects(&api, with(valid(), "context", json!({"a": 1})), 400, "invalid_context").await;
-    rejects(&api, with(valid(), "context", json!("c".repeat(10_001))), 400, "context_too_long").await;
+    rejects(
+        &api,
+        with(valid(), "to", json!(14155550123u64)),
+        400,
+        "invalid_number",
+    )
+    .await;
+    rejects(
+        &api,
+        with(valid(), "context", json!({"a": 1})),
+        400,
+        "invalid_context",
+    )
+    .await;
+    rejects(
+        &api,
+        with(valid(), "context", json!("c".repeat(10_001))),
+        400,
+        "context_too_long",
+    )
+    .await;
     let too_many: Vec<Value> = (0..21).map(|i| json!({"name": format!("f{i}")})).collect();
     for fields in [
         json!("name"),
@@ -108,15 +229,56 @@ async fn each_validation_token_has_its_case() {
     ] {
         rejects(&api, with(valid(), "fields", fields), 400, "invalid_fields").await;
     }
-    for caller in [json!(14155550100u64), json!("4155550100"), json!("+1 415 555 0100")] {
-        rejects(&api, with(valid(), "callerId", caller), 400, "invalid_caller_id").await;
+    for caller in [
+        json!(14155550100u64),
+        json!("4155550100"),
+        json!("+1 415 555 0100"),
+    ] {
+        rejects(
+            &api,
+            with(valid(), "callerId", caller),
+            400,
+            "invalid_caller_id",
+        )
+        .await;
     }
-    for url in [json!("http://example.com/h"), json!("ftp://example.com"), json!("not a url"), json!(5), json!("https://")] {
-        rejects(&api, with(valid(), "webhookUrl", url), 400, "invalid_webhook_url").await;
+    for url in [
+        json!("http://example.com/h"),
+        json!("ftp://example.com"),
+        json!("not a url"),
+        json!(5),
+        json!("https://"),
+    ] {
+        rejects(
+            &api,
+            with(valid(), "webhookUrl", url),
+            400,
+            "invalid_webhook_url",
+        )
+        .await;
     }
-    rejects(&api, with(valid(), "callerId", json!("+14155550111")), 400, "caller_id_not_owned").await;
-    for blocked in ["+33142685300", "+18762345678", "+19002345678", "+14159761234", "+881612345678", "+447012345678"] {
-        rejects(&api, with(valid(), "to", json!(blocked)), 400, "destination_blocked").await;
+    rejects(
+        &api,
+        with(valid(), "callerId", json!("+14155550111")),
+        400,
+        "caller_id_not_owned",
+    )
+    .await;
+    for blocked in [
+        "+33142685300",
+        "+18762345678",
+        "+19002345678",
+        "+14159761234",
+        "+881612345678",
+        "+447012345678",
+    ] {
+        rejects(
+            &api,
+            with(valid(), "to", json!(blocked)),
+            400,
+            "destination_blocked",
+        )
+        .await;
     }
 }
 
@@ -126,12 +288,30 @@ async fn two_broken_rules_report_the_earlier_one() {
     let order = [
         ("to_required", json!({"objective": null, "context": 5})),
         ("objective_required", json!({"to": "garbage", "context": 5})),
-        ("invalid_number", json!({"to": "+1415", "objective": "x", "context": 5})),
-        ("invalid_context", json!({"to": "+14155550123", "objective": "x", "context": 5, "fields": 3})),
-        ("invalid_fields", json!({"to": "+14155550123", "objective": "x", "fields": 3, "callerId": 7})),
-        ("invalid_caller_id", json!({"to": "+14155550123", "objective": "x", "callerId": 7, "webhookUrl": "http://x"})),
-        ("invalid_webhook_url", json!({"to": "+33142685300", "objective": "x", "webhookUrl": "http://x"})),
-        ("destination_blocked", json!({"to": "+33142685300", "objective": "x", "callerId": "+14155550111"})),
+        (
+            "invalid_number",
+            json!({"to": "+1415", "objective": "x", "context": 5}),
+        ),
+        (
+            "invalid_context",
+            json!({"to": "+14155550123", "objective": "x", "context": 5, "fields": 3}),
+        ),
+        (
+            "invalid_fields",
+            json!({"to": "+14155550123", "objective": "x", "fields": 3, "callerId": 7}),
+        ),
+        (
+            "invalid_caller_id",
+            json!({"to": "+14155550123", "objective": "x", "callerId": 7, "webhookUrl": "http://x"}),
+        ),
+        (
+            "invalid_webhook_url",
+            json!({"to": "+33142685300", "objective": "x", "webhookUrl": "http://x"}),
+        ),
+        (
+            "destination_blocked",
+            json!({"to": "+33142685300", "objective": "x", "callerId": "+14155550111"}),
+        ),
     ];
     for (token, body) in order {
         rejects(&api, body, 400, token).await;
@@ -146,7 +326,10 @@ async fn accepted_placements_answer_201_with_location() {
     let body = json(&bytes);
     assert_eq!(body["status"], "queued");
     let id = body["callId"].as_str().unwrap();
-    assert_eq!(headers["location"], format!("/v1/agent/calls/{id}").as_str());
+    assert_eq!(
+        headers["location"],
+        format!("/v1/agent/calls/{id}").as_str()
+    );
     assert_eq!(body.as_object().unwrap().len(), 2);
     // Unknown keys are ignored; explicit nulls count as absent.
     let extra = json!({"to": "+14155550123", "objective": "x", "voice": "alloy", "context": null, "fields": null, "callerId": null, "webhookUrl": null});
@@ -157,16 +340,28 @@ async fn accepted_placements_answer_201_with_location() {
 async fn rate_limit_answers_429_with_retry_after_and_rejections_cost_nothing() {
     let mut account = account_a();
     account.calls_per_minute = 3;
-    let service = builder().directory(Arc::new(directory_with(account, account_b()))).build().unwrap();
+    let service = builder()
+        .directory(Arc::new(directory_with(account, account_b())))
+        .build()
+        .unwrap();
     let api = Api::new(service);
     for _ in 0..10 {
-        rejects(&api, with(valid(), "to", json!("+33142685300")), 400, "destination_blocked").await;
+        rejects(
+            &api,
+            with(valid(), "to", json!("+33142685300")),
+            400,
+            "destination_blocked",
+        )
+        .await;
     }
     for _ in 0..3 {
         place(&api, KEY_A1, valid()).await;
     }
     let (status, headers, bytes) = send(&api, post(Some(KEY_A1), valid().to_string())).await;
-    assert_eq!((status, json(&bytes)["error"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited")));
+    assert_eq!(
+        (status, json(&bytes)["error"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited"))
+    );
     let retry_after: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry_after), "{retry_after}");
     // The limit is per key: the account's other key still has budget.
@@ -177,7 +372,10 @@ async fn rate_limit_answers_429_with_retry_after_and_rejections_cost_nothing() {
 async fn minute_cap_answers_429_over_minute_cap() {
     let mut account = account_a();
     account.minute_cap = 25; // two calls reserve 10 each, a third 5, then nothing is left
-    let service = builder().directory(Arc::new(directory_with(account, account_b()))).build().unwrap();
+    let service = builder()
+        .directory(Arc::new(directory_with(account, account_b())))
+        .build()
+        .unwrap();
     let api = Api::new(service);
     for _ in 0..3 {
         place(&api, KEY_A1, valid()).await;
@@ -206,7 +404,10 @@ async fn a_carrier_that_cannot_start_gives_502_and_a_failed_record() {
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
     let calls = json(&bytes)["calls"].as_array().unwrap().clone();
     assert_eq!(calls.len(), 1);
-    assert_eq!((calls[0]["status"].as_str(), calls[0]["error"].as_str()), (Some("failed"), Some("placement_failed")));
+    assert_eq!(
+        (calls[0]["status"].as_str(), calls[0]["error"].as_str()),
+        (Some("failed"), Some("placement_failed"))
+    );
 }
 
 /// A store whose backend is down: every operation fails as unavailable.
@@ -244,10 +445,20 @@ impl CallStore for UnavailableStore {
 
 #[async_trait::async_trait]
 impl EventOutbox for UnavailableStore {
-    async fn claim_due(&self, now: DateTime<Utc>, limit: usize, lease: std::time::Duration) -> Result<Vec<PendingDelivery>, StoreError> {
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
         self.0.claim_due(now, limit, lease).await
     }
-    async fn record_attempt(&self, id: &str, now: DateTime<Utc>, outcome: AttemptOutcome) -> Result<(), StoreError> {
+    async fn record_attempt(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError> {
         self.0.record_attempt(id, now, outcome).await
     }
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
@@ -263,10 +474,16 @@ impl EventOutbox for UnavailableStore {
 
 #[tokio::test]
 async fn store_failures_answer_503_store_error() {
-    let service = builder().store(Arc::new(UnavailableStore::default())).build().unwrap();
+    let service = builder()
+        .store(Arc::new(UnavailableStore::default()))
+        .build()
+        .unwrap();
     let api = Api::new(service);
     rejects(&api, valid(), 503, "store_error").await;
-    assert_eq!(token_of(&api, get(Some(KEY_A1), "/v1/agent/calls")).await, (StatusCode::SERVICE_UNAVAILABLE, "store_error".into()));
+    assert_eq!(
+        token_of(&api, get(Some(KEY_A1), "/v1/agent/calls")).await,
+        (StatusCode::SERVICE_UNAVAILABLE, "store_error".into())
+    );
     // The failed placement consumed no rate-limit budget or minutes: nothing to observe here
     // beyond the answer, but the same requests succeed on a healthy store.
 }
@@ -276,27 +493,72 @@ async fn keys_see_only_their_own_calls() {
     let api = api();
     let mine = place(&api, KEY_A1, valid()).await;
     let same_account = place(&api, KEY_A2, valid()).await;
-    let other_account = place(&api, KEY_B, json!({"to": "+14155550126", "objective": "B's call"})).await;
+    let other_account = place(
+        &api,
+        KEY_B,
+        json!({"to": "+14155550126", "objective": "B's call"}),
+    )
+    .await;
     for id in [&mine, &same_account, &other_account] {
-        wait_terminal(&api, if *id == mine { KEY_A1 } else if *id == same_account { KEY_A2 } else { KEY_B }, id).await;
+        wait_terminal(
+            &api,
+            if *id == mine {
+                KEY_A1
+            } else if *id == same_account {
+                KEY_A2
+            } else {
+                KEY_B
+            },
+            id,
+        )
+        .await;
     }
-    for (key, own, foreign) in [(KEY_A1, &mine, [&same_account, &other_account]), (KEY_A2, &same_account, [&mine, &other_account]), (KEY_B, &other_account, [&mine, &same_account])] {
+    for (key, own, foreign) in [
+        (KEY_A1, &mine, [&same_account, &other_account]),
+        (KEY_A2, &same_account, [&mine, &other_account]),
+        (KEY_B, &other_account, [&mine, &same_account]),
+    ] {
         let (status, _, _) = send(&api, get(Some(key), &format!("/v1/agent/calls/{own}"))).await;
         assert_eq!(status, StatusCode::OK);
-        let (status, headers, _) = send(&api, get(Some(key), &format!("/v1/agent/calls/{own}/recording"))).await;
-        assert_eq!((status, &headers["content-type"]), (StatusCode::OK, &"audio/wav".parse().unwrap()));
+        let (status, headers, _) = send(
+            &api,
+            get(Some(key), &format!("/v1/agent/calls/{own}/recording")),
+        )
+        .await;
+        assert_eq!(
+            (status, &headers["content-type"]),
+            (StatusCode::OK, &"audio/wav".parse().unwrap())
+        );
         for id in foreign {
-            for path in [format!("/v1/agent/calls/{id}"), format!("/v1/agent/calls/{id}/recording")] {
-                assert_eq!(token_of(&api, get(Some(key), &path)).await, (StatusCode::NOT_FOUND, "not_found".into()));
+            for path in [
+                format!("/v1/agent/calls/{id}"),
+                format!("/v1/agent/calls/{id}/recording"),
+            ] {
+                assert_eq!(
+                    token_of(&api, get(Some(key), &path)).await,
+                    (StatusCode::NOT_FOUND, "not_found".into())
+                );
             }
         }
         let (_, _, bytes) = send(&api, get(Some(key), "/v1/agent/calls")).await;
-        let ids: Vec<_> = json(&bytes)["calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect();
+        let ids: Vec<_> = json(&bytes)["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect();
         assert_eq!(ids, vec![own.clone()], "{key} lists only its own call");
     }
     // Unknown and malformed ids look exactly like foreign ones.
-    for path in ["/v1/agent/calls/call_00000000000000000000000000000000", "/v1/agent/calls/nope", "/v1/agent/calls/nope/recording"] {
-        assert_eq!(token_of(&api, get(Some(KEY_A1), path)).await, (StatusCode::NOT_FOUND, "not_found".into()));
+    for path in [
+        "/v1/agent/calls/call_00000000000000000000000000000000",
+        "/v1/agent/calls/nope",
+        "/v1/agent/calls/nope/recording",
+    ] {
+        assert_eq!(
+            token_of(&api, get(Some(KEY_A1), path)).await,
+            (StatusCode::NOT_FOUND, "not_found".into())
+        );
     }
 }
 
@@ -305,7 +567,14 @@ async fn recordings_are_404_when_the_call_has_none() {
     let api = api();
     let id = place(&api, KEY_A1, with(valid(), "to", json!("+14155550121"))).await; // no answer
     wait_terminal(&api, KEY_A1, &id).await;
-    assert_eq!(token_of(&api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}/recording"))).await, (StatusCode::NOT_FOUND, "not_found".into()));
+    assert_eq!(
+        token_of(
+            &api,
+            get(Some(KEY_A1), &format!("/v1/agent/calls/{id}/recording"))
+        )
+        .await,
+        (StatusCode::NOT_FOUND, "not_found".into())
+    );
 }
 
 #[tokio::test]
@@ -316,7 +585,12 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
         placed.push(place(&api, KEY_A1, valid()).await);
     }
     let ids = |bytes: &[u8]| -> Vec<String> {
-        json(bytes)["calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect()
+        json(bytes)["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect()
     };
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
     let newest: Vec<String> = placed.iter().rev().take(20).cloned().collect();
@@ -324,14 +598,25 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls?limit=1000")).await;
     assert_eq!(ids(&bytes).len(), 100, "clamped to 100");
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls?limit=7")).await;
-    assert_eq!(ids(&bytes), placed.iter().rev().take(7).cloned().collect::<Vec<_>>());
+    assert_eq!(
+        ids(&bytes),
+        placed.iter().rev().take(7).cloned().collect::<Vec<_>>()
+    );
     for bad in ["0", "-1", "abc", "1.5", "", "99999999999999999999999"] {
         let path = format!("/v1/agent/calls?limit={bad}");
-        assert_eq!(token_of(&api, get(Some(KEY_A1), &path)).await, (StatusCode::BAD_REQUEST, "invalid_limit".into()), "{bad}");
+        assert_eq!(
+            token_of(&api, get(Some(KEY_A1), &path)).await,
+            (StatusCode::BAD_REQUEST, "invalid_limit".into()),
+            "{bad}"
+        );
     }
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls?limit=1")).await;
     let item = &json(&bytes)["calls"][0];
-    assert_eq!(item.as_object().unwrap().len(), 12, "list items have the record's shape");
+    assert_eq!(
+        item.as_object().unwrap().len(),
+        12,
+        "list items have the record's shape"
+    );
 }
 
 #[tokio::test]
@@ -345,6 +630,11 @@ async fn one_hundred_concurrent_placements_get_distinct_records() {
     let ids: HashSet<String> = tasks.join_all().await.into_iter().collect();
     assert_eq!(ids.len(), 100);
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls?limit=100")).await;
-    let listed: HashSet<String> = json(&bytes)["calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect();
+    let listed: HashSet<String> = json(&bytes)["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(listed, ids);
 }

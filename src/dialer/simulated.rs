@@ -207,7 +207,9 @@ fn question(field: &FieldDefinition) -> String {
         }
         _ => field.name.replace(['_', '-'], " "),
     };
-    const QUESTION_WORDS: [&str; 8] = ["whether", "how", "what", "which", "when", "where", "who", "if"];
+    const QUESTION_WORDS: [&str; 8] = [
+        "whether", "how", "what", "which", "when", "where", "who", "if",
+    ];
     let first_word = topic.split_whitespace().next().unwrap_or_default();
     if QUESTION_WORDS.contains(&first_word) {
         return format!("Could you tell me {topic}?");
@@ -234,12 +236,23 @@ fn string_answer(field: &FieldDefinition) -> &'static str {
         (&["day", "date"], "Tuesday"),
         (&["email"], "jordan.reyes@example.com"),
         (&["name", "who", "contact", "person"], "Jordan Reyes"),
-        (&["insurance", "provider", "company", "brand", "carrier"], "Blue Cross"),
-        (&["address", "street", "location", "where"], "42 Maple Street"),
+        (
+            &["insurance", "provider", "company", "brand", "carrier"],
+            "Blue Cross",
+        ),
+        (
+            &["address", "street", "location", "where"],
+            "42 Maple Street",
+        ),
         (&["time", "hour", "when"], "3 pm"),
         (&["color", "colour"], "blue"),
     ];
-    let text = format!("{} {}", field.name, field.description.as_deref().unwrap_or_default()).to_lowercase();
+    let text = format!(
+        "{} {}",
+        field.name,
+        field.description.as_deref().unwrap_or_default()
+    )
+    .to_lowercase();
     let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
     TOPICS
         .iter()

@@ -19,10 +19,11 @@
 //! end of input, every pattern that matches the *whole* number; possible-length
 //! checks are precomputed per region as bit masks indexed by length. The
 //! national-prefix-for-parsing rule of the calling code's main region gets its
-//! own small leftmost-first DFA, and a PikeVM only where a transform rule needs
+//! own small leftmost-first DFA, and a `PikeVM` only where a transform rule needs
 //! capture groups. All automata are immutable, so classification takes no lock
 //! and allocates nothing on the common path.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Deref;
 
@@ -123,6 +124,7 @@ impl NationalNumber {
     }
 
     /// The digits as a string slice.
+    #[must_use]
     pub fn as_str(&self) -> &str {
         // Only ASCII digits are ever stored, so this never falls back.
         std::str::from_utf8(self.as_bytes()).unwrap_or_default()
@@ -261,11 +263,16 @@ enum Piece {
     Group(usize),
 }
 
-/// `national_prefix_transform_rule` with the PikeVM that supplies its groups.
+/// `national_prefix_transform_rule` with the `PikeVM` that supplies its groups.
 struct Transform {
     vm: PikeVM,
+    /// Number of capture groups (Python's `len(match.groups())`).
     groups: usize,
     pieces: Vec<Piece>,
+    /// An empty prefix match leaves the last group unset, so nothing changes.
+    /// Without look-around, the groups of an empty leftmost-first match are
+    /// those of matching the empty string, so this is known at build time.
+    empty_match_is_noop: bool,
 }
 
 /// The main region's `national_prefix_for_parsing`, a prefix match.
@@ -335,25 +342,18 @@ impl CallingCode {
             return Ok(None);
         };
         let input = Input::new(nsn).anchored(Anchored::Yes);
+        let Ok(Some(end)) = prefix.dfa.try_search_fwd(&input) else {
+            return Ok(None);
+        };
+        let end = end.offset();
         let candidate = match &prefix.transform {
-            None => {
-                let Ok(Some(end)) = prefix.dfa.try_search_fwd(&input) else {
-                    return Ok(None);
-                };
-                nsn.get(end.offset()..).unwrap_or_default().to_vec()
-            }
-            Some(transform) => {
+            // Python indexes groups()[-1]: no groups at all is an exception.
+            Some(transform) if transform.groups == 0 => return Err(NumberError::Invalid),
+            Some(transform) if end > 0 || !transform.empty_match_is_noop => {
                 let mut cache = transform.vm.create_cache();
                 let mut caps = transform.vm.create_captures();
                 transform.vm.captures(&mut cache, input, &mut caps);
-                let Some(whole) = caps.get_match() else {
-                    return Ok(None);
-                };
-                let rest = nsn.get(whole.end()..).unwrap_or_default();
-                // Python indexes groups()[-1]: no groups at all is an exception.
-                if transform.groups == 0 {
-                    return Err(NumberError::Invalid);
-                }
+                let rest = nsn.get(end..).unwrap_or_default();
                 if caps.get_group(transform.groups).is_none() {
                     rest.to_vec()
                 } else {
@@ -362,6 +362,13 @@ impl CallingCode {
                     out
                 }
             }
+            // Stripping nothing leaves the number as it is (common for AR,
+            // whose whole rule is optional); only the length test could fail.
+            _ if end == 0 => {
+                self.keeps_stripped(nsn.len())?;
+                return Ok(None);
+            }
+            _ => nsn.get(end..).unwrap_or_default().to_vec(),
         };
         // Refuse a strip that turns a viable number into a non-viable one.
         if original_viable && !self.main_general_matches(&candidate) {
@@ -372,7 +379,7 @@ impl CallingCode {
         Ok(self.keeps_stripped(candidate.len())?.then_some(candidate))
     }
 
-    /// `testNumberLength(stripped, UNKNOWN)` is IS_POSSIBLE or TOO_LONG.
+    /// `testNumberLength(stripped, UNKNOWN)` is `IS_POSSIBLE` or `TOO_LONG`.
     fn keeps_stripped(&self, len: usize) -> Result<bool, NumberError> {
         if self.local_only_lengths.contains(&len) {
             return Ok(false);
@@ -452,7 +459,7 @@ impl fmt::Debug for NumberClassifier {
                 &self.codes.iter().map(|c| c.targets.len()).sum::<usize>(),
             )
             .field("automata_bytes", &self.memory_usage())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -464,6 +471,7 @@ impl NumberClassifier {
     ///
     /// Only if the shipped metadata cannot be compiled, which the tests rule out
     /// for the pinned metadata release; see [`NumberClassifier::try_new`].
+    #[must_use]
     pub fn new() -> Self {
         match Self::try_new() {
             Ok(classifier) => classifier,
@@ -471,7 +479,12 @@ impl NumberClassifier {
         }
     }
 
-    /// Builds every automaton, reporting metadata that cannot be compiled.
+    /// Builds every automaton from the `phonenumber` crate's metadata.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if a pattern does not compile or the metadata breaks an
+    /// assumption of this module (at most 32 regions per calling code).
     pub fn try_new() -> Result<Self, BuildError> {
         let mut by_code = vec![0u16; 1000];
         let mut codes = Vec::new();
@@ -490,6 +503,7 @@ impl NumberClassifier {
     }
 
     /// Heap bytes held by the compiled automata.
+    #[must_use]
     pub fn memory_usage(&self) -> usize {
         self.codes
             .iter()
@@ -508,6 +522,10 @@ impl NumberClassifier {
     /// Classifies a destination: `Ok` only for a strict E.164 string that
     /// libphonenumber parses (no default region) into a valid number whose
     /// E.164 form is the input itself.
+    ///
+    /// # Errors
+    ///
+    /// The first rule the input breaks, as a [`NumberError`].
     pub fn classify(&self, input: &str) -> Result<ClassifiedNumber, NumberError> {
         if !is_strict_e164(input) {
             return Err(NumberError::Syntax);
@@ -600,8 +618,8 @@ fn descriptors(metadata: &Metadata) -> [(u16, Option<&Descriptor>); 11] {
 /// the general level; no-international-dialling is excluded), and local-only
 /// lengths that are not also national lengths.
 fn general_lengths(metadata: &Metadata) -> (Vec<usize>, Vec<usize>) {
-    let mut national = std::collections::BTreeSet::new();
-    let mut local = std::collections::BTreeSet::new();
+    let mut national = BTreeSet::new();
+    let mut local = BTreeSet::new();
     for (_, desc) in descriptors(metadata).into_iter().skip(1) {
         if let Some(desc) = desc {
             national.extend(desc.possible_length().iter().map(|&l| usize::from(l)));
@@ -621,18 +639,17 @@ fn compile_calling_code(
             "+{code} has more than {MAX_REGIONS} regions"
         )));
     }
+    // Identical patterns (shared NANP ranges, fixed == mobile) compile once.
     let mut patterns: Vec<String> = Vec::new();
     let mut targets: Vec<Vec<(u8, u16)>> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut add = |pattern: String, region: usize, bit: u16| -> Result<(), BuildError> {
         let region = u8::try_from(region).map_err(build_error)?;
-        let index = match patterns.iter().position(|p| *p == pattern) {
-            Some(index) => index,
-            None => {
-                patterns.push(pattern);
-                targets.push(Vec::new());
-                patterns.len() - 1
-            }
-        };
+        let index = *seen.entry(pattern).or_insert_with_key(|pattern| {
+            patterns.push(pattern.clone());
+            targets.push(Vec::new());
+            patterns.len() - 1
+        });
         targets[index].push((region, bit));
         Ok(())
     };
@@ -762,10 +779,21 @@ fn compile_national_prefix(main: &Metadata) -> Result<Option<NationalPrefix>, Bu
                 .group_info()
                 .group_len(PatternID::ZERO)
                 .saturating_sub(1);
+            let empty_match_is_noop = vm.get_nfa().look_set_any().is_empty() && {
+                let mut cache = vm.create_cache();
+                let mut caps = vm.create_captures();
+                vm.captures(
+                    &mut cache,
+                    Input::new("").anchored(Anchored::Yes),
+                    &mut caps,
+                );
+                caps.is_match() && caps.get_group(groups).is_none()
+            };
             Some(Transform {
                 vm,
                 groups,
                 pieces: parse_transform(rule),
+                empty_match_is_noop,
             })
         }
     };

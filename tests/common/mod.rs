@@ -25,7 +25,10 @@ pub const NUMBER_A: &str = "+14155550100";
 pub const NUMBER_B: &str = "+442071838750";
 
 pub fn fast_simulation() -> SimulationConfig {
-    SimulationConfig { ring: Duration::from_millis(20), talk: Duration::from_millis(60) }
+    SimulationConfig {
+        ring: Duration::from_millis(20),
+        talk: Duration::from_millis(60),
+    }
 }
 
 pub fn account_a() -> Account {
@@ -65,7 +68,13 @@ pub fn guardrail_config() -> GuardrailConfig {
 /// Webhooks retried quickly so tests run in milliseconds.
 pub fn fast_delivery() -> DeliveryConfig {
     DeliveryConfig {
-        schedule: vec![Duration::ZERO, Duration::from_millis(50), Duration::from_millis(100), Duration::from_millis(200), Duration::from_millis(300)],
+        schedule: vec![
+            Duration::ZERO,
+            Duration::from_millis(50),
+            Duration::from_millis(100),
+            Duration::from_millis(200),
+            Duration::from_millis(300),
+        ],
         timeout: Duration::from_millis(500),
         ..DeliveryConfig::default()
     }
@@ -87,12 +96,16 @@ pub fn service() -> AgentCall {
 pub async fn send(api: &Api, request: Request<String>) -> (StatusCode, http::HeaderMap, Bytes) {
     let response: Response<_> = api.clone().oneshot(request).await.unwrap();
     let (parts, body) = response.into_parts();
-    let bytes = http_body_util::BodyExt::collect(body).await.unwrap().to_bytes();
+    let bytes = http_body_util::BodyExt::collect(body)
+        .await
+        .unwrap()
+        .to_bytes();
     (parts.status, parts.headers, bytes)
 }
 
 pub fn json(bytes: &[u8]) -> Value {
-    serde_json::from_slice(bytes).unwrap_or_else(|_| panic!("not JSON: {:?}", String::from_utf8_lossy(bytes)))
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| panic!("not JSON: {:?}", String::from_utf8_lossy(bytes)))
 }
 
 pub fn post(key: Option<&str>, body: impl Into<String>) -> Request<String> {
@@ -114,7 +127,12 @@ pub fn get(key: Option<&str>, path: &str) -> Request<String> {
 /// Places a call and returns its id, asserting acceptance.
 pub async fn place(api: &Api, key: &str, body: Value) -> String {
     let (status, _, bytes) = send(api, post(Some(key), body.to_string())).await;
-    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&bytes));
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
     json(&bytes)["callId"].as_str().unwrap().to_owned()
 }
 
@@ -196,7 +214,10 @@ impl Receiver {
                 let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 store.lock().unwrap().push(Received { signature, body });
                 match behaviour(n, &value) {
-                    Answer::Status(code) => Response::builder().status(code).body(axum::body::Body::empty()).unwrap(),
+                    Answer::Status(code) => Response::builder()
+                        .status(code)
+                        .body(axum::body::Body::empty())
+                        .unwrap(),
                     Answer::Redirect => Response::builder()
                         .status(302)
                         .header("location", "/elsewhere")
@@ -204,7 +225,10 @@ impl Receiver {
                         .unwrap(),
                     Answer::Hang(d) => {
                         tokio::time::sleep(d).await;
-                        Response::builder().status(204).body(axum::body::Body::empty()).unwrap()
+                        Response::builder()
+                            .status(204)
+                            .body(axum::body::Body::empty())
+                            .unwrap()
                     }
                 }
             }
@@ -214,7 +238,11 @@ impl Receiver {
         let task = tokio::spawn(async move {
             axum::serve(listener, app).await.unwrap();
         });
-        Self { url, received, task }
+        Self {
+            url,
+            received,
+            task,
+        }
     }
 
     pub fn requests(&self) -> Vec<Received> {
@@ -223,7 +251,10 @@ impl Receiver {
 
     /// Requests about one call.
     pub fn for_call(&self, call_id: &str) -> Vec<Received> {
-        self.requests().into_iter().filter(|r| r.json()["callId"] == call_id).collect()
+        self.requests()
+            .into_iter()
+            .filter(|r| r.json()["callId"] == call_id)
+            .collect()
     }
 
     /// Waits until `predicate` holds over the received requests (bounded: 10 s).
@@ -234,6 +265,12 @@ impl Receiver {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        panic!("receiver condition not met; got {:#?}", self.requests().iter().map(Received::json).collect::<Vec<_>>());
+        panic!(
+            "receiver condition not met; got {:#?}",
+            self.requests()
+                .iter()
+                .map(Received::json)
+                .collect::<Vec<_>>()
+        );
     }
 }

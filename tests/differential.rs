@@ -1,0 +1,102 @@
+//! Differential check against Python `phonenumbers==9.0.33` (libphonenumber).
+//!
+//! Runs `tests/differential/gen_and_judge.py`, which generates several hundred
+//! thousand strict-E.164 inputs with a fixed seed and judges each with
+//! libphonenumber; every verdict must match ours. Skips (and passes) when
+//! `python3` or the pinned `phonenumbers` package is unavailable.
+
+mod numbers_common;
+
+use std::process::Command;
+
+use agentcall::guardrails::{NumberClassifier, NumberError};
+
+/// The script's exit status for "phonenumbers 9.0.33 not installed".
+const SKIP_STATUS: i32 = 3;
+
+#[test]
+fn agrees_with_python_phonenumbers() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/differential/gen_and_judge.py"
+    );
+    let out_path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.tsv");
+    let output = match Command::new("python3").arg(script).arg(&out_path).output() {
+        Ok(output) => output,
+        Err(err) => {
+            println!("skipped: install phonenumbers==9.0.33 (pip) [python3 not runnable: {err}]");
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if output.status.code() == Some(SKIP_STATUS) {
+        // The script explains itself: "skipped: install phonenumbers==9.0.33 (pip)".
+        println!("{}", stdout.trim());
+        return;
+    }
+    assert!(
+        output.status.success(),
+        "generator failed: {}\n{stdout}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{}", stdout.trim());
+
+    let data = std::fs::read_to_string(&out_path).expect("read generated inputs");
+    let classifier = NumberClassifier::new();
+    let engine = agentcall::Guardrails::default();
+    let mut total = 0usize;
+    let mut disagreements = 0usize;
+    let mut detail_disagreements = 0usize;
+    for line in data.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [input, expected, reason, region, kind] = fields[..] else {
+            panic!("malformed line: {line:?}");
+        };
+        total += 1;
+        let got = numbers_common::verdict(&engine, input);
+        // Beyond the verdict contract: same error kind, and same region and
+        // type for valid numbers.
+        let detail = describe(&classifier, input);
+        let expected_detail = match reason {
+            "ok" => format!("ok {region} {kind}"),
+            other => other.to_string(),
+        };
+        let verdict_differs = got != expected;
+        let detail_differs = detail != expected_detail;
+        disagreements += usize::from(verdict_differs);
+        detail_disagreements += usize::from(detail_differs);
+        if (verdict_differs || detail_differs) && disagreements + detail_disagreements <= 50 {
+            eprintln!("{input:?}: python {expected} ({expected_detail}), rust {got} ({detail})");
+        }
+    }
+    println!(
+        "differential: verdicts agree on {} of {total} inputs; error kind, region and type on {}",
+        total - disagreements,
+        total - detail_disagreements
+    );
+    assert!(total >= 300_000, "only {total} inputs generated");
+    assert_eq!(
+        disagreements, 0,
+        "{disagreements} of {total} verdicts disagree"
+    );
+    assert_eq!(
+        detail_disagreements, 0,
+        "{detail_disagreements} of {total} details disagree"
+    );
+}
+
+/// Our reading in the generator's vocabulary: the error kind, or `ok REGION TYPE`.
+fn describe(classifier: &NumberClassifier, input: &str) -> String {
+    match classifier.classify(input) {
+        Ok(number) => format!(
+            "ok {} {}",
+            number.region.unwrap_or("001"),
+            numbers_common::type_name(number.number_type)
+        ),
+        Err(NumberError::Syntax) => "syntax".into(),
+        Err(NumberError::UnknownCallingCode) => "unknown_calling_code".into(),
+        Err(NumberError::NotCanonical) => "not_canonical".into(),
+        Err(_) => "invalid".into(),
+    }
+}

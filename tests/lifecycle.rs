@@ -1,0 +1,191 @@
+//! Calls run end to end on the embedded defaults, with events delivered to a
+//! real receiver on a loopback socket.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentcall::webhook::Verifier;
+use agentcall::{Api, CallStatus, SimulatedDialer, SimulationConfig};
+use common::*;
+use serde_json::{Value, json};
+
+fn events_of(received: &[Received]) -> Vec<String> {
+    received
+        .iter()
+        .map(|r| r.json()["event"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_outcome_emits_the_events_of_section_6_1() {
+    let receiver = Receiver::start().await;
+    let api = Api::new(service());
+    let verifier = Verifier::new([SECRET_A.into()]);
+    let cases = [
+        ("+14155550121", CallStatus::NoAnswer, vec!["call.no_answer"]),
+        (
+            "+14155550122",
+            CallStatus::Voicemail,
+            vec!["call.voicemail"],
+        ),
+        ("+14155550123", CallStatus::Declined, vec!["call.declined"]),
+        ("+14155550124", CallStatus::Failed, vec!["call.failed"]),
+        (
+            "+14155550125",
+            CallStatus::Completed,
+            vec!["call.in_progress", "call.completed"],
+        ),
+    ];
+    for (to, status, expected) in cases {
+        let body = json!({
+            "to": to,
+            "objective": "Confirm the appointment on Thursday",
+            "webhookUrl": receiver.url,
+            "fields": [{"name": "confirmed", "type": "boolean", "description": "Whether the appointment is confirmed"}],
+        });
+        let id = place(&api, KEY_A1, body).await;
+        let record = wait_terminal(&api, KEY_A1, &id).await;
+        assert_eq!(record.status, status);
+        receiver
+            .wait_for(|r| {
+                r.iter()
+                    .filter(|x| x.json()["callId"] == id.as_str())
+                    .count()
+                    >= expected.len()
+            })
+            .await;
+        // Give a stray extra event a chance to show up before counting.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let received = receiver.for_call(&id);
+        assert_eq!(events_of(&received), expected, "{to}");
+        for request in &received {
+            let event = request.json();
+            let now = chrono::Utc::now().timestamp();
+            verifier
+                .verify(&request.body, Some(&request.signature), now)
+                .expect("signature verifies");
+            assert_eq!(event.as_object().unwrap().len(), 13);
+            let kind = event["event"].as_str().unwrap();
+            let event_id = event["eventId"].as_str().unwrap();
+            let (prefix, millis) = event_id.rsplit_once(':').unwrap();
+            assert_eq!(prefix, format!("{id}:{kind}"));
+            assert!(millis.parse::<i64>().is_ok());
+            assert!(
+                chrono::DateTime::parse_from_rfc3339(event["timestamp"].as_str().unwrap()).is_ok()
+            );
+            assert_eq!(
+                (event["to"].as_str(), event["callId"].as_str()),
+                (Some(to), Some(id.as_str()))
+            );
+            if kind == "call.in_progress" {
+                assert_eq!(event["status"], "in_progress");
+                assert!(event["startedAt"].is_string());
+                for key in ["endedAt", "durationSec", "summary", "extracted", "error"] {
+                    assert!(event[key].is_null(), "{key} in in_progress");
+                }
+            } else {
+                assert_eq!(event["status"], status.as_str());
+                assert!(event["endedAt"].is_string() && event["durationSec"].is_u64());
+                assert_eq!(
+                    event["startedAt"].is_string(),
+                    status == CallStatus::Completed
+                );
+                assert_eq!(
+                    event["summary"].is_string(),
+                    status == CallStatus::Completed
+                );
+                assert_eq!(
+                    event["extracted"].is_object(),
+                    status == CallStatus::Completed
+                );
+                assert_eq!(event["error"].is_string(), status == CallStatus::Failed);
+            }
+        }
+        // The record agrees with the events.
+        assert_eq!(record.ended_at.is_some(), true);
+        assert_eq!(
+            record.error.as_deref(),
+            (status == CallStatus::Failed).then_some("carrier_unreachable")
+        );
+        if status == CallStatus::Completed {
+            assert!(
+                record.summary.is_some()
+                    && record.transcript.is_some()
+                    && record.recording_url.is_some()
+            );
+            let extracted = record.extracted.unwrap();
+            assert_eq!(extracted.keys().collect::<Vec<_>>(), ["confirmed"]);
+        }
+    }
+}
+
+#[tokio::test]
+async fn calls_without_a_webhook_url_send_nothing() {
+    let receiver = Receiver::start().await;
+    let api = Api::new(service());
+    let silent = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550125", "objective": "No hooks"}),
+    )
+    .await;
+    wait_terminal(&api, KEY_A1, &silent).await;
+    let loud = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550124", "objective": "Hooks", "webhookUrl": receiver.url}),
+    )
+    .await;
+    wait_terminal(&api, KEY_A1, &loud).await;
+    receiver.wait_for(|r| !r.is_empty()).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.json()["callId"] == loud.as_str())
+    );
+}
+
+#[tokio::test]
+async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
+    let receiver = Receiver::start().await;
+    let slow = SimulationConfig {
+        ring: Duration::from_millis(10),
+        talk: Duration::from_secs(3_600),
+    };
+    let service = builder()
+        .dialer(Arc::new(SimulatedDialer::new(slow)))
+        .build()
+        .unwrap();
+    let api = Api::new(service.clone());
+    let body =
+        json!({"to": "+14155550125", "objective": "A long chat", "webhookUrl": receiver.url});
+    let id = place(&api, KEY_A1, body.clone()).await;
+    receiver
+        .wait_for(|r| r.iter().any(|x| x.json()["event"] == "call.in_progress"))
+        .await;
+    assert_eq!(service.calls_in_flight(), 1);
+    service.shutdown(Duration::from_millis(200)).await;
+    assert_eq!(service.calls_in_flight(), 0);
+    let record = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!(
+        (record.status, record.error.as_deref()),
+        (CallStatus::Failed, Some("service_shutdown"))
+    );
+    let events: Vec<Value> = receiver.for_call(&id).iter().map(Received::json).collect();
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| e["event"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["call.in_progress", "call.failed"]
+    );
+    let (status, _, bytes) = send(&api, post(Some(KEY_A1), body.to_string())).await;
+    assert_eq!(
+        (status.as_u16(), json(&bytes)["error"].as_str()),
+        (503, Some("shutting_down"))
+    );
+}

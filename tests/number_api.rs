@@ -1,0 +1,135 @@
+//! API-level checks of the number classifier: known libphonenumber corner
+//! cases, property tests on arbitrary input, and the start-up build time.
+
+use std::sync::{Arc, LazyLock};
+use std::time::Instant;
+
+use agentcall::guardrails::{NumberClassifier, NumberError, NumberType, is_strict_e164};
+use proptest::prelude::*;
+
+static CLASSIFIER: LazyLock<NumberClassifier> = LazyLock::new(NumberClassifier::new);
+
+/// Reference for the strict syntax, written differently from the library's.
+fn reference_strict(input: &str) -> bool {
+    let Some(digits) = input.strip_prefix('+') else {
+        return false;
+    };
+    (2..=15).contains(&digits.len())
+        && !digits.starts_with('0')
+        && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+#[test]
+fn known_corner_cases() {
+    let c = &*CLASSIFIER;
+    let ok = c.classify("+12015550123").expect("US number");
+    assert_eq!(ok.calling_code, 1);
+    assert_eq!(ok.region, Some("US"));
+    assert_eq!(ok.national_number, "2015550123");
+    assert_eq!(ok.number_type, NumberType::FixedLineOrMobile);
+    assert_eq!(c.classify("+18762345678").map(|n| n.region), Ok(Some("JM")));
+    assert_eq!(
+        c.classify("+447400123456").map(|n| n.number_type),
+        Ok(NumberType::Mobile)
+    );
+    assert_eq!(c.classify("+80012345678").map(|n| n.region), Ok(None));
+    // The phonenumber crate's prefix matching accepts these; libphonenumber does not.
+    assert_eq!(c.classify("+97233142764978"), Err(NumberError::Invalid));
+    assert_eq!(c.classify("+6113999999"), Err(NumberError::Invalid));
+    assert_eq!(c.classify("+3758104239533"), Err(NumberError::Invalid));
+    // Trunk prefixes after the calling code.
+    assert_eq!(c.classify("+4407400123456"), Err(NumberError::NotCanonical));
+    assert_eq!(c.classify("+112015550123"), Err(NumberError::NotCanonical));
+    assert_eq!(
+        c.classify("+999123456"),
+        Err(NumberError::UnknownCallingCode)
+    );
+    for bad in [
+        "",
+        "+",
+        "12015550123",
+        " +12015550123",
+        "+12015550123 ",
+        "+1201555012345678",
+        "+0123",
+    ] {
+        assert_eq!(c.classify(bad), Err(NumberError::Syntax), "{bad:?}");
+    }
+}
+
+#[test]
+fn shareable_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<NumberClassifier>();
+    let shared = Arc::new(NumberClassifier::new());
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let c = Arc::clone(&shared);
+            std::thread::spawn(move || c.classify("+61412345678").map(|n| n.region))
+        })
+        .collect();
+    for handle in handles {
+        assert_eq!(handle.join().expect("thread"), Ok(Some("AU")));
+    }
+    let summary = format!("{shared:?}");
+    assert!(summary.starts_with("NumberClassifier {"), "{summary}");
+}
+
+/// Prints the start-up cost; no timing assertions (machines vary).
+#[test]
+fn build_time() {
+    let start = Instant::now();
+    // The phonenumber crate decodes and compiles its metadata lazily on first use.
+    let _ = phonenumber::metadata::DATABASE.by_code(&1);
+    let database = start.elapsed();
+    let start = Instant::now();
+    let classifier = NumberClassifier::new();
+    let build = start.elapsed();
+    println!(
+        "phonenumber DATABASE load: {database:?}; NumberClassifier::new(): {build:?} \
+         ({} profile); {classifier:?}",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+    );
+}
+
+fn check(input: &str) {
+    let result = CLASSIFIER.classify(input);
+    assert_eq!(is_strict_e164(input), reference_strict(input), "{input:?}");
+    if let Ok(number) = &result {
+        assert!(is_strict_e164(input), "accepted non-E.164 {input:?}");
+        assert_eq!(
+            format!("+{}{}", number.calling_code, number.national_number),
+            input
+        );
+        assert_ne!(number.number_type, NumberType::Unknown);
+    } else if !is_strict_e164(input) {
+        assert_eq!(result, Err(NumberError::Syntax));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn never_panics_on_arbitrary_strings(input in any::<String>()) {
+        check(&input);
+    }
+
+    #[test]
+    fn never_panics_on_near_e164(input in "[+ \u{a0}\u{200b}\u{feff}+＋٣0-9-]{0,20}") {
+        check(&input);
+    }
+
+    #[test]
+    fn never_panics_on_strict_e164(input in "\\+[1-9][0-9]{1,14}") {
+        check(&input);
+    }
+}

@@ -1,0 +1,263 @@
+//! The example server over a real socket: started with `--config` on port 0,
+//! driven through every route with an HTTP client, stopped with SIGTERM.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Receiver, json};
+use serde_json::{Value, json};
+
+fn server_binary() -> PathBuf {
+    let mut path = std::env::current_exe().unwrap();
+    path.pop(); // the test binary
+    if path.ends_with("deps") {
+        path.pop();
+    }
+    let binary = path
+        .join("examples")
+        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
+    if !binary.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--example", "server"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success());
+    }
+    binary
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn config_file(config: &Value) -> tempfile_path::TempPath {
+    tempfile_path::TempPath::with_contents(config.to_string())
+}
+
+/// A tiny temporary-file helper (the tests need nothing more).
+mod tempfile_path {
+    use std::path::PathBuf;
+
+    pub struct TempPath(pub PathBuf);
+
+    impl TempPath {
+        pub fn with_contents(text: String) -> Self {
+            let path = std::env::temp_dir().join(format!(
+                "agentcall-test-{}.json",
+                agentcall::CallId::generate()
+            ));
+            std::fs::write(&path, text).unwrap();
+            Self(path)
+        }
+    }
+
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+fn start(config: &Value) -> (Server, tempfile_path::TempPath) {
+    let file = config_file(config);
+    let mut child = Command::new(server_binary())
+        .arg("--config")
+        .arg(&file.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    assert!(
+        base.starts_with("http://127.0.0.1:") && !base.ends_with(":0"),
+        "{base}"
+    );
+    (Server { child, base }, file)
+}
+
+fn config(receiver_allowed: bool) -> Value {
+    json!({
+        "listen": "127.0.0.1:0",
+        "accounts": [
+            {"id": "acct_a", "apiKeys": ["key_a1", "key_a2"], "numbers": ["+14155550100"],
+             "defaultCallerId": "+14155550100", "callsPerMinute": 60, "minuteCap": 1000, "webhookSecret": "whsec_a"},
+            {"id": "acct_b", "apiKeys": ["key_b"], "numbers": ["+14155550199"], "defaultCallerId": "+14155550199",
+             "webhookSecret": "whsec_b"}
+        ],
+        "allowInsecureLoopbackWebhooks": receiver_allowed,
+        "simulation": {"ringMs": 20, "talkMs": 80},
+        "webhookRetryScheduleMs": [0, 100, 200],
+        "webhookTimeoutMs": 2000
+    })
+}
+
+#[tokio::test]
+async fn the_server_serves_every_route_over_a_socket_and_stops_on_sigterm() {
+    let receiver = Receiver::start().await;
+    let (mut server, _file) = start(&config(true));
+    let client = reqwest::Client::new();
+    let base = server.base.clone();
+    let auth = |key: &str| format!("Bearer {key}");
+
+    let placed = client
+        .post(format!("{base}/v1/agent/calls"))
+        .header("authorization", auth("key_a1"))
+        .json(&json!({"to": "+14155550125", "objective": "Confirm the order", "webhookUrl": receiver.url,
+                      "fields": [{"name": "confirmed", "type": "boolean"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(placed.status(), 201);
+    let id = placed.json::<Value>().await.unwrap()["callId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let record = loop {
+        let response = client
+            .get(format!("{base}/v1/agent/calls/{id}"))
+            .header("authorization", auth("key_a1"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let record: Value = response.json().await.unwrap();
+        if record["status"] == "completed" {
+            break record;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let recording_url = record["recordingUrl"].as_str().unwrap();
+    assert_eq!(
+        recording_url,
+        format!("{base}/v1/agent/calls/{id}/recording")
+    );
+
+    let list: Value = client
+        .get(format!("{base}/v1/agent/calls?limit=5"))
+        .header("authorization", auth("key_a1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["calls"][0]["id"], id.as_str());
+
+    let recording = client
+        .get(recording_url)
+        .header("authorization", auth("key_a1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(recording.status(), 200);
+    assert_eq!(recording.headers()["content-type"], "audio/wav");
+    assert_eq!(&recording.bytes().await.unwrap()[..4], b"RIFF");
+
+    // Isolation holds over the socket too.
+    let foreign = client
+        .get(format!("{base}/v1/agent/calls/{id}"))
+        .header("authorization", auth("key_b"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 404);
+    let anonymous = client
+        .get(format!("{base}/v1/agent/calls"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(
+        json(&anonymous.bytes().await.unwrap()),
+        json!({"error": "unauthorized"})
+    );
+
+    receiver.wait_for(|r| r.len() >= 2).await;
+    let events: Vec<String> = receiver
+        .requests()
+        .iter()
+        .map(|r| r.json()["event"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(events, ["call.in_progress", "call.completed"]);
+
+    let status = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut exited = None;
+    for _ in 0..500 {
+        if let Some(code) = server.child.try_wait().unwrap() {
+            exited = Some(code);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(exited.expect("server stopped after SIGTERM").success());
+}
+
+#[test]
+fn bad_config_files_fail_with_a_clear_message() {
+    let cases = [
+        (json!({"listen": "127.0.0.1:0"}), "accounts"),
+        (json!({"listen": "nowhere", "accounts": []}), "listen"),
+        (
+            json!({"accounts": [{"id": "a", "apiKeys": ["k"], "webhookSecret": "s", "numbers": ["415"]}]}),
+            "E.164",
+        ),
+        (
+            json!({"accounts": [{"id": "a", "apiKeys": ["k"], "webhookSecret": "s"}], "webhookRetrySchedule": [1]}),
+            "unknown field",
+        ),
+        (
+            json!({"accounts": [{"id": "a", "apiKeys": [], "webhookSecret": "s"}]}),
+            "apiKeys",
+        ),
+    ];
+    for (config, needle) in cases {
+        let file = config_file(&config);
+        let output = Command::new(server_binary())
+            .arg("--config")
+            .arg(&file.0)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{config}: {stderr}");
+        assert!(stderr.contains(needle), "{config}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+    let output = Command::new(server_binary())
+        .args(["--config", "/nonexistent/agentcall.json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read"));
+    let file = tempfile_path::TempPath::with_contents("{not json".into());
+    let output = Command::new(server_binary())
+        .arg("--config")
+        .arg(&file.0)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
