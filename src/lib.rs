@@ -54,7 +54,7 @@
 //!     .unwrap();
 //!
 //! let me = service.authenticate(&key).await.unwrap().unwrap();
-//! let request = PlacementRequest::new("+14155550123", "Confirm Friday's delivery window.")
+//! let request = PlacementRequest::new("+14155550125", "Confirm Friday's delivery window.")
 //!     .field(FieldDefinition::new("window_confirmed", FieldType::Boolean));
 //! let placed = service.place(&me, &request).await.unwrap();
 //! assert_eq!(placed.status, CallStatus::Queued);
@@ -97,3 +97,8 @@ pub use guardrails::{GuardrailConfig, Guardrails, Rejection};
 pub use notify::Notifier;
 pub use service::{AgentCall, AgentCallBuilder, Placed, ServiceError};
 pub use store::{CallStore, EventOutbox, MemoryStore};
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -280,7 +280,7 @@ impl AgentCall {
         AgentCallBuilder {
             store: None,
             dialer: Arc::new(SimulatedDialer::default()),
-            extractor: Arc::new(OfflineExtractor::default()),
+            extractor: Arc::new(OfflineExtractor),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
@@ -629,15 +629,14 @@ impl AgentCall {
             recording_url,
         };
         let mut notes = None;
-        if outcome.status == CallStatus::Completed {
-            if let Ok(Some(call)) = self.inner.store.get(call_id).await {
-                let (extracted, summary, reasons) = self
-                    .extract(&call, ending.transcript.as_deref().unwrap_or(""))
-                    .await;
-                ending.extracted = (!call.fields.is_empty()).then_some(extracted);
-                ending.summary = Some(summary);
-                notes = Some(reasons);
-            }
+        if outcome.status == CallStatus::Completed
+            && let Ok(Some(call)) = self.inner.store.get(call_id).await
+        {
+            let transcript = ending.transcript.as_deref().unwrap_or("");
+            let (extracted, summary, reasons) = self.extract(&call, transcript).await;
+            ending.extracted = (!call.fields.is_empty()).then_some(extracted);
+            ending.summary = Some(summary);
+            notes = Some(reasons);
         }
         self.end_or_log(call_id, ending, notes).await;
     }

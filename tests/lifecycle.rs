@@ -104,7 +104,7 @@ async fn every_outcome_emits_the_events_of_section_6_1() {
             }
         }
         // The record agrees with the events.
-        assert_eq!(record.ended_at.is_some(), true);
+        assert!(record.ended_at.is_some());
         assert_eq!(
             record.error.as_deref(),
             (status == CallStatus::Failed).then_some("carrier_unreachable")

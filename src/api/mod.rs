@@ -122,11 +122,11 @@ where
 {
     let route = route(request.uri().path()).ok_or(ApiError::NotFound)?;
     let method = request.method().clone();
-    let allowed = match (&route, &method) {
-        (Route::Calls, &Method::GET | &Method::POST) => true,
-        (Route::Call(_) | Route::Recording(_), &Method::GET) => true,
-        _ => false,
-    };
+    let allowed = matches!(
+        (&route, &method),
+        (Route::Calls, &Method::GET | &Method::POST)
+            | (Route::Call(_) | Route::Recording(_), &Method::GET)
+    );
     if !allowed {
         let allow = if matches!(route, Route::Calls) {
             "GET, POST"

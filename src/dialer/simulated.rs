@@ -224,7 +224,7 @@ fn question(field: &FieldDefinition) -> String {
 /// An answer of the field's type; strings fit the topic where a keyword allows.
 fn answer(field: &FieldDefinition, pick: u64) -> String {
     match field.field_type {
-        FieldType::Boolean if pick % 3 == 0 => "No, not at all.".to_owned(),
+        FieldType::Boolean if pick.is_multiple_of(3) => "No, not at all.".to_owned(),
         FieldType::Boolean => "Yes, that's right.".to_owned(),
         FieldType::Number => format!("That would be {}.", 2 + pick % 9),
         FieldType::String => format!("It's {}.", string_answer(field)),

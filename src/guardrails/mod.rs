@@ -204,11 +204,14 @@ impl Default for Guardrails {
 }
 
 impl Guardrails {
-    /// Builds the engine, compiling the number metadata now rather than on
-    /// the first request.
+    /// Builds the engine. The number metadata is compiled here (tens of
+    /// milliseconds) rather than on the first request; it is immutable, so
+    /// every engine of the process shares one compiled copy.
     pub fn new(config: GuardrailConfig) -> Self {
+        static SHARED: OnceLock<Arc<NumberClassifier>> = OnceLock::new();
+        let numbers = SHARED.get_or_init(|| Arc::new(NumberClassifier::new()));
         Self {
-            numbers: Arc::new(NumberClassifier::new()),
+            numbers: Arc::clone(numbers),
             config: Arc::new(config),
         }
     }

@@ -192,19 +192,19 @@ pub struct BuildError(String);
 
 /// Bits of a per-region mask: which descriptor patterns matched.
 mod bit {
-    pub const GENERAL: u16 = 1 << 0;
-    pub const PREMIUM_RATE: u16 = 1 << 1;
-    pub const TOLL_FREE: u16 = 1 << 2;
-    pub const SHARED_COST: u16 = 1 << 3;
-    pub const VOIP: u16 = 1 << 4;
-    pub const PERSONAL_NUMBER: u16 = 1 << 5;
-    pub const PAGER: u16 = 1 << 6;
-    pub const UAN: u16 = 1 << 7;
-    pub const VOICEMAIL: u16 = 1 << 8;
-    pub const FIXED_LINE: u16 = 1 << 9;
-    pub const MOBILE: u16 = 1 << 10;
+    pub(super) const GENERAL: u16 = 1 << 0;
+    pub(super) const PREMIUM_RATE: u16 = 1 << 1;
+    pub(super) const TOLL_FREE: u16 = 1 << 2;
+    pub(super) const SHARED_COST: u16 = 1 << 3;
+    pub(super) const VOIP: u16 = 1 << 4;
+    pub(super) const PERSONAL_NUMBER: u16 = 1 << 5;
+    pub(super) const PAGER: u16 = 1 << 6;
+    pub(super) const UAN: u16 = 1 << 7;
+    pub(super) const VOICEMAIL: u16 = 1 << 8;
+    pub(super) const FIXED_LINE: u16 = 1 << 9;
+    pub(super) const MOBILE: u16 = 1 << 10;
     /// The region's leading-digits prefix (not a descriptor: no length check).
-    pub const LEADING_DIGITS: u16 = 1 << 11;
+    pub(super) const LEADING_DIGITS: u16 = 1 << 11;
 }
 
 /// Checked in this order after the general descriptor, as libphonenumber's

@@ -99,10 +99,10 @@ impl RateLimiter for MemoryRateLimiter {
 
     async fn refund(&self, permit: RatePermit) {
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(log) = windows.get_mut(&permit.key_id) {
-            if let Some(position) = log.iter().rposition(|at| *at == permit.at) {
-                log.remove(position);
-            }
+        if let Some(log) = windows.get_mut(&permit.key_id)
+            && let Some(position) = log.iter().rposition(|at| *at == permit.at)
+        {
+            log.remove(position);
         }
     }
 }

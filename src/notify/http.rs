@@ -72,10 +72,10 @@ impl super::Notifier for HttpNotifier {
             reqwest::Url::parse(&request.url).map_err(|e| NotifyError::Forbidden(e.to_string()))?;
         if let Some(host) = url.host_str() {
             let literal = host.trim_start_matches('[').trim_end_matches(']');
-            if let Ok(ip) = literal.parse::<IpAddr>() {
-                if !self.policy.permits(ip) {
-                    return Err(NotifyError::Forbidden(format!("forbidden address {ip}")));
-                }
+            if let Ok(ip) = literal.parse::<IpAddr>()
+                && !self.policy.permits(ip)
+            {
+                return Err(NotifyError::Forbidden(format!("forbidden address {ip}")));
             }
         }
         let response = self
