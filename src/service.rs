@@ -23,8 +23,8 @@ use crate::guardrails::{
 use crate::notify::Notifier;
 use crate::state::{self, Ending, Transition};
 use crate::store::{
-    CallStore, DeliveryState, EventOutbox, ListPage, ListQuery, MemoryStore, NewEvent, Recording,
-    StoreError, StoredCall,
+    CallStore, DeliveryState, EventOutbox, IdempotencyStore, ListPage, ListQuery, MemoryStore,
+    NewEvent, Recording, StoreError, StoredCall,
 };
 use crate::webhook::EventPayload;
 use crate::webhook::delivery::{DeliveryConfig, DeliveryWorker};
@@ -81,10 +81,17 @@ pub enum BuildError {
     NoRuntime,
 }
 
+/// The store's three faces, usually one object.
+type Backends = (
+    Arc<dyn CallStore>,
+    Arc<dyn EventOutbox>,
+    Arc<dyn IdempotencyStore>,
+);
+
 /// Builds an [`AgentCall`]; every part has an embedded default.
 #[derive(Debug)]
 pub struct AgentCallBuilder {
-    store: Option<(Arc<dyn CallStore>, Arc<dyn EventOutbox>)>,
+    store: Option<Backends>,
     dialer: Arc<dyn Dialer>,
     extractor: Arc<dyn Extractor>,
     notifier: Option<Arc<dyn Notifier>>,
@@ -99,9 +106,13 @@ pub struct AgentCallBuilder {
 
 impl AgentCallBuilder {
     /// The store for calls and the webhook outbox (default [`MemoryStore`]).
-    pub fn store<S: CallStore + EventOutbox + 'static>(mut self, store: Arc<S>) -> Self {
+    pub fn store<S: CallStore + EventOutbox + IdempotencyStore + 'static>(
+        mut self,
+        store: Arc<S>,
+    ) -> Self {
         let outbox: Arc<dyn EventOutbox> = store.clone();
-        self.store = Some((store, outbox));
+        let idempotency: Arc<dyn IdempotencyStore> = store.clone();
+        self.store = Some((store, outbox, idempotency));
         self
     }
 
@@ -173,9 +184,9 @@ impl AgentCallBuilder {
     pub fn build(self) -> Result<AgentCall, BuildError> {
         tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
         let guardrails = self.guardrails.unwrap_or_default();
-        let (store, outbox) = self.store.unwrap_or_else(|| {
+        let (store, outbox, idempotency) = self.store.unwrap_or_else(|| {
             let memory = Arc::new(MemoryStore::new());
-            (memory.clone(), memory)
+            (memory.clone(), memory.clone(), memory)
         });
         let notifier = self
             .notifier
@@ -195,6 +206,7 @@ impl AgentCallBuilder {
             inner: Arc::new(Inner {
                 store,
                 outbox,
+                idempotency,
                 dialer: self.dialer,
                 extractor: self.extractor,
                 directory: self.directory,
@@ -255,6 +267,7 @@ pub struct AgentCall {
 struct Inner {
     store: Arc<dyn CallStore>,
     outbox: Arc<dyn EventOutbox>,
+    idempotency: Arc<dyn IdempotencyStore>,
     dialer: Arc<dyn Dialer>,
     extractor: Arc<dyn Extractor>,
     directory: Arc<dyn AccountDirectory>,

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryState, EventOutbox, ListPage, ListQuery, MemoryStore,
-    NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
+    AttemptOutcome, CallStore, DeliveryState, EventOutbox, IdempotencyBegin, IdempotencyStore,
+    ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
+    StoredResponse,
 };
-use agentcall::{Api, CallId};
+use agentcall::{Api, CallId, KeyId};
 use chrono::{DateTime, Utc};
 use common::*;
 use http::{Request, StatusCode};
@@ -469,6 +470,27 @@ impl EventOutbox for UnavailableStore {
     }
     async fn redeliver(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
         self.0.redeliver(id, now).await
+    }
+}
+
+#[async_trait::async_trait]
+impl IdempotencyStore for UnavailableStore {
+    async fn begin(
+        &self,
+        _: &KeyId,
+        _: &str,
+        _: [u8; 32],
+        _: DateTime<Utc>,
+        _: std::time::Duration,
+        _: std::time::Duration,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        Err(down())
+    }
+    async fn complete(&self, _: &KeyId, _: &str, _: StoredResponse) -> Result<(), StoreError> {
+        Err(down())
+    }
+    async fn abandon(&self, _: &KeyId, _: &str) -> Result<(), StoreError> {
+        Err(down())
     }
 }
 

@@ -16,13 +16,13 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, ListQuery, NewEvent, Recording,
-    StoreError, StoredCall,
+    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
+    ListQuery, NewEvent, Recording, StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
 
 /// Runs every conformance test in turn.
-pub async fn run_all<S: CallStore + EventOutbox>(store: &S) {
+pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
     insert_then_get(store).await;
     insert_twice_fails(store).await;
     update_is_compare_and_set(store).await;
@@ -32,6 +32,7 @@ pub async fn run_all<S: CallStore + EventOutbox>(store: &S) {
     recordings_round_trip(store).await;
     unfinished_lists_non_terminal_calls(store).await;
     events_enter_with_updates_and_deliver_in_order(store).await;
+    idempotency_keys_replay_mismatch_and_expire(store).await;
 }
 
 fn base_time() -> DateTime<Utc> {
@@ -438,4 +439,90 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
         .expect("record");
     let states = store.deliveries(&call.record.id).await.expect("deliveries");
     assert_eq!(states[1].status, DeliveryStatus::GaveUp);
+}
+
+/// Idempotency keys: one `Started` per key, replay after `complete`,
+/// `Mismatch` for another body, `InProgress` while held, and a fresh start
+/// after `abandon`, after the TTL and after a stale hold.
+pub async fn idempotency_keys_replay_mismatch_and_expire<S: IdempotencyStore + ?Sized>(store: &S) {
+    use std::time::Duration as Std;
+    let (key, other_key) = (fresh_key(), fresh_key());
+    let now = base_time();
+    let (ttl, lease) = (Std::from_secs(86_400), Std::from_secs(60));
+    let body = [1u8; 32];
+    let begin = |k: &KeyId, name: &'static str, fp: [u8; 32], at: DateTime<Utc>| {
+        let k = k.clone();
+        async move {
+            store
+                .begin(&k, name, fp, at, ttl, lease)
+                .await
+                .expect("begin")
+        }
+    };
+    assert_eq!(
+        begin(&key, "k1", body, now).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(&key, "k1", body, now).await,
+        IdempotencyBegin::InProgress
+    );
+    assert_eq!(
+        begin(&key, "k1", [2; 32], now).await,
+        IdempotencyBegin::Mismatch
+    );
+    assert_eq!(
+        begin(&other_key, "k1", body, now).await,
+        IdempotencyBegin::Started,
+        "scoped per API key"
+    );
+    let response = StoredResponse {
+        status: 201,
+        body: Bytes::from_static(b"{\"callId\":\"x\"}"),
+    };
+    store
+        .complete(&key, "k1", response.clone())
+        .await
+        .expect("complete");
+    assert_eq!(
+        begin(&key, "k1", body, now + Duration::hours(23)).await,
+        IdempotencyBegin::Replay(response)
+    );
+    assert_eq!(
+        begin(&key, "k1", [2; 32], now).await,
+        IdempotencyBegin::Mismatch
+    );
+    assert_eq!(
+        begin(&key, "k1", body, now + Duration::hours(25)).await,
+        IdempotencyBegin::Started,
+        "expired"
+    );
+
+    assert_eq!(
+        begin(&key, "k2", body, now).await,
+        IdempotencyBegin::Started
+    );
+    store.abandon(&key, "k2").await.expect("abandon");
+    assert_eq!(
+        begin(&key, "k2", [3; 32], now).await,
+        IdempotencyBegin::Started,
+        "abandoned keys are free"
+    );
+    assert_eq!(
+        begin(&key, "k2", [3; 32], now + Duration::seconds(61)).await,
+        IdempotencyBegin::Started,
+        "stale hold taken over"
+    );
+
+    let racers = tokio::join!(
+        begin(&key, "race", body, now),
+        begin(&key, "race", body, now),
+        begin(&key, "race", body, now),
+        begin(&key, "race", body, now),
+    );
+    let started = [racers.0, racers.1, racers.2, racers.3]
+        .iter()
+        .filter(|b| **b == IdempotencyBegin::Started)
+        .count();
+    assert_eq!(started, 1, "exactly one concurrent begin starts");
 }

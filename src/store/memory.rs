@@ -8,8 +8,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, ListPage, ListQuery,
-    NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
+    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, IdempotencyBegin,
+    IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery, Recording, StoreError,
+    StoredCall, StoredResponse,
 };
 use crate::domain::{CallId, KeyId};
 
@@ -35,6 +36,16 @@ struct Inner {
     /// Event ids per call, in emission order.
     call_events: HashMap<CallId, Vec<String>>,
     next_seq: u64,
+    idempotency: HashMap<(KeyId, String), IdempotencyEntry>,
+    /// Idempotency slots by creation, to drop expired ones as time passes.
+    idempotency_order: std::collections::VecDeque<(DateTime<Utc>, (KeyId, String))>,
+}
+
+#[derive(Debug)]
+struct IdempotencyEntry {
+    fingerprint: [u8; 32],
+    created_at: DateTime<Utc>,
+    response: Option<StoredResponse>,
 }
 
 #[derive(Debug)]
@@ -67,6 +78,22 @@ impl MemoryStore {
 }
 
 impl Inner {
+    /// Forgets idempotency records older than `ttl`, so memory stays bounded
+    /// by the keys of one TTL.
+    fn drop_expired_idempotency(&mut self, now: DateTime<Utc>, ttl: std::time::Duration) {
+        let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+        while let Some((created_at, _)) = self.idempotency_order.front() {
+            if now.signed_duration_since(*created_at) < ttl {
+                break;
+            }
+            let Some((created_at, slot)) = self.idempotency_order.pop_front() else { break };
+            // The slot may have been re-taken since; drop only this generation.
+            if self.idempotency.get(&slot).is_some_and(|e| e.created_at == created_at) {
+                self.idempotency.remove(&slot);
+            }
+        }
+    }
+
     fn enqueue(&mut self, event: NewEvent) {
         if self.events.contains_key(&event.event_id) {
             return;
@@ -348,6 +375,68 @@ impl EventOutbox for MemoryStore {
         entry.state.delivered_at = None;
         inner.reschedule(event_id, Some(now));
         Ok(true)
+    }
+}
+
+#[async_trait]
+impl IdempotencyStore for MemoryStore {
+    async fn begin(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        fingerprint: [u8; 32],
+        now: DateTime<Utc>,
+        ttl: std::time::Duration,
+        lease: std::time::Duration,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        let mut inner = self.write();
+        inner.drop_expired_idempotency(now, ttl);
+        let slot = (key_id.clone(), idempotency_key.to_owned());
+        let age = |entry: &IdempotencyEntry| (now - entry.created_at).to_std().unwrap_or_default();
+        if let Some(entry) = inner.idempotency.get(&slot) {
+            let expired = age(entry) >= ttl;
+            let stale_hold = entry.response.is_none() && age(entry) >= lease;
+            if !expired && !stale_hold {
+                return Ok(if entry.fingerprint != fingerprint {
+                    IdempotencyBegin::Mismatch
+                } else {
+                    match &entry.response {
+                        Some(response) => IdempotencyBegin::Replay(response.clone()),
+                        None => IdempotencyBegin::InProgress,
+                    }
+                });
+            }
+        }
+        let entry = IdempotencyEntry {
+            fingerprint,
+            created_at: now,
+            response: None,
+        };
+        inner.idempotency.insert(slot, entry);
+        Ok(IdempotencyBegin::Started)
+    }
+
+    async fn complete(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        response: StoredResponse,
+    ) -> Result<(), StoreError> {
+        let mut inner = self.write();
+        if let Some(entry) = inner
+            .idempotency
+            .get_mut(&(key_id.clone(), idempotency_key.to_owned()))
+        {
+            entry.response = Some(response);
+        }
+        Ok(())
+    }
+
+    async fn abandon(&self, key_id: &KeyId, idempotency_key: &str) -> Result<(), StoreError> {
+        self.write()
+            .idempotency
+            .remove(&(key_id.clone(), idempotency_key.to_owned()));
+        Ok(())
     }
 }
 

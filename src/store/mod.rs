@@ -9,6 +9,7 @@
 //! tests every implementation runs on itself.
 
 pub mod conformance;
+mod idempotency;
 mod memory;
 mod outbox;
 
@@ -21,6 +22,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
+pub use idempotency::{IdempotencyBegin, IdempotencyStore, StoredResponse};
 pub use memory::MemoryStore;
 pub use outbox::{
     AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
