@@ -170,6 +170,8 @@ pub type Behaviour = Arc<dyn Fn(usize, &Value) -> Answer + Send + Sync>;
 #[derive(Debug, Clone, Copy)]
 pub enum Answer {
     Status(u16),
+    /// A status with `Retry-After: <seconds>`.
+    RetryAfter(u16, u64),
     Redirect,
     Hang(Duration),
 }
@@ -193,6 +195,11 @@ impl Receiver {
     }
 
     pub async fn with(behaviour: Behaviour) -> Self {
+        Self::start_on("127.0.0.1:0".parse().unwrap(), behaviour).await
+    }
+
+    /// A receiver on a given address (e.g. one that refused connections until now).
+    pub async fn start_on(address: std::net::SocketAddr, behaviour: Behaviour) -> Self {
         let received = Arc::new(Mutex::new(Vec::new()));
         let store = received.clone();
         let counter = Arc::new(Mutex::new(0usize));
@@ -218,6 +225,11 @@ impl Receiver {
                         .status(code)
                         .body(axum::body::Body::empty())
                         .unwrap(),
+                    Answer::RetryAfter(code, seconds) => Response::builder()
+                        .status(code)
+                        .header("retry-after", seconds.to_string())
+                        .body(axum::body::Body::empty())
+                        .unwrap(),
                     Answer::Redirect => Response::builder()
                         .status(302)
                         .header("location", "/elsewhere")
@@ -233,7 +245,7 @@ impl Receiver {
                 }
             }
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = tokio::net::TcpListener::bind(address).await.unwrap();
         let url = format!("http://{}/hooks", listener.local_addr().unwrap());
         let task = tokio::spawn(async move {
             axum::serve(listener, app).await.unwrap();
