@@ -21,7 +21,11 @@ struct Receiver {
     seen: SharedDeduplicator,
 }
 
-async fn receive(State(receiver): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn receive(
+    State(receiver): State<Arc<Receiver>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
     let header = headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok());
     let now = chrono::Utc::now().timestamp();
     // Verify the bytes exactly as received: re-serialized JSON would not match.
@@ -73,7 +77,13 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    eprintln!("receiving webhooks on http://{}/hooks", listener.local_addr().map(|a| a.to_string()).unwrap_or(listen));
+    eprintln!(
+        "receiving webhooks on http://{}/hooks",
+        listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or(listen)
+    );
     match axum::serve(listener, app).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

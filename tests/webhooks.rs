@@ -15,7 +15,10 @@ use serde_json::{Value, json};
 
 fn patient_delivery() -> DeliveryConfig {
     DeliveryConfig {
-        schedule: vec![Duration::ZERO].into_iter().chain(std::iter::repeat_n(Duration::from_millis(100), 11)).collect(),
+        schedule: vec![Duration::ZERO]
+            .into_iter()
+            .chain(std::iter::repeat_n(Duration::from_millis(100), 11))
+            .collect(),
         timeout: Duration::from_millis(300),
         ..DeliveryConfig::default()
     }
@@ -50,17 +53,35 @@ async fn every_event_is_delivered_through_refusals_errors_redirects_and_timeouts
     let service = builder().delivery(patient_delivery()).build().unwrap();
     let api = Api::new(service.clone());
     let mut calls = Vec::new();
-    for to in ["+14155550121", "+14155550122", "+14155550123", "+14155550124", "+14155550125"] {
-        let id = place(&api, KEY_A1, json!({"to": to, "objective": "Check in", "webhookUrl": url})).await;
+    for to in [
+        "+14155550121",
+        "+14155550122",
+        "+14155550123",
+        "+14155550124",
+        "+14155550125",
+    ] {
+        let id = place(
+            &api,
+            KEY_A1,
+            json!({"to": to, "objective": "Check in", "webhookUrl": url}),
+        )
+        .await;
         calls.push(id);
     }
     for id in &calls {
         wait_terminal(&api, KEY_A1, id).await;
     }
-    let principal = service.authenticate(&ApiKey::new(KEY_A1)).await.unwrap().unwrap();
+    let principal = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
     let refused = async {
         for _ in 0..500 {
-            let states = service.deliveries(&principal, &calls[4].parse::<CallId>().unwrap()).await.unwrap();
+            let states = service
+                .deliveries(&principal, &calls[4].parse::<CallId>().unwrap())
+                .await
+                .unwrap();
             if states.iter().any(|s| s.attempts > 0) {
                 return states;
             }
@@ -69,27 +90,61 @@ async fn every_event_is_delivered_through_refusals_errors_redirects_and_timeouts
         panic!("no attempt was made");
     };
     let states = refused.await;
-    assert!(states.iter().any(|s| s.last_error.as_deref().is_some_and(|e| !e.is_empty())), "{states:?}");
+    assert!(
+        states
+            .iter()
+            .any(|s| s.last_error.as_deref().is_some_and(|e| !e.is_empty())),
+        "{states:?}"
+    );
 
     let receiver = Receiver::start_on(address, flaky()).await;
     let expected = 1 + 1 + 1 + 1 + 2; // one terminal event each, and in_progress for the completed call
-    receiver.wait_for(|r| r.iter().filter(|x| x.json()["eventId"].is_string()).map(|x| x.json()["eventId"].as_str().unwrap().to_owned()).collect::<std::collections::HashSet<_>>().len() == expected && {
-        // every event has reached its successful (4th) attempt
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        for x in r { *counts.entry(x.json()["eventId"].as_str().unwrap().to_owned()).or_default() += 1; }
-        counts.values().all(|n| *n >= 4)
-    }).await;
+    receiver
+        .wait_for(|r| {
+            r.iter()
+                .filter(|x| x.json()["eventId"].is_string())
+                .map(|x| x.json()["eventId"].as_str().unwrap().to_owned())
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+                == expected
+                && {
+                    // every event has reached its successful (4th) attempt
+                    let mut counts: HashMap<String, usize> = HashMap::new();
+                    for x in r {
+                        *counts
+                            .entry(x.json()["eventId"].as_str().unwrap().to_owned())
+                            .or_default() += 1;
+                    }
+                    counts.values().all(|n| *n >= 4)
+                }
+        })
+        .await;
 
     let verifier = Verifier::new([SECRET_A.into()]);
     let mut bodies: HashMap<String, Vec<u8>> = HashMap::new();
     for request in receiver.requests() {
-        verifier.verify(&request.body, Some(&request.signature), chrono::Utc::now().timestamp()).expect("every attempt is signed");
+        verifier
+            .verify(
+                &request.body,
+                Some(&request.signature),
+                chrono::Utc::now().timestamp(),
+            )
+            .expect("every attempt is signed");
         let event_id = request.json()["eventId"].as_str().unwrap().to_owned();
-        let body = bodies.entry(event_id).or_insert_with(|| request.body.to_vec());
-        assert_eq!(body, &request.body.to_vec(), "a retry resends the same bytes");
+        let body = bodies
+            .entry(event_id)
+            .or_insert_with(|| request.body.to_vec());
+        assert_eq!(
+            body,
+            &request.body.to_vec(),
+            "a retry resends the same bytes"
+        );
     }
     for id in &calls {
-        let states = service.deliveries(&principal, &id.parse().unwrap()).await.unwrap();
+        let states = service
+            .deliveries(&principal, &id.parse().unwrap())
+            .await
+            .unwrap();
         assert!(!states.is_empty());
         for state in states {
             assert_eq!(state.status, DeliveryStatus::Delivered, "{state:?}");
@@ -102,14 +157,38 @@ async fn every_event_is_delivered_through_refusals_errors_redirects_and_timeouts
 async fn in_progress_is_attempted_before_the_terminal_event() {
     // Every first attempt fails, so both events of the call are retried; the
     // terminal event must still not be attempted before in_progress was.
-    let receiver = Receiver::with(Arc::new(|n, _| if n < 2 { Answer::Status(503) } else { Answer::Status(204) })).await;
+    let receiver = Receiver::with(Arc::new(|n, _| {
+        if n < 2 {
+            Answer::Status(503)
+        } else {
+            Answer::Status(204)
+        }
+    }))
+    .await;
     let service = builder().delivery(patient_delivery()).build().unwrap();
     let api = Api::new(service);
     for _ in 0..5 {
-        let id = place(&api, KEY_A1, json!({"to": "+14155550125", "objective": "Order", "webhookUrl": receiver.url})).await;
+        let id = place(
+            &api,
+            KEY_A1,
+            json!({"to": "+14155550125", "objective": "Order", "webhookUrl": receiver.url}),
+        )
+        .await;
         wait_terminal(&api, KEY_A1, &id).await;
-        receiver.wait_for(|r| r.iter().filter(|x| x.json()["callId"] == id.as_str() && x.json()["event"] == "call.completed").count() >= 1).await;
-        let first = receiver.for_call(&id).first().map(|r| r.json()["event"].as_str().unwrap().to_owned());
+        receiver
+            .wait_for(|r| {
+                r.iter()
+                    .filter(|x| {
+                        x.json()["callId"] == id.as_str() && x.json()["event"] == "call.completed"
+                    })
+                    .count()
+                    >= 1
+            })
+            .await;
+        let first = receiver
+            .for_call(&id)
+            .first()
+            .map(|r| r.json()["event"].as_str().unwrap().to_owned());
         assert_eq!(first.as_deref(), Some("call.in_progress"));
     }
 }
@@ -118,23 +197,55 @@ async fn in_progress_is_attempted_before_the_terminal_event() {
 async fn a_dead_endpoint_does_not_delay_other_calls() {
     let dead = Receiver::with(Arc::new(|_, _| Answer::Hang(Duration::from_secs(30)))).await;
     let alive = Receiver::start().await;
-    let slow_timeout = DeliveryConfig { timeout: Duration::from_secs(20), ..patient_delivery() };
+    let slow_timeout = DeliveryConfig {
+        timeout: Duration::from_secs(20),
+        ..patient_delivery()
+    };
     let service = builder().delivery(slow_timeout).build().unwrap();
     let api = Api::new(service.clone());
-    let stuck = place(&api, KEY_A1, json!({"to": "+14155550124", "objective": "x", "webhookUrl": dead.url})).await;
+    let stuck = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550124", "objective": "x", "webhookUrl": dead.url}),
+    )
+    .await;
     dead.wait_for(|r| !r.is_empty()).await; // its first attempt is now hanging
     let mut others = Vec::new();
     for _ in 0..3 {
-        others.push(place(&api, KEY_A1, json!({"to": "+14155550125", "objective": "y", "webhookUrl": alive.url})).await);
+        others.push(
+            place(
+                &api,
+                KEY_A1,
+                json!({"to": "+14155550125", "objective": "y", "webhookUrl": alive.url}),
+            )
+            .await,
+        );
     }
     alive.wait_for(|r| r.len() >= 6).await;
-    let principal = service.authenticate(&ApiKey::new(KEY_A1)).await.unwrap().unwrap();
-    let stuck_states = service.deliveries(&principal, &stuck.parse().unwrap()).await.unwrap();
+    let principal = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+    let stuck_states = service
+        .deliveries(&principal, &stuck.parse().unwrap())
+        .await
+        .unwrap();
     assert_eq!(stuck_states.len(), 1);
-    assert_eq!((stuck_states[0].attempts, stuck_states[0].status), (0, DeliveryStatus::Pending), "still hanging while the others were delivered");
+    assert_eq!(
+        (stuck_states[0].attempts, stuck_states[0].status),
+        (0, DeliveryStatus::Pending),
+        "still hanging while the others were delivered"
+    );
     for id in others {
-        let states = service.deliveries(&principal, &id.parse().unwrap()).await.unwrap();
-        assert!(states.iter().all(|s| s.status == DeliveryStatus::Delivered), "{states:?}");
+        let states = service
+            .deliveries(&principal, &id.parse().unwrap())
+            .await
+            .unwrap();
+        assert!(
+            states.iter().all(|s| s.status == DeliveryStatus::Delivered),
+            "{states:?}"
+        );
     }
 }
 
@@ -148,8 +259,17 @@ async fn retry_after_on_429_postpones_the_retry_within_bounds() {
     };
     let service = builder().delivery(config).build().unwrap();
     let api = Api::new(service.clone());
-    let id = place(&api, KEY_A1, json!({"to": "+14155550121", "objective": "x", "webhookUrl": receiver.url})).await;
-    let principal = service.authenticate(&ApiKey::new(KEY_A1)).await.unwrap().unwrap();
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550121", "objective": "x", "webhookUrl": receiver.url}),
+    )
+    .await;
+    let principal = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
     let call: CallId = id.parse().unwrap();
     let state = loop {
         let state = service.deliveries(&principal, &call).await.unwrap().pop();
@@ -180,12 +300,25 @@ async fn given_up_events_can_be_redelivered() {
     };
     let service = builder().delivery(short).build().unwrap();
     let api = Api::new(service.clone());
-    let id = place(&api, KEY_A1, json!({"to": "+14155550121", "objective": "x", "webhookUrl": receiver.url})).await;
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550121", "objective": "x", "webhookUrl": receiver.url}),
+    )
+    .await;
     receiver.wait_for(|r| r.len() >= 2).await;
-    let principal = service.authenticate(&ApiKey::new(KEY_A1)).await.unwrap().unwrap();
+    let principal = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
     let call: CallId = id.parse().unwrap();
     let state = loop {
-        let state = service.deliveries(&principal, &call).await.unwrap().remove(0);
+        let state = service
+            .deliveries(&principal, &call)
+            .await
+            .unwrap()
+            .remove(0);
         if state.status == DeliveryStatus::GaveUp {
             break state;
         }
@@ -195,7 +328,10 @@ async fn given_up_events_can_be_redelivered() {
     assert!(service.redeliver(&state.event_id).await.unwrap());
     receiver.wait_for(|r| r.len() >= 3).await;
     let bodies: Vec<_> = receiver.requests().iter().map(|r| r.body.clone()).collect();
-    assert!(bodies.windows(2).all(|w| w[0] == w[1]), "redelivery resends the same event");
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "redelivery resends the same event"
+    );
     assert!(!service.redeliver("no-such-event").await.unwrap());
 }
 
@@ -206,21 +342,40 @@ async fn targets_outside_loopback_policy_are_refused_by_the_ssrf_guard() {
     let mut config = guardrail_config();
     config.allow_insecure_loopback_webhooks = false;
     let https_to_loopback = receiver.url.replace("http://", "https://");
-    let service = builder().guardrails(agentcall::Guardrails::new(config)).delivery(DeliveryConfig {
-        schedule: vec![Duration::ZERO],
-        ..patient_delivery()
-    }).build().unwrap();
+    let service = builder()
+        .guardrails(agentcall::Guardrails::new(config))
+        .delivery(DeliveryConfig {
+            schedule: vec![Duration::ZERO],
+            ..patient_delivery()
+        })
+        .build()
+        .unwrap();
     let api = Api::new(service.clone());
-    let id = place(&api, KEY_A1, json!({"to": "+14155550124", "objective": "x", "webhookUrl": https_to_loopback})).await;
-    let principal = service.authenticate(&ApiKey::new(KEY_A1)).await.unwrap().unwrap();
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550124", "objective": "x", "webhookUrl": https_to_loopback}),
+    )
+    .await;
+    let principal = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
     let call: CallId = id.parse().unwrap();
     let state = loop {
         let states = service.deliveries(&principal, &call).await.unwrap();
-        if let Some(state) = states.into_iter().find(|s| s.status == DeliveryStatus::GaveUp) {
+        if let Some(state) = states
+            .into_iter()
+            .find(|s| s.status == DeliveryStatus::GaveUp)
+        {
             break state;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
-    assert!(state.last_error.as_deref().unwrap().contains("forbidden"), "{state:?}");
+    assert!(
+        state.last_error.as_deref().unwrap().contains("forbidden"),
+        "{state:?}"
+    );
     assert!(receiver.requests().is_empty());
 }

@@ -86,9 +86,15 @@ impl Inner {
             if now.signed_duration_since(*created_at) < ttl {
                 break;
             }
-            let Some((created_at, slot)) = self.idempotency_order.pop_front() else { break };
+            let Some((created_at, slot)) = self.idempotency_order.pop_front() else {
+                break;
+            };
             // The slot may have been re-taken since; drop only this generation.
-            if self.idempotency.get(&slot).is_some_and(|e| e.created_at == created_at) {
+            if self
+                .idempotency
+                .get(&slot)
+                .is_some_and(|e| e.created_at == created_at)
+            {
                 self.idempotency.remove(&slot);
             }
         }
