@@ -36,6 +36,8 @@ pub const PLACEMENT_FAILED_TOKEN: &str = "placement_failed";
 pub const SHUTDOWN_TOKEN: &str = "service_shutdown";
 /// Error token of calls whose carrier stopped reporting.
 pub const CARRIER_LOST_TOKEN: &str = "carrier_lost";
+/// How long a cancel of an answered call waits for the carrier to end it.
+pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 /// Why a service operation failed. The HTTP layer maps each variant to a
 /// status and token in one place.
@@ -60,10 +62,16 @@ pub enum ServiceError {
     /// The service is stopping and takes no new calls (503 `shutting_down`).
     #[error("the service is shutting down")]
     ShuttingDown,
+    /// A list cursor that is not one of the key's calls (400 `invalid_cursor`).
+    #[error("startingAfter is not one of this key's calls")]
+    InvalidCursor,
+    /// Cancelling a call that already ended (409 `call_already_ended`).
+    #[error("the call already ended")]
+    AlreadyEnded,
 }
 
 /// The answer to an accepted placement.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Placed {
     /// The new call's id.
@@ -305,6 +313,11 @@ impl AgentCall {
         }
     }
 
+    /// The store of idempotency keys (the HTTP layer keeps its answers there).
+    pub fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.inner.idempotency
+    }
+
     /// The guardrail engine, e.g. to check numbers before dialing.
     pub fn guardrails(&self) -> &Guardrails {
         &self.inner.guardrails
@@ -368,12 +381,14 @@ impl AgentCall {
             }
         };
         let request = approved.request;
+        let mut record = CallRecord::queued(
+            CallId::generate(),
+            request.to.clone(),
+            request.objective.clone(),
+        );
+        record.metadata = request.metadata;
         let call = StoredCall {
-            record: CallRecord::queued(
-                CallId::generate(),
-                request.to.clone(),
-                request.objective.clone(),
-            ),
+            record,
             account_id: account.id.clone(),
             key_id: principal.key_id.clone(),
             created_at: now,
@@ -451,8 +466,62 @@ impl AgentCall {
     ) -> Result<ListPage, ServiceError> {
         query.key_id = principal.key_id.clone();
         match self.inner.store.list(&query).await {
-            Err(StoreError::NotFound(_)) => Err(ServiceError::NotFound),
+            Err(StoreError::NotFound(_)) => Err(ServiceError::InvalidCursor),
             other => Ok(other?),
+        }
+    }
+
+    /// Cancels a call of this principal's key and returns its record.
+    ///
+    /// - queued or dialing: the carrier is told to abandon it and it ends at
+    ///   once as `failed` with error `canceled` (`call.failed` fires, nothing
+    ///   is billed);
+    /// - in progress: the carrier hangs up and the call ends as `completed`
+    ///   with the partial transcript, summary and extraction; this waits up
+    ///   to [`CANCEL_WAIT`] for that end and returns the record as it stands;
+    /// - ended: [`ServiceError::AlreadyEnded`].
+    ///
+    /// Repeating a cancel that is still taking effect is harmless.
+    pub async fn cancel(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<CallRecord, ServiceError> {
+        let call = self.owned_call(principal, id).await?;
+        match call.record.status {
+            CallStatus::Queued | CallStatus::Dialing => {
+                let canceled = self.advance(id, Transition::Cancel, None).await?;
+                if let Some(canceled) = canceled {
+                    let _ = self.inner.dialer.hang_up(id).await;
+                    self.settle(&canceled).await;
+                    return Ok(canceled.record);
+                }
+                // It moved meanwhile (answered or ended): judge again.
+                let current = self.owned_call(principal, id).await?;
+                if current.record.status.is_terminal() {
+                    return Ok(current.record);
+                }
+                self.hang_up_and_wait(principal, id).await
+            }
+            CallStatus::InProgress => self.hang_up_and_wait(principal, id).await,
+            _ => Err(ServiceError::AlreadyEnded),
+        }
+    }
+
+    async fn hang_up_and_wait(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<CallRecord, ServiceError> {
+        // An unknown-call answer means the carrier is already ending it.
+        let _ = self.inner.dialer.hang_up(id).await;
+        let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+        loop {
+            let call = self.owned_call(principal, id).await?;
+            if call.record.status.is_terminal() || tokio::time::Instant::now() >= deadline {
+                return Ok(call.record);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -713,19 +782,24 @@ impl AgentCall {
         ending: Ending,
         notes: Option<std::collections::BTreeMap<String, String>>,
     ) -> Result<(), ServiceError> {
-        let Some(call) = self
+        if let Some(call) = self
             .advance(call_id, Transition::End(ending), notes)
             .await?
-        else {
-            return Ok(());
-        };
+        {
+            self.settle(&call).await;
+        }
+        Ok(())
+    }
+
+    /// Replaces an ended call's reservation by its billed minutes; runs once
+    /// per call, after the move that ended it.
+    async fn settle(&self, call: &StoredCall) {
         let billed = billed_minutes(call.record.duration_sec.unwrap_or(0));
         let period = self.inner.billing_period.start_of(call.created_at);
-        self.inner
-            .ledger
+        let ledger = &self.inner.ledger;
+        ledger
             .settle(&call.account_id, period, call.reserved_minutes, billed)
             .await;
-        Ok(())
     }
 
     /// Applies a transition with compare-and-set, retrying on conflicts, and

@@ -10,6 +10,11 @@
 //! | dialing | [`Transition::Answer`] | in_progress (sets `startedAt`) |
 //! | queued, dialing | [`Transition::End`] | no_answer, declined, voicemail, failed |
 //! | in_progress | [`Transition::End`] | completed, voicemail, failed |
+//! | queued, dialing | [`Transition::Cancel`] | failed, error `canceled` |
+//!
+//! Cancelling an answered call is not a move of its own: the service hangs
+//! up through the carrier, which then reports the end (`completed`, with what
+//! was said so far).
 //!
 //! Terminal statuses are final. Every move into `in_progress` or a terminal
 //! status emits exactly one event, so a call emits at most two: one
@@ -22,6 +27,8 @@ use crate::domain::{CallRecord, CallStatus, EventKind};
 
 /// Error token stored on a failed call when the carrier gave none.
 pub const DEFAULT_FAILURE_TOKEN: &str = "carrier_error";
+/// Error token of a call cancelled before it was answered.
+pub const CANCELED_TOKEN: &str = "canceled";
 
 /// How a call ended, as the carrier and the service report it.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +78,8 @@ pub enum Transition {
     Answer,
     /// The call ended.
     End(Ending),
+    /// The caller cancelled the call before it was answered.
+    Cancel,
 }
 
 impl Transition {
@@ -78,6 +87,7 @@ impl Transition {
         match self {
             Self::Dial => "dial",
             Self::Answer => "answer",
+            Self::Cancel => "cancel",
             Self::End(ending) => match ending.status {
                 CallStatus::Completed => "end as completed",
                 CallStatus::NoAnswer => "end as no_answer",
@@ -129,6 +139,9 @@ pub fn apply(
         }
         (Transition::End(ending), from) if may_end(from, ending.status) => {
             end(&mut next, ending.clone(), now);
+        }
+        (Transition::Cancel, Queued | Dialing) => {
+            end(&mut next, Ending::failed(CANCELED_TOKEN), now)
         }
         _ => return Err(illegal(&transition)),
     }
@@ -239,6 +252,22 @@ mod tests {
     }
 
     #[test]
+    fn cancel_ends_unanswered_calls_only() {
+        let queued = queued();
+        let dialing = apply(&queued, Transition::Dial, t0()).unwrap().record;
+        for record in [&queued, &dialing] {
+            let step = apply(record, Transition::Cancel, t0()).unwrap();
+            assert_eq!(step.event, Some(EventKind::Failed));
+            assert_eq!(step.record.error.as_deref(), Some(CANCELED_TOKEN));
+        }
+        let answered = apply(&dialing, Transition::Answer, t0()).unwrap().record;
+        assert!(
+            apply(&answered, Transition::Cancel, t0()).is_err(),
+            "answered calls are hung up instead"
+        );
+    }
+
+    #[test]
     fn failed_without_token_gets_the_default_and_others_carry_none() {
         let r = queued();
         let failed = apply(&r, Transition::End(Ending::new(CallStatus::Failed)), t0()).unwrap();
@@ -256,6 +285,7 @@ mod tests {
         prop_oneof![
             Just(Transition::Dial),
             Just(Transition::Answer),
+            Just(Transition::Cancel),
             ending.prop_map(Transition::End),
         ]
     }
@@ -274,9 +304,16 @@ mod tests {
             for (transition, gap) in transitions.into_iter().zip(gaps) {
                 now += Duration::milliseconds(gap);
                 let before = record.clone();
+                let cancel = transition == Transition::Cancel;
                 match apply(&record, transition, now) {
                     Ok(step) => {
                         prop_assert!(!before.status.is_terminal(), "moved out of a terminal status");
+                        if cancel {
+                            prop_assert!(matches!(before.status, CallStatus::Queued | CallStatus::Dialing));
+                            prop_assert_eq!(step.record.status, CallStatus::Failed);
+                            prop_assert_eq!(step.record.error.as_deref(), Some(CANCELED_TOKEN));
+                            prop_assert_eq!(step.record.duration_sec, Some(0), "nothing to bill");
+                        }
                         answered |= step.record.status == CallStatus::InProgress;
                         events.extend(step.event);
                         record = step.record;

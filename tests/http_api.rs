@@ -636,8 +636,8 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
     let item = &json(&bytes)["calls"][0];
     assert_eq!(
         item.as_object().unwrap().len(),
-        12,
-        "list items have the record's shape"
+        13,
+        "list items have the record's shape: the twelve fields of 2.1 and metadata"
     );
 }
 

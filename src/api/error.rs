@@ -18,6 +18,11 @@ pub(crate) enum ApiError {
     InvalidJson,
     PayloadTooLarge,
     InvalidLimit,
+    InvalidStatusFilter,
+    InvalidTimestamp,
+    InvalidIdempotencyKey,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
     Service(ServiceError),
 }
 
@@ -37,6 +42,13 @@ impl ApiError {
             Self::InvalidJson => (StatusCode::BAD_REQUEST, "invalid_json"),
             Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             Self::InvalidLimit => (StatusCode::BAD_REQUEST, "invalid_limit"),
+            Self::InvalidStatusFilter => (StatusCode::BAD_REQUEST, "invalid_status"),
+            Self::InvalidTimestamp => (StatusCode::BAD_REQUEST, "invalid_timestamp"),
+            Self::InvalidIdempotencyKey => (StatusCode::BAD_REQUEST, "invalid_idempotency_key"),
+            Self::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency_key_in_use"),
+            Self::IdempotencyKeyReused => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
+            }
             Self::Service(error) => match error {
                 ServiceError::Rejected(rejection) => {
                     let status = match rejection {
@@ -48,6 +60,8 @@ impl ApiError {
                     (status, rejection.token())
                 }
                 ServiceError::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+                ServiceError::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_cursor"),
+                ServiceError::AlreadyEnded => (StatusCode::CONFLICT, "call_already_ended"),
                 ServiceError::PlacementFailed(_) => (StatusCode::BAD_GATEWAY, "placement_failed"),
                 ServiceError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
                 ServiceError::Store(_) | ServiceError::Directory(_) => {
@@ -55,6 +69,14 @@ impl ApiError {
                 }
             },
         }
+    }
+
+    /// Whether an idempotent request that failed this way keeps its key
+    /// (5xx after the placement was attempted) or frees it (rejections, and
+    /// a stopping service, which attempted nothing).
+    pub(crate) fn is_replayable(&self) -> bool {
+        let (status, _) = self.status_and_token();
+        status.is_server_error() && !matches!(self, Self::Service(ServiceError::ShuttingDown))
     }
 
     pub(crate) fn into_response(self) -> Response<Full<Bytes>> {

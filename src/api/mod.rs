@@ -4,10 +4,11 @@
 //!
 //! | method | path | |
 //! |---|---|---|
-//! | POST | `/v1/agent/calls` | place a call (`201 Created`, `{"callId", "status"}`) |
-//! | GET | `/v1/agent/calls?limit=N` | the key's calls, most recent first |
+//! | POST | `/v1/agent/calls` | place a call (`201 Created`, `{"callId", "status"}`); optional `Idempotency-Key` |
+//! | GET | `/v1/agent/calls` | the key's calls, most recent first (`limit`, `startingAfter`, `status`, `createdAfter`, `createdBefore`) |
 //! | GET | `/v1/agent/calls/{id}` | one call record |
 //! | GET | `/v1/agent/calls/{id}/recording` | the recording (`audio/wav`) |
+//! | POST | `/v1/agent/calls/{id}/cancel` | cancel a call; answers its record |
 //!
 //! Every route needs `Authorization: Bearer <key>`; errors are
 //! `{"error": "<token>"}` with `Content-Type: application/json`.
@@ -38,10 +39,11 @@ use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use serde_json::{Map, Value};
 
 use crate::accounts::Principal;
-use crate::domain::{ApiKey, CallId};
-use crate::service::AgentCall;
-use crate::store::ListQuery;
+use crate::domain::{ApiKey, CallId, CallStatus};
+use crate::service::{AgentCall, ServiceError};
+use crate::store::{IdempotencyBegin, ListQuery, StoredResponse};
 use error::ApiError;
+use std::time::Duration;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -96,6 +98,7 @@ enum Route {
     Calls,
     Call(String),
     Recording(String),
+    Cancel(String),
 }
 
 fn route(path: &str) -> Option<Route> {
@@ -107,6 +110,7 @@ fn route(path: &str) -> Option<Route> {
     match rest.split_once('/') {
         None if !rest.is_empty() => Some(Route::Call(rest.to_owned())),
         Some((id, "recording")) if !id.is_empty() => Some(Route::Recording(id.to_owned())),
+        Some((id, "cancel")) if !id.is_empty() => Some(Route::Cancel(id.to_owned())),
         _ => None,
     }
 }
@@ -122,17 +126,12 @@ where
 {
     let route = route(request.uri().path()).ok_or(ApiError::NotFound)?;
     let method = request.method().clone();
-    let allowed = matches!(
-        (&route, &method),
-        (Route::Calls, &Method::GET | &Method::POST)
-            | (Route::Call(_) | Route::Recording(_), &Method::GET)
-    );
-    if !allowed {
-        let allow = if matches!(route, Route::Calls) {
-            "GET, POST"
-        } else {
-            "GET"
-        };
+    let allow = match route {
+        Route::Calls => "GET, POST",
+        Route::Call(_) | Route::Recording(_) => "GET",
+        Route::Cancel(_) => "POST",
+    };
+    if !allow.split(", ").any(|allowed| allowed == method.as_str()) {
         return Err(ApiError::MethodNotAllowed(allow));
     }
     let principal = authenticate(service, request.headers()).await?;
@@ -141,6 +140,10 @@ where
         Route::Calls => list(service, &principal, request.uri().query()).await,
         Route::Call(id) => {
             let record = service.get(&principal, &parse_id(&id)?).await?;
+            Ok(json_response(StatusCode::OK, &record))
+        }
+        Route::Cancel(id) => {
+            let record = service.cancel(&principal, &parse_id(&id)?).await?;
             Ok(json_response(StatusCode::OK, &record))
         }
         Route::Recording(id) => {
@@ -190,17 +193,135 @@ where
     B::Data: Send,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
+    let idempotency_key = idempotency_key(request.headers())?;
     let body = read_body(request).await?;
     let object: Map<String, Value> = match serde_json::from_slice(&body) {
         Ok(Value::Object(object)) => object,
         _ => return Err(ApiError::InvalidJson),
     };
-    let placed = service.place_json(principal, &object).await?;
-    let mut response = json_response(StatusCode::CREATED, &placed);
-    if let Ok(location) = HeaderValue::from_str(&format!("/v1/agent/calls/{}", placed.call_id)) {
-        response.headers_mut().insert(header::LOCATION, location);
+    let Some(key) = idempotency_key else {
+        let outcome = service.place_json(principal, &object).await;
+        return Ok(placement_response(outcome.map_err(ApiError::from)));
+    };
+    let store = service.idempotency_store();
+    let fingerprint = fingerprint(&object);
+    let now = chrono::Utc::now();
+    let begin = store
+        .begin(
+            &principal.key_id,
+            &key,
+            fingerprint,
+            now,
+            IDEMPOTENCY_TTL,
+            IDEMPOTENCY_LEASE,
+        )
+        .await
+        .map_err(ServiceError::from)?;
+    match begin {
+        IdempotencyBegin::Replay(stored) => return Ok(replay(stored)),
+        IdempotencyBegin::InProgress => return Err(ApiError::IdempotencyKeyInUse),
+        IdempotencyBegin::Mismatch => return Err(ApiError::IdempotencyKeyReused),
+        IdempotencyBegin::Started => {}
+    }
+    let outcome = service
+        .place_json(principal, &object)
+        .await
+        .map_err(ApiError::from);
+    let keep = match &outcome {
+        Ok(_) => true,
+        Err(error) => error.is_replayable(),
+    };
+    let response = placement_response(outcome);
+    let recorded = if keep {
+        let body = response
+            .body()
+            .clone()
+            .collect()
+            .await
+            .map(|c| c.to_bytes())
+            .unwrap_or_default();
+        let stored = StoredResponse {
+            status: response.status().as_u16(),
+            body,
+        };
+        store.complete(&principal.key_id, &key, stored).await
+    } else {
+        store.abandon(&principal.key_id, &key).await
+    };
+    if let Err(error) = recorded {
+        // The answer stands; a retry may find the key held until its lease ends.
+        tracing::warn!(%error, "could not record an idempotency key");
     }
     Ok(response)
+}
+
+/// How long a key's answer is kept for replay.
+pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How long a request may hold a key before another may take it over (a
+/// crashed instance must not block the key for a whole day).
+pub const IDEMPOTENCY_LEASE: Duration = Duration::from_secs(60);
+/// Longest `Idempotency-Key`, in characters.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// The `Idempotency-Key` header: 1 to 255 printable ASCII characters.
+fn idempotency_key(headers: &http::HeaderMap) -> Result<Option<String>, ApiError> {
+    let mut values = headers.get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let bytes = value.as_bytes();
+    let printable = bytes.iter().all(|b| (0x20..=0x7e).contains(b));
+    if values.next().is_some()
+        || bytes.is_empty()
+        || bytes.len() > MAX_IDEMPOTENCY_KEY_LEN
+        || !printable
+    {
+        return Err(ApiError::InvalidIdempotencyKey);
+    }
+    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+/// SHA-256 of the body's canonical JSON (keys sorted), so formatting and
+/// key order do not make two equal requests differ.
+fn fingerprint(object: &Map<String, Value>) -> [u8; 32] {
+    use sha2::Digest;
+    let canonical = serde_json::to_vec(object).unwrap_or_default();
+    sha2::Sha256::digest(&canonical).into()
+}
+
+fn placement_response(outcome: Result<crate::Placed, ApiError>) -> Response<Full<Bytes>> {
+    match outcome {
+        Ok(placed) => {
+            let mut response = json_response(StatusCode::CREATED, &placed);
+            if let Ok(location) =
+                HeaderValue::from_str(&format!("/v1/agent/calls/{}", placed.call_id))
+            {
+                response.headers_mut().insert(header::LOCATION, location);
+            }
+            response
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The first answer again, marked as a replay.
+fn replay(stored: StoredResponse) -> Response<Full<Bytes>> {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let placed: Option<crate::Placed> = serde_json::from_slice(&stored.body).ok();
+    let mut response = Response::new(Full::new(stored.body));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    if let Some(location) =
+        placed.and_then(|p| HeaderValue::from_str(&format!("/v1/agent/calls/{}", p.call_id)).ok())
+    {
+        headers.insert(header::LOCATION, location);
+    }
+    response
 }
 
 async fn read_body<B>(request: Request<B>) -> Result<Bytes, ApiError>
@@ -234,29 +355,47 @@ async fn list(
     principal: &Principal,
     query: Option<&str>,
 ) -> Result<Response<Full<Bytes>>, ApiError> {
-    let mut limit = None;
-    for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        if key == "limit" {
-            if limit.is_some() {
-                return Err(ApiError::InvalidLimit);
+    let mut list = ListQuery::new(principal.key_id.clone(), DEFAULT_LIST_LIMIT);
+    let mut seen = std::collections::HashSet::new();
+    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        let error = match name.as_ref() {
+            "limit" => ApiError::InvalidLimit,
+            "startingAfter" => ApiError::Service(ServiceError::InvalidCursor),
+            "status" => ApiError::InvalidStatusFilter,
+            "createdAfter" | "createdBefore" => ApiError::InvalidTimestamp,
+            _ => continue, // unknown parameters are ignored
+        };
+        if !seen.insert(name.clone()) {
+            return Err(error); // a parameter given twice is ambiguous
+        }
+        match name.as_ref() {
+            "limit" => {
+                let limit: u64 = value.parse().map_err(|_| ApiError::InvalidLimit)?;
+                if limit < 1 {
+                    return Err(error);
+                }
+                list.limit = limit.min(MAX_LIST_LIMIT as u64) as usize;
             }
-            let parsed: u64 = value.parse().map_err(|_| ApiError::InvalidLimit)?;
-            if parsed < 1 {
-                return Err(ApiError::InvalidLimit);
+            "startingAfter" => list.starting_after = Some(value.parse().map_err(|_| error)?),
+            "status" => {
+                let statuses: Result<Vec<CallStatus>, _> =
+                    value.split(',').map(|s| s.trim().parse()).collect();
+                list.statuses = statuses.map_err(|_| ApiError::InvalidStatusFilter)?;
             }
-            limit = Some(parsed.min(MAX_LIST_LIMIT as u64) as usize);
+            "createdAfter" => list.created_after = Some(timestamp(&value)?),
+            _ => list.created_before = Some(timestamp(&value)?),
         }
     }
-    let query = ListQuery::new(
-        principal.key_id.clone(),
-        limit.unwrap_or(DEFAULT_LIST_LIMIT),
-    );
-    let page = service.list(principal, query).await?;
+    let page = service.list(principal, list).await?;
     let calls: Vec<_> = page.calls.into_iter().map(|call| call.record).collect();
-    Ok(json_response(
-        StatusCode::OK,
-        &serde_json::json!({ "calls": calls, "hasMore": page.has_more }),
-    ))
+    let body = serde_json::json!({ "calls": calls, "hasMore": page.has_more });
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+fn timestamp(text: &str) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|at| at.to_utc())
+        .map_err(|_| ApiError::InvalidTimestamp)
 }
 
 pub(crate) fn json_response(

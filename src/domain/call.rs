@@ -86,7 +86,8 @@ impl FromStr for CallStatus {
 }
 
 /// The call record exactly as the API returns it (spec 2.1): all twelve
-/// fields always present, camelCase, `null` when unset.
+/// fields always present, camelCase, `null` when unset, plus the caller's
+/// `metadata` (an extension of this crate).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallRecord {
@@ -116,6 +117,9 @@ pub struct CallRecord {
     pub duration_sec: Option<u64>,
     /// Error token on failed calls.
     pub error: Option<String>,
+    /// The caller's metadata from placement, string to string; `null` when none was given.
+    #[serde(default)]
+    pub metadata: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl CallRecord {
@@ -134,6 +138,7 @@ impl CallRecord {
             ended_at: None,
             duration_sec: None,
             error: None,
+            metadata: None,
         }
     }
 }
@@ -170,7 +175,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn record_serializes_all_twelve_fields_in_camel_case() {
+    fn record_serializes_all_fields_in_camel_case() {
         let record = CallRecord::queued(CallId::generate(), "+14155550123", "Say hi");
         let value = serde_json::to_value(&record).unwrap();
         let object = value.as_object().unwrap();
@@ -184,6 +189,7 @@ mod tests {
                 "error",
                 "extracted",
                 "id",
+                "metadata",
                 "objective",
                 "recordingUrl",
                 "startedAt",

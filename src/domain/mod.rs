@@ -17,6 +17,7 @@ pub use fields::{FieldDefinition, FieldType};
 pub use ids::{AccountId, CallId, InvalidId, KeyId};
 pub use placement::{
     MAX_CONTEXT_CHARS, MAX_FIELD_DESCRIPTION_CHARS, MAX_FIELD_NAME_CHARS, MAX_FIELDS,
-    MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
+    MAX_METADATA_KEY_CHARS, MAX_METADATA_KEYS, MAX_METADATA_VALUE_CHARS, MAX_OBJECTIVE_CHARS,
+    MAX_WEBHOOK_URL_LEN, PlacementRequest,
 };
 pub use secret::{ApiKey, WebhookSecret};

@@ -16,6 +16,12 @@ pub const MAX_FIELD_NAME_CHARS: usize = 64;
 pub const MAX_FIELD_DESCRIPTION_CHARS: usize = 500;
 /// Longest `webhookUrl`, in bytes.
 pub const MAX_WEBHOOK_URL_LEN: usize = 2_048;
+/// Most keys in `metadata`.
+pub const MAX_METADATA_KEYS: usize = 50;
+/// Longest `metadata` key, in characters.
+pub const MAX_METADATA_KEY_CHARS: usize = 40;
+/// Longest `metadata` value, in characters.
+pub const MAX_METADATA_VALUE_CHARS: usize = 500;
 
 /// A request to place a call (spec 4.1). Unknown JSON keys are ignored.
 ///
@@ -40,6 +46,10 @@ pub struct PlacementRequest {
     /// Caller ID override, E.164; must be one of the account's numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller_id: Option<String>,
+    /// The caller's own string-to-string data, returned on the record and
+    /// in every event of the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl PlacementRequest {
@@ -52,6 +62,7 @@ impl PlacementRequest {
             fields: Vec::new(),
             webhook_url: None,
             caller_id: None,
+            metadata: None,
         }
     }
 
@@ -70,6 +81,14 @@ impl PlacementRequest {
     /// Sets the caller ID override.
     pub fn caller_id(mut self, number: impl Into<String>) -> Self {
         self.caller_id = Some(number.into());
+        self
+    }
+
+    /// Adds a metadata entry.
+    pub fn metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.metadata
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), value.into());
         self
     }
 

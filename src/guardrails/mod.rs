@@ -9,7 +9,7 @@
 //! 2. `invalid_number` (strict E.164, validity by libphonenumber's metadata,
 //!    canonical form),
 //! 3. `invalid_context` (and `context_too_long`), `invalid_fields`,
-//!    `invalid_caller_id`, `invalid_webhook_url`,
+//!    `invalid_caller_id`, `invalid_webhook_url`, `invalid_metadata`,
 //! 4. `destination_blocked` (country allowlist, premium rate, US/CA 976,
 //!    non-geographic codes, IRSF prefixes, extra blocked types), then
 //!    `caller_id_not_owned`.
@@ -25,7 +25,7 @@ mod number;
 mod prefix;
 mod rate_limit;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -34,7 +34,8 @@ use serde_json::{Map, Value};
 
 use crate::domain::{
     Account, FieldDefinition, FieldType, MAX_CONTEXT_CHARS, MAX_FIELD_DESCRIPTION_CHARS,
-    MAX_FIELD_NAME_CHARS, MAX_FIELDS, MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
+    MAX_FIELD_NAME_CHARS, MAX_FIELDS, MAX_METADATA_KEY_CHARS, MAX_METADATA_KEYS,
+    MAX_METADATA_VALUE_CHARS, MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
 };
 
 pub use minute_cap::{
@@ -111,6 +112,9 @@ pub enum Rejection {
     /// `webhookUrl` is not an acceptable HTTPS URL.
     #[error("webhookUrl is not a valid HTTPS URL: {0}")]
     InvalidWebhookUrl(&'static str),
+    /// `metadata` is not an object of at most 50 short string entries.
+    #[error("metadata is malformed: {0}")]
+    InvalidMetadata(String),
     /// The destination is blocked.
     #[error("destination blocked: {0}")]
     DestinationBlocked(BlockReason),
@@ -138,6 +142,7 @@ impl Rejection {
             Self::InvalidFields(_) => "invalid_fields",
             Self::InvalidCallerId => "invalid_caller_id",
             Self::InvalidWebhookUrl(_) => "invalid_webhook_url",
+            Self::InvalidMetadata(_) => "invalid_metadata",
             Self::DestinationBlocked(_) => "destination_blocked",
             Self::CallerIdNotOwned => "caller_id_not_owned",
             Self::RateLimited(_) => "rate_limited",
@@ -328,6 +333,10 @@ impl Guardrails {
             Some(Value::String(url)) => Some(self.check_webhook_url(url)?),
             Some(_) => return Err(Rejection::InvalidWebhookUrl("not a string")),
         };
+        let metadata = match present("metadata") {
+            None => None,
+            Some(value) => Some(parse_metadata(value).map_err(Rejection::InvalidMetadata)?),
+        };
         self.destination_policy(&destination)?;
         let presented = caller_id
             .as_deref()
@@ -344,6 +353,7 @@ impl Guardrails {
                 fields,
                 webhook_url,
                 caller_id,
+                metadata,
             },
             destination,
         })
@@ -376,6 +386,31 @@ pub(crate) fn is_loopback_host(host: &url::Host<&str>) -> bool {
         url::Host::Ipv4(ip) => ip.is_loopback(),
         url::Host::Ipv6(ip) => ip.is_loopback(),
     }
+}
+
+fn parse_metadata(value: &Value) -> Result<BTreeMap<String, String>, String> {
+    let object = value.as_object().ok_or("not an object")?;
+    if object.len() > MAX_METADATA_KEYS {
+        return Err(format!("more than {MAX_METADATA_KEYS} keys"));
+    }
+    object
+        .iter()
+        .map(|(key, value)| {
+            if key.is_empty() || key.chars().count() > MAX_METADATA_KEY_CHARS {
+                return Err(format!(
+                    "keys must have 1 to {MAX_METADATA_KEY_CHARS} characters"
+                ));
+            }
+            match value {
+                Value::String(text) if text.chars().count() <= MAX_METADATA_VALUE_CHARS => {
+                    Ok((key.clone(), text.clone()))
+                }
+                _ => Err(format!(
+                    "values must be strings of at most {MAX_METADATA_VALUE_CHARS} characters"
+                )),
+            }
+        })
+        .collect()
 }
 
 fn parse_fields(value: &Value) -> Result<Vec<FieldDefinition>, String> {

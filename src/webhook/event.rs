@@ -6,7 +6,8 @@ use serde::Serialize;
 use crate::domain::{CallId, CallRecord, CallStatus, EventKind, format_timestamp};
 
 /// The JSON body of a webhook event: all thirteen fields of spec 6.2, `null`
-/// when not yet available, never the transcript or the recording URL.
+/// when not yet available, never the transcript or the recording URL; plus
+/// the caller's `metadata`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EventPayload {
@@ -36,6 +37,8 @@ pub struct EventPayload {
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
     /// Error token (call.failed).
     pub error: Option<String>,
+    /// The caller's metadata from placement; `null` when none was given.
+    pub metadata: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// `<callId>:<event>:<epoch milliseconds>`.
@@ -62,6 +65,7 @@ impl EventPayload {
             summary: record.summary.clone().filter(|_| completed),
             extracted: record.extracted.clone().filter(|_| completed),
             error: record.error.clone(),
+            metadata: record.metadata.clone(),
         }
     }
 }
@@ -71,7 +75,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn payload_has_thirteen_fields_and_no_transcript() {
+    fn payload_has_the_spec_fields_plus_metadata_and_no_transcript() {
         let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "hi");
         record.transcript = Some("Agent: hi".into());
         record.recording_url = Some("https://x/rec".into());
@@ -79,7 +83,8 @@ mod tests {
         let value =
             serde_json::to_value(EventPayload::new(EventKind::Failed, &record, at)).unwrap();
         let object = value.as_object().unwrap();
-        assert_eq!(object.len(), 13);
+        assert_eq!(object.len(), 14);
+        assert!(object["metadata"].is_null());
         assert!(!object.contains_key("transcript") && !object.contains_key("recordingUrl"));
         assert_eq!(
             object["eventId"],
