@@ -66,7 +66,11 @@ async fn every_outcome_emits_the_events_of_section_6_1() {
             verifier
                 .verify(&request.body, Some(&request.signature), now)
                 .expect("signature verifies");
-            assert_eq!(event.as_object().unwrap().len(), 14, "the thirteen fields of 6.2 and metadata");
+            assert_eq!(
+                event.as_object().unwrap().len(),
+                14,
+                "the thirteen fields of 6.2 and metadata"
+            );
             let kind = event["event"].as_str().unwrap();
             let event_id = event["eventId"].as_str().unwrap();
             let (prefix, millis) = event_id.rsplit_once(':').unwrap();
