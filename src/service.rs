@@ -36,6 +36,9 @@ pub const PLACEMENT_FAILED_TOKEN: &str = "placement_failed";
 pub const SHUTDOWN_TOKEN: &str = "service_shutdown";
 /// Error token of calls whose carrier stopped reporting.
 pub const CARRIER_LOST_TOKEN: &str = "carrier_lost";
+/// Error token of calls left running by a previous process that the carrier
+/// could not resume (see [`AgentCall::recover`]).
+pub const INTERRUPTED_TOKEN: &str = "interrupted";
 /// How long a cancel of an answered call waits for the carrier to end it.
 pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
@@ -78,6 +81,15 @@ pub struct Placed {
     pub call_id: CallId,
     /// Always `queued`.
     pub status: CallStatus,
+}
+
+/// What [`AgentCall::recover`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Calls the carrier took over.
+    pub resumed: usize,
+    /// Calls ended as `failed` / `interrupted`.
+    pub ended: usize,
 }
 
 /// The service could not be built.
@@ -435,6 +447,64 @@ impl AgentCall {
             call_id: call.record.id,
             status: CallStatus::Queued,
         })
+    }
+
+    /// Resolves the calls a previous process left unfinished (after a crash
+    /// or a kill), so that none stays queued forever. Call it once at start
+    /// when the store is durable.
+    ///
+    /// Each unfinished call is offered to the dialer ([`Dialer::resume`]);
+    /// if the carrier takes it over, it is followed as usual. Otherwise it
+    /// ends as `failed` with error `interrupted`, its reservation is
+    /// released (talk time, if any, was not observed and is not billed) and
+    /// its terminal event is queued. Events already queued before the crash
+    /// are delivered by the outbox as usual.
+    ///
+    /// Recovery takes every unfinished call in the store: on PostgreSQL with
+    /// several instances, run it only from one instance after a full-fleet
+    /// restart, never while another instance is running calls.
+    pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
+        let mut report = RecoveryReport::default();
+        for call in self.inner.store.unfinished().await? {
+            let call_id = call.record.id.clone();
+            let (progress, reports) = ProgressHandle::channel(call_id.clone());
+            let request = DialRequest {
+                call_id: call_id.clone(),
+                to: call.record.to.clone(),
+                caller_id: call.caller_id.clone(),
+                objective: call.record.objective.clone(),
+                context: call.context.clone(),
+                fields: call.fields.clone(),
+                max_duration: Duration::from_secs(call.reserved_minutes * 60),
+            };
+            match self.inner.dialer.resume(request, progress).await {
+                Ok(true) => {
+                    self.inner.running.fetch_add(1, Ordering::AcqRel);
+                    let service = self.clone();
+                    tokio::spawn(async move {
+                        service.follow(call_id, reports).await;
+                        service.call_finished();
+                    });
+                    report.resumed += 1;
+                }
+                resumed => {
+                    if let Err(error) = resumed {
+                        tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
+                    }
+                    self.finish(&call_id, Ending::failed(INTERRUPTED_TOKEN), None)
+                        .await?;
+                    report.ended += 1;
+                }
+            }
+        }
+        if report != RecoveryReport::default() {
+            tracing::info!(
+                resumed = report.resumed,
+                ended = report.ended,
+                "recovered unfinished calls"
+            );
+        }
+        Ok(report)
     }
 
     /// A call placed by this principal's key; [`ServiceError::NotFound`] for

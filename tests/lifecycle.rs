@@ -193,3 +193,67 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
         (503, Some("shutting_down"))
     );
 }
+
+/// A carrier that accepts calls and then goes silent, like a process that died.
+#[derive(Debug, Default)]
+struct SilentCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>);
+
+#[async_trait::async_trait]
+impl agentcall::Dialer for SilentCarrier {
+    async fn dial(
+        &self,
+        _: agentcall::dialer::DialRequest,
+        progress: agentcall::dialer::ProgressHandle,
+    ) -> Result<(), agentcall::dialer::DialError> {
+        self.0.lock().unwrap().push(progress); // keep the channel open, report nothing
+        Ok(())
+    }
+    async fn hang_up(&self, id: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+        Err(agentcall::dialer::DialError::UnknownCall(id.clone()))
+    }
+}
+
+#[tokio::test]
+async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events() {
+    let receiver = Receiver::start().await;
+    let store = Arc::new(agentcall::MemoryStore::new());
+    let crashed = builder()
+        .store(store.clone())
+        .dialer(Arc::new(SilentCarrier::default()))
+        .build()
+        .unwrap();
+    let api = Api::new(crashed);
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(
+            place(
+                &api,
+                KEY_A1,
+                json!({"to": "+14155550125", "objective": "x", "webhookUrl": receiver.url}),
+            )
+            .await,
+        );
+    }
+    let restarted = builder().store(store).build().unwrap();
+    let report = restarted.recover().await.unwrap();
+    assert_eq!((report.resumed, report.ended), (0, 3));
+    let api = Api::new(restarted.clone());
+    for id in &ids {
+        let record = wait_terminal(&api, KEY_A1, id).await;
+        assert_eq!(
+            (record.status, record.error.as_deref()),
+            (CallStatus::Failed, Some("interrupted"))
+        );
+    }
+    receiver
+        .wait_for(|r| {
+            ids.iter()
+                .all(|id| r.iter().any(|x| x.json()["callId"] == id.as_str()))
+        })
+        .await;
+    assert_eq!(
+        restarted.recover().await.unwrap(),
+        Default::default(),
+        "nothing is left to recover"
+    );
+}

@@ -132,6 +132,8 @@ pub enum DialError {
 ///   reports through `progress`: optionally `Dialing`, then `Answered` if the
 ///   recipient picks up, then exactly one `Ended`. It must end an answered
 ///   call once `max_duration` has passed.
+/// - `resume` is optional: carriers that keep call state (most do, keyed by
+///   their own call id) can take over a call after a restart.
 /// - `hang_up` asks the carrier to end a call early; the dialer then reports
 ///   `Ended` as usual (`completed` with what was said so far if the call was
 ///   answered). Hanging up an ended or unknown call is not an error worth
@@ -143,4 +145,19 @@ pub trait Dialer: Send + Sync + Debug {
 
     /// Ends a call early; see the contract.
     async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError>;
+
+    /// Takes over a call that a previous process of the service started and
+    /// did not see end (recovery after a restart). Returns `Ok(true)` when
+    /// the carrier still knows the call and will report its progress through
+    /// `progress` from here on; `Ok(false)` (the default) when it cannot,
+    /// and the service then ends the call as `failed` with error
+    /// `interrupted`.
+    async fn resume(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<bool, DialError> {
+        let _ = (request, progress);
+        Ok(false)
+    }
 }
