@@ -5,13 +5,22 @@
 //! both writes an event in the same atomic step as the status change that
 //! emits it ([`CallStore::update`]), so no accepted change loses its event.
 //!
-//! [`MemoryStore`] is always compiled. [`conformance`] holds the contract
-//! tests every implementation runs on itself.
+//! [`MemoryStore`] is always compiled. With the `sqlite` feature,
+//! [`sqlite::SqliteStore`] keeps everything in one file on one machine; with
+//! `postgres`, [`postgres::PostgresStore`] lets several service instances
+//! share one database. [`conformance`] holds the contract tests every
+//! implementation runs on itself.
 
 pub mod conformance;
 mod idempotency;
 mod memory;
 mod outbox;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -27,6 +36,10 @@ pub use memory::MemoryStore;
 pub use outbox::{
     AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
 };
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresRateLimiter, PostgresStore, PostgresUsageLedger};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SqliteStore, SqliteUsageLedger};
 
 /// A store failure. The HTTP layer answers `503 store_error` for
 /// [`StoreError::Unavailable`]; the other variants are contract outcomes the

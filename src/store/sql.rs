@@ -1,0 +1,530 @@
+//! What the SQL stores share: how records become rows and back, and the
+//! arithmetic both backends must agree on.
+//!
+//! # Row layout
+//!
+//! - Times are `BIGINT`/`INTEGER` nanoseconds since the Unix epoch (UTC), so
+//!   they sort exactly and round-trip a [`DateTime<Utc>`] to the nanosecond.
+//!   Times outside 1677–2262 are clamped to the representable range (see
+//!   [`nanos`]).
+//! - A call is a few indexed columns plus the whole [`StoredCall`] (less its
+//!   version, which is a column of its own) as a JSON document. A field
+//!   added to the record later needs a `#[serde(default)]` here, not a
+//!   migration.
+//! - Enumerations are stored by their wire names.
+//!
+//! A row that does not decode (corrupt JSON, an unknown status, a negative
+//! count) is reported as [`StoreError::Unavailable`] naming the row; nothing
+//! here panics on stored data.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
+use crate::store::{
+    DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent, PendingDelivery,
+    StoreError, StoredCall, StoredResponse,
+};
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use serde::de::IntoDeserializer;
+use serde::{Deserialize, Serialize};
+use sqlx::{Database, Encode, QueryBuilder, Type};
+
+/// Stored data that does not decode.
+#[derive(Debug)]
+pub(crate) struct CorruptRow(pub(crate) String);
+
+impl fmt::Display for CorruptRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "corrupt stored data: {}", self.0)
+    }
+}
+
+impl std::error::Error for CorruptRow {}
+
+/// A store error for stored data that does not decode.
+pub(crate) fn corrupt(what: impl Into<String>) -> StoreError {
+    StoreError::Unavailable(Box::new(CorruptRow(what.into())))
+}
+
+/// A store error for a failed database operation.
+pub(crate) fn db_error(error: sqlx::Error) -> StoreError {
+    StoreError::Unavailable(Box::new(error))
+}
+
+/// `at` in nanoseconds since the epoch, clamped to `i64` (years 1677–2262).
+///
+/// Clamping keeps the order of any two times (ties aside), which is what
+/// ordering, filtering and due-time comparisons need.
+pub(crate) fn nanos(at: DateTime<Utc>) -> i64 {
+    at.timestamp_nanos_opt().unwrap_or(if at.timestamp() < 0 {
+        i64::MIN
+    } else {
+        i64::MAX
+    })
+}
+
+/// The inverse of [`nanos`].
+pub(crate) fn from_nanos(ns: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_nanos(ns)
+}
+
+/// A duration in nanoseconds, saturating.
+pub(crate) fn duration_nanos(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_nanos()).unwrap_or(i64::MAX)
+}
+
+/// A count or size as a SQL integer, saturating (databases have no `u64`).
+pub(crate) fn sql_int(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
+/// A stored integer that must fit `T` (non-negative counts, versions, statuses).
+pub(crate) fn stored_int<T: TryFrom<i64>>(n: i64, what: &str) -> Result<T, StoreError> {
+    T::try_from(n).map_err(|_| corrupt(format!("{what} out of range: {n}")))
+}
+
+/// A stored version: an `i64` column for a `u64` value.
+pub(crate) fn version_column(version: u64, id: &CallId) -> Result<i64, StoreError> {
+    i64::try_from(version).map_err(|_| corrupt(format!("call {id}: version {version} too large")))
+}
+
+/// The wire names of the statuses `unfinished` returns, as a SQL list.
+///
+/// Must equal the predicate of the `calls_unfinished` index in the
+/// migrations, so the query uses it.
+pub(crate) const UNFINISHED_SQL: &str = "('queued', 'dialing', 'in_progress')";
+
+/// The page query of [`ListQuery`]: `id, version, doc` of at most
+/// `limit + 1` calls, newest first, so the caller can tell `has_more`.
+///
+/// `cursor` is the `(created_ns, id)` of the `starting_after` call. Only the
+/// conditions in use are written, so the cursor is a range condition on the
+/// `(key_id, created_ns, id)` index and a page costs O(limit) rows read
+/// (plus those a status filter skips), however deep it is.
+pub(crate) fn list_query<'a, DB>(
+    query: &'a ListQuery,
+    cursor: Option<(i64, &'a str)>,
+) -> QueryBuilder<'a, DB>
+where
+    DB: Database,
+    DB::Arguments<'a>: Default,
+    &'a str: Encode<'a, DB> + Type<DB>,
+    i64: Encode<'a, DB> + Type<DB>,
+{
+    let mut sql = QueryBuilder::new("SELECT id, version, doc FROM calls WHERE key_id = ");
+    sql.push_bind(query.key_id.as_str());
+    if let Some((created_ns, id)) = cursor {
+        sql.push(" AND (created_ns, id) < (");
+        sql.push_bind(created_ns);
+        sql.push(", ");
+        sql.push_bind(id);
+        sql.push(")");
+    }
+    if let Some(after) = query.created_after {
+        sql.push(" AND created_ns > ");
+        sql.push_bind(nanos(after));
+    }
+    if let Some(before) = query.created_before {
+        sql.push(" AND created_ns < ");
+        sql.push_bind(nanos(before));
+    }
+    if !query.statuses.is_empty() {
+        sql.push(" AND status IN (");
+        let mut statuses = sql.separated(", ");
+        for status in &query.statuses {
+            statuses.push_bind(status.as_str());
+        }
+        sql.push(")");
+    }
+    sql.push(" ORDER BY created_ns DESC, id DESC LIMIT ");
+    sql.push_bind(sql_int(query.limit).saturating_add(1));
+    sql
+}
+
+/// The call's columns as the stores write them.
+pub(crate) struct CallColumns {
+    pub(crate) id: String,
+    pub(crate) key_id: String,
+    pub(crate) account_id: String,
+    pub(crate) created_ns: i64,
+    pub(crate) status: &'static str,
+    pub(crate) version: i64,
+    pub(crate) doc: String,
+}
+
+/// Encodes a call for storage.
+pub(crate) fn encode_call(call: &StoredCall) -> Result<CallColumns, StoreError> {
+    let doc = serde_json::to_string(&CallDocument::from(call))
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    Ok(CallColumns {
+        id: call.record.id.as_str().to_owned(),
+        key_id: call.key_id.as_str().to_owned(),
+        account_id: call.account_id.as_str().to_owned(),
+        created_ns: nanos(call.created_at),
+        status: call.record.status.as_str(),
+        version: version_column(call.version, &call.record.id)?,
+        doc,
+    })
+}
+
+/// Decodes a stored call from its id, version and document columns.
+pub(crate) fn decode_call(id: &str, version: i64, doc: &str) -> Result<StoredCall, StoreError> {
+    let document: CallDocument = serde_json::from_str(doc)
+        .map_err(|e| corrupt(format!("call {id}: undecodable document: {e}")))?;
+    if document.record.id.as_str() != id {
+        return Err(corrupt(format!(
+            "call {id}: document is of call {}",
+            document.record.id
+        )));
+    }
+    let version = stored_int(version, &format!("call {id}: version"))?;
+    Ok(document.into_call(version))
+}
+
+/// The stored form of a [`StoredCall`] (less its version).
+///
+/// A mirror rather than the domain types' own serde: the record's public
+/// serialization cuts timestamps to milliseconds, and the store must give
+/// back exactly what it was given.
+#[derive(Serialize, Deserialize)]
+struct CallDocument {
+    record: RecordDocument,
+    account_id: AccountId,
+    key_id: KeyId,
+    created_at: DateTime<Utc>,
+    caller_id: String,
+    context: Option<String>,
+    #[serde(default)]
+    fields: Vec<FieldDefinition>,
+    webhook_url: Option<String>,
+    reserved_minutes: u64,
+    #[serde(default)]
+    extraction_notes: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RecordDocument {
+    id: CallId,
+    status: CallStatus,
+    to: String,
+    objective: String,
+    summary: Option<String>,
+    transcript: Option<String>,
+    extracted: Option<serde_json::Map<String, serde_json::Value>>,
+    recording_url: Option<String>,
+    started_at: Option<DateTime<Utc>>,
+    ended_at: Option<DateTime<Utc>>,
+    duration_sec: Option<u64>,
+    error: Option<String>,
+}
+
+impl From<&StoredCall> for CallDocument {
+    fn from(call: &StoredCall) -> Self {
+        let r = &call.record;
+        Self {
+            record: RecordDocument {
+                id: r.id.clone(),
+                status: r.status,
+                to: r.to.clone(),
+                objective: r.objective.clone(),
+                summary: r.summary.clone(),
+                transcript: r.transcript.clone(),
+                extracted: r.extracted.clone(),
+                recording_url: r.recording_url.clone(),
+                started_at: r.started_at,
+                ended_at: r.ended_at,
+                duration_sec: r.duration_sec,
+                error: r.error.clone(),
+            },
+            account_id: call.account_id.clone(),
+            key_id: call.key_id.clone(),
+            created_at: call.created_at,
+            caller_id: call.caller_id.clone(),
+            context: call.context.clone(),
+            fields: call.fields.clone(),
+            webhook_url: call.webhook_url.clone(),
+            reserved_minutes: call.reserved_minutes,
+            extraction_notes: call.extraction_notes.clone(),
+        }
+    }
+}
+
+impl CallDocument {
+    fn into_call(self, version: u64) -> StoredCall {
+        let r = self.record;
+        let mut record = CallRecord::queued(r.id, r.to, r.objective);
+        record.status = r.status;
+        record.summary = r.summary;
+        record.transcript = r.transcript;
+        record.extracted = r.extracted;
+        record.recording_url = r.recording_url;
+        record.started_at = r.started_at;
+        record.ended_at = r.ended_at;
+        record.duration_sec = r.duration_sec;
+        record.error = r.error;
+        StoredCall {
+            record,
+            account_id: self.account_id,
+            key_id: self.key_id,
+            created_at: self.created_at,
+            caller_id: self.caller_id,
+            context: self.context,
+            fields: self.fields,
+            webhook_url: self.webhook_url,
+            reserved_minutes: self.reserved_minutes,
+            extraction_notes: self.extraction_notes,
+            version,
+        }
+    }
+}
+
+/// The stored name of a delivery status.
+pub(crate) fn delivery_status_name(status: DeliveryStatus) -> &'static str {
+    match status {
+        DeliveryStatus::Pending => "pending",
+        DeliveryStatus::Delivered => "delivered",
+        DeliveryStatus::GaveUp => "gave_up",
+    }
+}
+
+fn parse_delivery_status(name: &str, event_id: &str) -> Result<DeliveryStatus, StoreError> {
+    [
+        DeliveryStatus::Pending,
+        DeliveryStatus::Delivered,
+        DeliveryStatus::GaveUp,
+    ]
+    .into_iter()
+    .find(|status| delivery_status_name(*status) == name)
+    .ok_or_else(|| {
+        corrupt(format!(
+            "event {event_id}: unknown delivery status {name:?}"
+        ))
+    })
+}
+
+fn parse_kind(name: &str, event_id: &str) -> Result<EventKind, StoreError> {
+    EventKind::deserialize(name.into_deserializer()).map_err(|_: serde::de::value::Error| {
+        corrupt(format!("event {event_id}: unknown event kind {name:?}"))
+    })
+}
+
+/// The columns of an outbox row, in the order [`EventRow`] reads them.
+pub(crate) const EVENT_COLUMNS: &str = "event_id, call_id, account_id, kind, url, body, \
+     created_ns, first_attempt_ns, next_attempt_ns, status, attempts, last_response_status, \
+     last_error, delivered_ns, seq";
+
+/// One outbox row as read.
+#[derive(sqlx::FromRow)]
+pub(crate) struct EventRow {
+    event_id: String,
+    call_id: String,
+    account_id: String,
+    kind: String,
+    url: String,
+    body: Vec<u8>,
+    created_ns: i64,
+    first_attempt_ns: i64,
+    next_attempt_ns: Option<i64>,
+    status: String,
+    attempts: i64,
+    last_response_status: Option<i64>,
+    last_error: Option<String>,
+    delivered_ns: Option<i64>,
+    /// Emission order.
+    pub(crate) seq: i64,
+}
+
+impl EventRow {
+    fn call_id(&self) -> Result<CallId, StoreError> {
+        self.call_id
+            .parse()
+            .map_err(|_| corrupt(format!("event {}: bad call id", self.event_id)))
+    }
+
+    fn attempts(&self) -> Result<u32, StoreError> {
+        stored_int(self.attempts, &format!("event {}: attempts", self.event_id))
+    }
+
+    /// The event as claimed for an attempt.
+    pub(crate) fn into_pending(self) -> Result<PendingDelivery, StoreError> {
+        let attempts = self.attempts()?;
+        let event = NewEvent {
+            call_id: self.call_id()?,
+            account_id: self
+                .account_id
+                .parse()
+                .map_err(|_| corrupt(format!("event {}: bad account id", self.event_id)))?,
+            kind: parse_kind(&self.kind, &self.event_id)?,
+            url: self.url,
+            body: Bytes::from(self.body),
+            created_at: from_nanos(self.created_ns),
+            first_attempt_at: from_nanos(self.first_attempt_ns),
+            event_id: self.event_id,
+        };
+        Ok(PendingDelivery { event, attempts })
+    }
+
+    /// What the host sees of the event's delivery.
+    pub(crate) fn into_state(self) -> Result<DeliveryState, StoreError> {
+        let last_response_status = self
+            .last_response_status
+            .map(|s| stored_int(s, &format!("event {}: response status", self.event_id)))
+            .transpose()?;
+        Ok(DeliveryState {
+            call_id: self.call_id()?,
+            kind: parse_kind(&self.kind, &self.event_id)?,
+            status: parse_delivery_status(&self.status, &self.event_id)?,
+            attempts: self.attempts()?,
+            last_response_status,
+            last_error: self.last_error,
+            next_attempt_at: self.next_attempt_ns.map(from_nanos),
+            delivered_at: self.delivered_ns.map(from_nanos),
+            event_id: self.event_id,
+        })
+    }
+}
+
+/// An idempotency row as read: fingerprint, response status and body.
+pub(crate) type IdempotencyRow = (Vec<u8>, Option<i64>, Option<Vec<u8>>);
+
+/// What `begin` answers for a live record.
+pub(crate) fn idempotency_verdict(
+    row: IdempotencyRow,
+    fingerprint: [u8; 32],
+) -> Result<IdempotencyBegin, StoreError> {
+    let (stored, status, body) = row;
+    if stored.as_slice() != fingerprint.as_slice() {
+        return Ok(IdempotencyBegin::Mismatch);
+    }
+    Ok(match status {
+        Some(status) => IdempotencyBegin::Replay(StoredResponse {
+            status: stored_int(status, "idempotency response status")?,
+            body: Bytes::from(body.unwrap_or_default()),
+        }),
+        None => IdempotencyBegin::InProgress,
+    })
+}
+
+/// The creation times at or before which an idempotency record is expired,
+/// and at or before which an unanswered one may be taken over.
+pub(crate) fn idempotency_thresholds(
+    now: DateTime<Utc>,
+    ttl: std::time::Duration,
+    lease: std::time::Duration,
+) -> (i64, i64) {
+    let now = nanos(now);
+    (
+        now.saturating_sub(duration_nanos(ttl)),
+        now.saturating_sub(duration_nanos(lease)),
+    )
+}
+
+/// Minutes a reservation gets: `min(max_minutes, cap - billed - reserved)`.
+pub(crate) fn minutes_to_reserve(billed: u64, reserved: u64, cap: u64, max_minutes: u64) -> u64 {
+    cap.saturating_sub(billed.saturating_add(reserved))
+        .min(max_minutes)
+}
+
+/// A stored usage row's `(billed, reserved)`, checked non-negative.
+pub(crate) fn usage_counts(billed: i64, reserved: i64) -> Result<(u64, u64), StoreError> {
+    Ok((
+        stored_int(billed, "usage billed")?,
+        stored_int(reserved, "usage reserved")?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ApiKey, FieldType};
+
+    fn call() -> StoredCall {
+        let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "Say hi");
+        record.status = CallStatus::Completed;
+        record.started_at = Some(from_nanos(1_800_000_000_123_456_789));
+        record.extracted = Some(
+            serde_json::json!({"ok": true, "n": 1.5, "s": "x", "none": null})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        StoredCall {
+            record,
+            account_id: "acct".parse().expect("account id"),
+            key_id: ApiKey::new("k").id(),
+            created_at: from_nanos(1_800_000_000_000_000_001),
+            caller_id: "+14155550100".into(),
+            context: None,
+            fields: vec![FieldDefinition::new("ok", FieldType::Boolean).with_description("d")],
+            webhook_url: None,
+            reserved_minutes: 7,
+            extraction_notes: BTreeMap::from([("n".into(), "why".into())]),
+            version: 42,
+        }
+    }
+
+    #[test]
+    fn calls_round_trip_to_the_nanosecond() {
+        let call = call();
+        let columns = encode_call(&call).expect("encode");
+        assert_eq!(columns.created_ns, 1_800_000_000_000_000_001);
+        assert_eq!(columns.status, "completed");
+        let back = decode_call(&columns.id, columns.version, &columns.doc).expect("decode");
+        assert_eq!(back, call);
+    }
+
+    #[test]
+    fn corrupt_documents_are_errors_not_panics() {
+        let call = call();
+        let id = call.record.id.as_str();
+        for doc in ["", "{", "{}", "[1,2]", "null"] {
+            assert!(matches!(
+                decode_call(id, 0, doc),
+                Err(StoreError::Unavailable(_))
+            ));
+        }
+        let columns = encode_call(&call).expect("encode");
+        let other = CallId::generate();
+        assert!(decode_call(other.as_str(), 0, &columns.doc).is_err());
+        assert!(decode_call(id, -1, &columns.doc).is_err());
+    }
+
+    #[test]
+    fn times_clamp_instead_of_failing() {
+        let far = DateTime::parse_from_rfc3339("3000-01-01T00:00:00Z")
+            .expect("literal")
+            .to_utc();
+        assert_eq!(nanos(far), i64::MAX);
+        assert_eq!(nanos(DateTime::<Utc>::MIN_UTC), i64::MIN);
+        assert_eq!(duration_nanos(std::time::Duration::MAX), i64::MAX);
+    }
+
+    #[test]
+    fn every_kind_and_status_parses_back() {
+        use EventKind::*;
+        for kind in [InProgress, Completed, NoAnswer, Voicemail, Declined, Failed] {
+            assert_eq!(parse_kind(kind.as_str(), "e").expect("kind"), kind);
+        }
+        assert!(parse_kind("call.ringing", "e").is_err());
+        for status in [
+            DeliveryStatus::Pending,
+            DeliveryStatus::Delivered,
+            DeliveryStatus::GaveUp,
+        ] {
+            assert_eq!(
+                parse_delivery_status(delivery_status_name(status), "e").expect("status"),
+                status
+            );
+        }
+    }
+
+    #[test]
+    fn reservations_match_the_memory_ledger() {
+        assert_eq!(minutes_to_reserve(0, 0, 25, 10), 10);
+        assert_eq!(minutes_to_reserve(3, 15, 25, 10), 7);
+        assert_eq!(minutes_to_reserve(20, 10, 25, 10), 0);
+        assert_eq!(minutes_to_reserve(u64::MAX, 1, u64::MAX, 10), 0);
+    }
+}

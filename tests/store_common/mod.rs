@@ -1,0 +1,502 @@
+//! Builders and scenarios shared by the SQLite and PostgreSQL store tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use agentcall::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
+use agentcall::store::{NewEvent, StoredCall};
+use bytes::Bytes;
+use chrono::{DateTime, Duration, Utc};
+
+/// A fixed instant with sub-microsecond digits, so precision loss shows.
+pub fn t0() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-04T05:06:07.123456789Z")
+        .expect("valid literal")
+        .to_utc()
+}
+
+/// A key id no other test (or earlier run) uses.
+pub fn fresh_key() -> KeyId {
+    ApiKey::new(uuid::Uuid::new_v4().to_string()).id()
+}
+
+/// A unique account id.
+pub fn fresh_account() -> agentcall::domain::AccountId {
+    format!("acct_{}", uuid::Uuid::new_v4().simple())
+        .parse()
+        .expect("valid account id")
+}
+
+/// A queued call of `key` created at `at`, with every optional part set.
+pub fn call(key: &KeyId, at: DateTime<Utc>) -> StoredCall {
+    let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "Confirm Friday");
+    record.started_at = Some(at + Duration::nanoseconds(1_234_567));
+    StoredCall {
+        record,
+        account_id: "acct_stores".parse().expect("valid account id"),
+        key_id: key.clone(),
+        created_at: at,
+        caller_id: "+14155550100".into(),
+        context: Some("context".into()),
+        fields: vec![agentcall::domain::FieldDefinition::new(
+            "confirmed",
+            agentcall::domain::FieldType::Boolean,
+        )],
+        webhook_url: Some("https://example.com/hook".into()),
+        reserved_minutes: 5,
+        extraction_notes: BTreeMap::from([("confirmed".into(), "not said".into())]),
+        version: 0,
+    }
+}
+
+/// The event a move of `call` into `status` emits at `at`.
+pub fn event(call: &StoredCall, status: CallStatus, at: DateTime<Utc>) -> NewEvent {
+    let kind = EventKind::for_status(status).expect("status emits an event");
+    NewEvent {
+        event_id: format!("{}:{}:{}", call.record.id, kind, at.timestamp_millis()),
+        call_id: call.record.id.clone(),
+        account_id: call.account_id.clone(),
+        kind,
+        url: "https://example.com/hook".into(),
+        body: Bytes::from(format!("{{\"event\":\"{kind}\",\"n\":\"\u{e9}\"}}")),
+        created_at: at,
+        first_attempt_at: at,
+    }
+}
+
+/// `call` moved to `status` (same version: ready for `update`).
+pub fn moved(call: &StoredCall, status: CallStatus) -> StoredCall {
+    let mut next = call.clone();
+    next.record.status = status;
+    next
+}
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration as Std;
+
+use agentcall::guardrails::{Usage, UsageLedger};
+use agentcall::store::{
+    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
+    ListQuery, Recording, StoreError, StoredResponse,
+};
+use tokio::task::JoinSet;
+
+const TTL: Std = Std::from_secs(86_400);
+const LEASE: Std = Std::from_secs(60);
+
+/// What [`populate`] wrote, for [`verify`] to find again.
+#[derive(Debug)]
+pub struct Written {
+    call: StoredCall,
+    first: NewEvent,
+    second: NewEvent,
+    retry_at: DateTime<Utc>,
+    recording: Recording,
+    response: StoredResponse,
+    account: agentcall::domain::AccountId,
+}
+
+/// Writes one of everything: a call moved twice with its two events (the
+/// first attempted and failed, the second pending), a recording, a completed
+/// and a held idempotency key, and minute usage.
+pub async fn populate<S, L>(store: &S, ledger: &L) -> Written
+where
+    S: CallStore + EventOutbox + IdempotencyStore,
+    L: UsageLedger,
+{
+    let key = fresh_key();
+    let created = call(&key, t0());
+    store.insert(&created).await.expect("insert");
+    let answered = moved(&created, CallStatus::InProgress);
+    let first = event(
+        &answered,
+        CallStatus::InProgress,
+        t0() + Duration::seconds(1),
+    );
+    assert_eq!(
+        store
+            .update(&answered, vec![first.clone()])
+            .await
+            .expect("update"),
+        1
+    );
+    let claimed = store
+        .claim_due(t0() + Duration::seconds(2), 100, LEASE)
+        .await
+        .expect("claim");
+    assert!(claimed.iter().any(|p| p.event == first));
+    let retry_at = t0() + Duration::seconds(30);
+    let failure = AttemptOutcome::Failed {
+        status: Some(503),
+        error: "HTTP 503".into(),
+        retry_at: Some(retry_at),
+    };
+    store
+        .record_attempt(&first.event_id, t0() + Duration::seconds(2), failure)
+        .await
+        .expect("record");
+    let mut done = moved(&answered, CallStatus::Completed);
+    done.version = 1;
+    done.record.summary = Some("Confirmed.".into());
+    done.record.ended_at = Some(t0() + Duration::milliseconds(2_500));
+    done.record.duration_sec = Some(2);
+    done.record.extracted = serde_json::json!({"confirmed": true}).as_object().cloned();
+    let second = event(&done, CallStatus::Completed, t0() + Duration::seconds(3));
+    assert_eq!(
+        store
+            .update(&done, vec![second.clone()])
+            .await
+            .expect("update"),
+        2
+    );
+    let recording = Recording {
+        content_type: "audio/wav".into(),
+        bytes: Bytes::from_static(b"RIFF\x00\x01\xff"),
+    };
+    store
+        .put_recording(&done.record.id, recording.clone())
+        .await
+        .expect("recording");
+
+    let response = StoredResponse {
+        status: 201,
+        body: Bytes::from_static(b"{\"callId\":\"c\"}"),
+    };
+    for (name, fingerprint) in [("k-done", [1; 32]), ("k-held", [2; 32])] {
+        assert_eq!(
+            store
+                .begin(&key, name, fingerprint, t0(), TTL, LEASE)
+                .await
+                .expect("begin"),
+            IdempotencyBegin::Started
+        );
+    }
+    store
+        .complete(&key, "k-done", response.clone())
+        .await
+        .expect("complete");
+
+    let account = fresh_account();
+    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
+    ledger.settle(&account, t0(), 10, 3).await;
+    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
+
+    done.version = 2;
+    Written {
+        call: done,
+        first,
+        second,
+        retry_at,
+        recording,
+        response,
+        account,
+    }
+}
+
+/// Finds everything [`populate`] wrote, as it was written.
+pub async fn verify<S, L>(store: &S, ledger: &L, written: &Written)
+where
+    S: CallStore + EventOutbox + IdempotencyStore,
+    L: UsageLedger,
+{
+    let call = &written.call;
+    let id = &call.record.id;
+    assert_eq!(store.get(id).await.expect("get").as_ref(), Some(call));
+    let page = store
+        .list(&ListQuery::new(call.key_id.clone(), 10))
+        .await
+        .expect("list");
+    assert_eq!((page.calls, page.has_more), (vec![call.clone()], false));
+    assert!(
+        store
+            .unfinished()
+            .await
+            .expect("unfinished")
+            .iter()
+            .all(|c| c.record.id != *id)
+    );
+    assert_eq!(
+        store.recording(id).await.expect("recording").as_ref(),
+        Some(&written.recording)
+    );
+
+    let states = store.deliveries(id).await.expect("deliveries");
+    assert_eq!(states.len(), 2);
+    assert_eq!(states[0].event_id, written.first.event_id);
+    assert_eq!(
+        (
+            states[0].status,
+            states[0].attempts,
+            states[0].last_response_status,
+            states[0].last_error.as_deref(),
+            states[0].next_attempt_at
+        ),
+        (
+            DeliveryStatus::Pending,
+            1,
+            Some(503),
+            Some("HTTP 503"),
+            Some(written.retry_at)
+        )
+    );
+    assert_eq!(
+        (
+            states[1].status,
+            states[1].attempts,
+            states[1].next_attempt_at
+        ),
+        (
+            DeliveryStatus::Pending,
+            0,
+            Some(written.second.first_attempt_at)
+        )
+    );
+    let due = store
+        .claim_due(written.retry_at, 100, LEASE)
+        .await
+        .expect("claim");
+    let mine: Vec<_> = due.iter().filter(|p| p.event.call_id == *id).collect();
+    assert_eq!(mine.len(), 2, "both events are due: {mine:?}");
+    // Oldest due first: the second event has been due since its creation.
+    assert_eq!((mine[0].attempts, &mine[0].event), (0, &written.second));
+    assert_eq!((mine[1].attempts, &mine[1].event), (1, &written.first));
+
+    let begin = |name: &'static str, fingerprint: [u8; 32]| {
+        store.begin(
+            &call.key_id,
+            name,
+            fingerprint,
+            t0() + Duration::seconds(1),
+            TTL,
+            LEASE,
+        )
+    };
+    assert_eq!(
+        begin("k-done", [1; 32]).await.expect("begin"),
+        IdempotencyBegin::Replay(written.response.clone())
+    );
+    assert_eq!(
+        begin("k-held", [2; 32]).await.expect("begin"),
+        IdempotencyBegin::InProgress
+    );
+    assert_eq!(
+        ledger.usage(&written.account, t0()).await,
+        Usage {
+            billed: 3,
+            reserved: 10
+        }
+    );
+}
+
+const EMITTING: [CallStatus; 6] = [
+    CallStatus::InProgress,
+    CallStatus::Completed,
+    CallStatus::NoAnswer,
+    CallStatus::Voicemail,
+    CallStatus::Declined,
+    CallStatus::Failed,
+];
+
+/// 64 concurrent updates from one version, alternating between two handles
+/// on one database: exactly one wins, and only its event enters the outbox.
+pub async fn concurrent_updates_move_once<S>(stores: [Arc<S>; 2])
+where
+    S: CallStore + EventOutbox + 'static,
+{
+    let original = call(&fresh_key(), t0());
+    stores[0].insert(&original).await.expect("insert");
+    let mut tasks = JoinSet::new();
+    for i in 0..64 {
+        let store = Arc::clone(&stores[i % 2]);
+        let status = EMITTING[i % EMITTING.len()];
+        let next = moved(&original, status);
+        let emitted = event(&next, status, t0() + Duration::milliseconds(i as i64));
+        tasks.spawn(async move { (status, store.update(&next, vec![emitted]).await) });
+    }
+    let results = tasks.join_all().await;
+    let winners: Vec<_> = results.iter().filter(|(_, r)| r.is_ok()).collect();
+    assert_eq!(winners.len(), 1, "exactly one update wins: {results:?}");
+    assert!(
+        results
+            .iter()
+            .all(|(_, r)| matches!(r, Ok(1) | Err(StoreError::Conflict { expected: 0, .. })))
+    );
+    let stored = stores[1]
+        .get(&original.record.id)
+        .await
+        .expect("get")
+        .expect("present");
+    assert_eq!((stored.version, stored.record.status), (1, winners[0].0));
+    let states = stores[0]
+        .deliveries(&original.record.id)
+        .await
+        .expect("deliveries");
+    assert_eq!(states.len(), 1, "only the winner's event is queued");
+    assert_eq!(Some(states[0].kind), EventKind::for_status(winners[0].0));
+}
+
+/// 64 concurrent reservations through two ledgers: they add up to the cap
+/// exactly, and settling them all leaves only what was billed.
+pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: [Arc<L>; 2]) {
+    let account = fresh_account();
+    let mut tasks = JoinSet::new();
+    for i in 0..64 {
+        let ledger = Arc::clone(&ledgers[i % 2]);
+        let account = account.clone();
+        tasks.spawn(async move { ledger.reserve(&account, t0(), 100, 7).await });
+    }
+    let grants: Vec<u64> = tasks.join_all().await.into_iter().flatten().collect();
+    assert_eq!(grants.iter().sum::<u64>(), 100, "grants: {grants:?}");
+    assert_eq!(
+        ledgers[0].usage(&account, t0()).await,
+        Usage {
+            billed: 0,
+            reserved: 100
+        }
+    );
+    let mut tasks = JoinSet::new();
+    for (i, grant) in grants.iter().copied().enumerate() {
+        let ledger = Arc::clone(&ledgers[i % 2]);
+        let account = account.clone();
+        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await });
+    }
+    tasks.join_all().await;
+    assert_eq!(
+        ledgers[1].usage(&account, t0()).await,
+        Usage {
+            billed: grants.iter().map(|g| g / 2).sum(),
+            reserved: 0
+        }
+    );
+}
+
+/// Workers on two handles claim concurrently: every due event is handed out
+/// exactly once per lease, and a call's second event waits for its first.
+pub async fn claims_are_never_handed_out_twice<S>(stores: [Arc<S>; 2])
+where
+    S: CallStore + EventOutbox + 'static,
+{
+    let now = t0() + Duration::hours(1);
+    let key = fresh_key();
+    let (mut firsts, mut seconds) = (BTreeSet::new(), BTreeSet::new());
+    for i in 0..40 {
+        let created = call(&key, t0() + Duration::milliseconds(i));
+        stores[0].insert(&created).await.expect("insert");
+        let answered = moved(&created, CallStatus::InProgress);
+        let first = event(
+            &answered,
+            CallStatus::InProgress,
+            now - Duration::seconds(10),
+        );
+        stores[1]
+            .update(&answered, vec![first.clone()])
+            .await
+            .expect("update");
+        let mut done = moved(&answered, CallStatus::Completed);
+        done.version = 1;
+        let second = event(&done, CallStatus::Completed, now - Duration::seconds(5));
+        stores[0]
+            .update(&done, vec![second.clone()])
+            .await
+            .expect("update");
+        firsts.insert(first.event_id);
+        seconds.insert(second.event_id);
+    }
+
+    let ours: BTreeSet<String> = firsts.union(&seconds).cloned().collect();
+    let claim_all = |at: DateTime<Utc>| {
+        let mut tasks = JoinSet::new();
+        for worker in 0..6 {
+            let store = Arc::clone(&stores[worker % 2]);
+            tasks.spawn(async move {
+                let mut claimed = Vec::new();
+                loop {
+                    let batch = store.claim_due(at, 4, LEASE).await.expect("claim");
+                    if batch.is_empty() {
+                        return claimed;
+                    }
+                    claimed.extend(batch.into_iter().map(|p| p.event.event_id));
+                }
+            });
+        }
+        let ours = &ours;
+        async move {
+            // Events of other tests sharing the database are left aside.
+            let all: Vec<String> = tasks
+                .join_all()
+                .await
+                .into_iter()
+                .flatten()
+                .filter(|id| ours.contains(id))
+                .collect();
+            let distinct: BTreeSet<String> = all.iter().cloned().collect();
+            assert_eq!(all.len(), distinct.len(), "an event was handed out twice");
+            distinct
+        }
+    };
+
+    assert_eq!(
+        claim_all(now).await,
+        firsts,
+        "second events wait for the first"
+    );
+    assert!(claim_all(now).await.is_empty(), "claimed events are leased");
+    for event_id in &firsts {
+        let outcome = AttemptOutcome::Failed {
+            status: Some(500),
+            error: "HTTP 500".into(),
+            retry_at: Some(now + Duration::hours(1)),
+        };
+        stores[0]
+            .record_attempt(event_id, now, outcome)
+            .await
+            .expect("record");
+    }
+    assert_eq!(claim_all(now).await, seconds);
+    assert!(claim_all(now + Duration::seconds(59)).await.is_empty());
+    assert_eq!(
+        claim_all(now + Duration::seconds(61)).await,
+        seconds,
+        "an expired lease hands the event out again, once"
+    );
+}
+
+/// Concurrent `begin`s through two handles: exactly one starts, on a fresh
+/// key and on a stale hold; a different body is a mismatch for everyone.
+pub async fn one_begin_starts<S: IdempotencyStore + 'static>(stores: [Arc<S>; 2]) {
+    let key = fresh_key();
+    let race = |at: DateTime<Utc>, fingerprint: [u8; 32]| {
+        let mut tasks = JoinSet::new();
+        for i in 0..32 {
+            let store = Arc::clone(&stores[i % 2]);
+            let key = key.clone();
+            tasks.spawn(async move {
+                store
+                    .begin(&key, "race", fingerprint, at, TTL, LEASE)
+                    .await
+                    .expect("begin")
+            });
+        }
+        tasks.join_all()
+    };
+    let count = |answers: &[IdempotencyBegin], wanted: &IdempotencyBegin| {
+        answers.iter().filter(|a| *a == wanted).count()
+    };
+    let answers = race(t0(), [7; 32]).await;
+    assert_eq!(
+        count(&answers, &IdempotencyBegin::Started),
+        1,
+        "{answers:?}"
+    );
+    assert_eq!(count(&answers, &IdempotencyBegin::InProgress), 31);
+    let answers = race(t0() + Duration::seconds(61), [7; 32]).await;
+    assert_eq!(
+        count(&answers, &IdempotencyBegin::Started),
+        1,
+        "stale: {answers:?}"
+    );
+    assert_eq!(count(&answers, &IdempotencyBegin::InProgress), 31);
+    let answers = race(t0() + Duration::seconds(62), [8; 32]).await;
+    assert_eq!(count(&answers, &IdempotencyBegin::Mismatch), 32);
+}
