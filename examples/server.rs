@@ -16,7 +16,8 @@ use std::time::Duration;
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
-    Account, AgentCall, Api, ApiKey, Guardrails, SimulatedDialer, SimulationConfig, StaticDirectory,
+    Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, SimulatedDialer,
+    SimulationConfig, StaticDirectory,
 };
 use serde::Deserialize;
 
@@ -47,6 +48,9 @@ struct Config {
     /// Base of recording URLs (defaults to the listening address).
     #[serde(default)]
     base_url: Option<String>,
+    /// `memory` (default), `sqlite://PATH` or `postgres://…`.
+    #[serde(default = "default_store")]
+    store: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,6 +85,10 @@ impl Default for SimulationFile {
             talk_ms: default_talk_ms(),
         }
     }
+}
+
+fn default_store() -> String {
+    "memory".into()
 }
 
 fn default_listen() -> String {
@@ -119,6 +127,7 @@ fn demo_config() -> (Config, String) {
         irsf_prefixes: Vec::new(),
         allowed_regions: None,
         base_url: None,
+        store: default_store(),
     };
     (config, key)
 }
@@ -182,13 +191,66 @@ fn check_config(config: &Config) -> Result<(), String> {
     {
         return Err("webhookRetryScheduleMs: at least one attempt is needed".into());
     }
+    let store = config.store.as_str();
+    if !(store == "memory"
+        || store.starts_with("sqlite:")
+        || store.starts_with("postgres://")
+        || store.starts_with("postgresql://"))
+    {
+        return Err(format!(
+            "store {store:?}: use \"memory\", \"sqlite://PATH\" or \"postgres://…\""
+        ));
+    }
     if config.webhook_timeout_ms == Some(0) {
         return Err("webhookTimeoutMs: must be positive".into());
     }
     Ok(())
 }
 
-fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String> {
+/// Connects the configured store; the durable ones also bring their
+/// minute-cap ledger (and, on PostgreSQL, the shared rate limiter).
+async fn with_store(
+    builder: AgentCallBuilder,
+    store: &str,
+) -> Result<(AgentCallBuilder, bool), String> {
+    if store == "memory" {
+        return Ok((builder, false));
+    }
+    if store.starts_with("sqlite:") {
+        #[cfg(feature = "sqlite")]
+        {
+            let store = agentcall::store::SqliteStore::connect(store)
+                .await
+                .map_err(|e| format!("store: {e}"))?;
+            let ledger = Arc::new(store.usage_ledger());
+            return Ok((builder.store(Arc::new(store)).usage_ledger(ledger), true));
+        }
+        #[cfg(not(feature = "sqlite"))]
+        return Err(
+            "store: SQLite needs the sqlite feature (cargo run --features sqlite --example server)"
+                .into(),
+        );
+    }
+    #[cfg(feature = "postgres")]
+    {
+        let store = agentcall::store::PostgresStore::connect(store)
+            .await
+            .map_err(|e| format!("store: {e}"))?;
+        let limiter = Arc::new(store.rate_limiter());
+        let ledger = Arc::new(store.usage_ledger());
+        Ok((
+            builder
+                .store(Arc::new(store))
+                .rate_limiter(limiter)
+                .usage_ledger(ledger),
+            true,
+        ))
+    }
+    #[cfg(not(feature = "postgres"))]
+    Err("store: PostgreSQL needs the postgres feature (cargo run --features postgres --example server)".into())
+}
+
+async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String> {
     let mut directory = StaticDirectory::new();
     for entry in &config.accounts {
         let id = entry.id.parse().map_err(|e| format!("account id: {e}"))?;
@@ -226,14 +288,29 @@ fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String>
         ring: Duration::from_millis(config.simulation.ring_ms),
         talk: Duration::from_millis(config.simulation.talk_ms),
     };
-    AgentCall::builder()
+    let builder = AgentCall::builder()
         .directory(Arc::new(directory))
         .dialer(Arc::new(SimulatedDialer::new(simulation)))
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
-        .base_url(config.base_url.clone().unwrap_or(base_url))
-        .build()
-        .map_err(|e| e.to_string())
+        .base_url(config.base_url.clone().unwrap_or(base_url));
+    let (builder, durable) = with_store(builder, &config.store).await?;
+    let service = builder.build().map_err(|e| e.to_string())?;
+    if durable {
+        // Calls a killed predecessor left running must not stay queued forever.
+        let report = service
+            .recover()
+            .await
+            .map_err(|e| format!("recovery: {e}"))?;
+        if report.resumed + report.ended > 0 {
+            eprintln!(
+                "recovered {} unfinished calls ({} resumed)",
+                report.resumed + report.ended,
+                report.resumed
+            );
+        }
+    }
+    Ok(service)
 }
 
 async fn stop_signal() {
@@ -276,7 +353,7 @@ async fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let base_url = format!("http://{address}");
-    let service = build_service(&config, base_url.clone())?;
+    let service = build_service(&config, base_url.clone()).await?;
     let app = axum::Router::new().fallback_service(Api::new(service.clone()));
 
     if let Some(key) = demo_key {

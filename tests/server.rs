@@ -3,97 +3,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
+use common::process::{TempPath, config_file, server_binary, start};
 use common::{Receiver, json};
 use serde_json::{Value, json};
-
-fn server_binary() -> PathBuf {
-    let mut path = std::env::current_exe().unwrap();
-    path.pop(); // the test binary
-    if path.ends_with("deps") {
-        path.pop();
-    }
-    let binary = path
-        .join("examples")
-        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
-    if !binary.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--example", "server"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    }
-    binary
-}
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn config_file(config: &Value) -> tempfile_path::TempPath {
-    tempfile_path::TempPath::with_contents(config.to_string())
-}
-
-/// A tiny temporary-file helper (the tests need nothing more).
-mod tempfile_path {
-    use std::path::PathBuf;
-
-    pub struct TempPath(pub PathBuf);
-
-    impl TempPath {
-        pub fn with_contents(text: String) -> Self {
-            let path = std::env::temp_dir().join(format!(
-                "agentcall-test-{}.json",
-                agentcall::CallId::generate()
-            ));
-            std::fs::write(&path, text).unwrap();
-            Self(path)
-        }
-    }
-
-    impl Drop for TempPath {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
-}
-
-fn start(config: &Value) -> (Server, tempfile_path::TempPath) {
-    let file = config_file(config);
-    let mut child = Command::new(server_binary())
-        .arg("--config")
-        .arg(&file.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    assert!(
-        base.starts_with("http://127.0.0.1:") && !base.ends_with(":0"),
-        "{base}"
-    );
-    (Server { child, base }, file)
-}
 
 fn config(receiver_allowed: bool) -> Value {
     json!({
@@ -253,7 +168,7 @@ fn bad_config_files_fail_with_a_clear_message() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read"));
-    let file = tempfile_path::TempPath::with_contents("{not json".into());
+    let file = TempPath::with_contents("{not json".into());
     let output = Command::new(server_binary())
         .arg("--config")
         .arg(&file.0)

@@ -3,9 +3,12 @@
 //! schema of its own, dropped at the end; "instances" are separate pools.
 #![cfg(feature = "postgres")]
 
+#[path = "common/pg.rs"]
+mod pg;
 mod store_common;
 
-use std::str::FromStr;
+use pg::TestSchema;
+
 use std::sync::Arc;
 
 use agentcall::domain::CallStatus;
@@ -14,63 +17,8 @@ use agentcall::store::conformance;
 use agentcall::store::postgres::PostgresStore;
 use agentcall::store::{CallStore, EventOutbox, ListQuery, StoreError};
 use chrono::Duration;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::PgPoolOptions;
 use tokio::task::JoinSet;
-
-/// A fresh schema on the test server.
-struct TestSchema {
-    options: PgConnectOptions,
-    name: String,
-}
-
-impl TestSchema {
-    /// `None` (after saying so) when no server is configured.
-    async fn create() -> Option<Self> {
-        let Ok(url) = std::env::var("AGENTCALL_TEST_POSTGRES") else {
-            println!("skipped: set AGENTCALL_TEST_POSTGRES");
-            return None;
-        };
-        let options = PgConnectOptions::from_str(&url).expect("a postgres:// URL");
-        let name = format!("agentcall_test_{}", uuid::Uuid::new_v4().simple());
-        let admin = PgPool::connect_with(options.clone())
-            .await
-            .expect("connect");
-        sqlx::query(&format!("CREATE SCHEMA {name}"))
-            .execute(&admin)
-            .await
-            .expect("create schema");
-        admin.close().await;
-        Some(Self { options, name })
-    }
-
-    /// A pool of its own (a separate "instance") working in the schema.
-    async fn pool(&self, size: u32) -> PgPool {
-        let options = self
-            .options
-            .clone()
-            .options([("search_path", self.name.as_str())]);
-        PgPoolOptions::new()
-            .max_connections(size)
-            .connect_with(options)
-            .await
-            .expect("connect")
-    }
-
-    async fn store(&self, size: u32) -> PostgresStore {
-        PostgresStore::connect_with(self.pool(size).await)
-            .await
-            .expect("migrate")
-    }
-
-    async fn drop(self) {
-        let admin = PgPool::connect_with(self.options).await.expect("connect");
-        sqlx::query(&format!("DROP SCHEMA {} CASCADE", self.name))
-            .execute(&admin)
-            .await
-            .expect("drop schema");
-        admin.close().await;
-    }
-}
 
 #[tokio::test]
 async fn postgres_store_passes_the_conformance_suite() {

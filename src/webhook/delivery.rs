@@ -96,7 +96,7 @@ impl DeliveryWorker {
             let permits = Arc::new(Semaphore::new(worker.config.concurrency.max(1)));
             // The lease outlives an attempt, so a claim is only handed out
             // again if this process died mid-attempt.
-            let lease = worker.config.timeout + Duration::from_secs(30);
+            let lease = worker.config.timeout * 2 + Duration::from_secs(5);
             while !*stop.borrow() {
                 let free = permits.available_permits();
                 let claimed = if free == 0 {

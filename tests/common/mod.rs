@@ -3,6 +3,8 @@
 //! loopback socket.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod process;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
