@@ -74,10 +74,11 @@ pub enum ServiceError {
 }
 
 /// The answer to an accepted placement.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Placed {
     /// The new call's id.
+    #[schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")]
     pub call_id: CallId,
     /// Always `queued`.
     pub status: CallStatus,
@@ -313,7 +314,7 @@ impl AgentCall {
         AgentCallBuilder {
             store: None,
             dialer: Arc::new(SimulatedDialer::default()),
-            extractor: Arc::new(OfflineExtractor),
+            extractor: Arc::new(OfflineExtractor::new()),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
