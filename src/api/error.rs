@@ -84,7 +84,10 @@ impl ApiError {
         if status.is_server_error() {
             tracing::warn!(error = ?self, "request failed");
         }
-        let mut response = super::json_response(status, &serde_json::json!({ "error": token }));
+        let body = super::ErrorBody {
+            error: token.to_owned(),
+        };
+        let mut response = super::json_response(status, &body);
         let headers = response.headers_mut();
         match &self {
             Self::Unauthorized => {

@@ -26,6 +26,7 @@
 //! ```
 
 mod error;
+pub mod openapi;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -95,6 +96,7 @@ where
 }
 
 enum Route {
+    OpenApi,
     Calls,
     Call(String),
     Recording(String),
@@ -102,6 +104,9 @@ enum Route {
 }
 
 fn route(path: &str) -> Option<Route> {
+    if path == "/v1/openapi.json" {
+        return Some(Route::OpenApi);
+    }
     let rest = path.strip_prefix("/v1/agent/calls")?;
     if rest.is_empty() {
         return Some(Route::Calls);
@@ -127,6 +132,7 @@ where
     let route = route(request.uri().path()).ok_or(ApiError::NotFound)?;
     let method = request.method().clone();
     let allow = match route {
+        Route::OpenApi => "GET",
         Route::Calls => "GET, POST",
         Route::Call(_) | Route::Recording(_) => "GET",
         Route::Cancel(_) => "POST",
@@ -134,8 +140,15 @@ where
     if !allow.split(", ").any(|allowed| allowed == method.as_str()) {
         return Err(ApiError::MethodNotAllowed(allow));
     }
+    if matches!(route, Route::OpenApi) {
+        let mut response = Response::new(Full::new(openapi::document_bytes()));
+        let json = HeaderValue::from_static("application/json");
+        response.headers_mut().insert(header::CONTENT_TYPE, json);
+        return Ok(response);
+    }
     let principal = authenticate(service, request.headers()).await?;
     match route {
+        Route::OpenApi => Err(ApiError::NotFound),
         Route::Calls if method == Method::POST => place(service, &principal, request).await,
         Route::Calls => list(service, &principal, request.uri().query()).await,
         Route::Call(id) => {
@@ -370,7 +383,12 @@ async fn list(
         }
         match name.as_ref() {
             "limit" => {
-                let limit: u64 = value.parse().map_err(|_| ApiError::InvalidLimit)?;
+                // Any whole number of 1 or more; larger than 100 (however
+                // large) is clamped.
+                if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(error);
+                }
+                let limit: u64 = value.parse().unwrap_or(u64::MAX);
                 if limit < 1 {
                     return Err(error);
                 }
@@ -387,9 +405,29 @@ async fn list(
         }
     }
     let page = service.list(principal, list).await?;
-    let calls: Vec<_> = page.calls.into_iter().map(|call| call.record).collect();
-    let body = serde_json::json!({ "calls": calls, "hasMore": page.has_more });
+    let calls = page.calls.into_iter().map(|call| call.record).collect();
+    let body = ListResponse {
+        calls,
+        has_more: page.has_more,
+    };
     Ok(json_response(StatusCode::OK, &body))
+}
+
+/// The body of `GET /v1/agent/calls`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResponse {
+    /// The calls, most recent first.
+    pub calls: Vec<crate::domain::CallRecord>,
+    /// Whether more calls match beyond this page (pass the last id as `startingAfter`).
+    pub has_more: bool,
+}
+
+/// The body of every error answer.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The error token (spec 7).
+    pub error: String,
 }
 
 fn timestamp(text: &str) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {

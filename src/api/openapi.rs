@@ -1,0 +1,316 @@
+//! The OpenAPI 3.1 document of the API, served at `GET /v1/openapi.json`.
+//!
+//! Schemas are derived (utoipa) from the very types the API serializes;
+//! operations, parameters and the error tokens each status can carry are
+//! described here, next to the routes they document.
+
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use utoipa::OpenApi;
+
+use crate::domain::{
+    CallRecord, CallStatus, EventKind, FieldDefinition, FieldType, PlacementRequest,
+};
+use crate::service::Placed;
+use crate::webhook::EventPayload;
+
+use super::{ErrorBody, ListResponse};
+
+#[derive(OpenApi)]
+#[openapi(components(schemas(
+    CallRecord,
+    CallStatus,
+    EventKind,
+    EventPayload,
+    FieldDefinition,
+    FieldType,
+    ListResponse,
+    PlacementRequest,
+    Placed,
+    ErrorBody
+)))]
+struct Schemas;
+
+/// Every operation the API serves: (method, path). The document and the
+/// router are checked against each other in the tests.
+pub const OPERATIONS: [(&str, &str); 6] = [
+    ("post", "/v1/agent/calls"),
+    ("get", "/v1/agent/calls"),
+    ("get", "/v1/agent/calls/{id}"),
+    ("get", "/v1/agent/calls/{id}/recording"),
+    ("post", "/v1/agent/calls/{id}/cancel"),
+    ("get", "/v1/openapi.json"),
+];
+
+/// Tokens a placement can answer with, by status.
+const PLACEMENT_400: [&str; 14] = [
+    "invalid_json",
+    "invalid_idempotency_key",
+    "to_required",
+    "objective_required",
+    "objective_too_long",
+    "invalid_number",
+    "invalid_context",
+    "context_too_long",
+    "invalid_fields",
+    "invalid_caller_id",
+    "invalid_webhook_url",
+    "invalid_metadata",
+    "destination_blocked",
+    "caller_id_not_owned",
+];
+
+/// The document, serialized once.
+pub fn document_bytes() -> Bytes {
+    static DOCUMENT: OnceLock<Bytes> = OnceLock::new();
+    DOCUMENT
+        .get_or_init(|| Bytes::from(serde_json::to_vec(&document()).unwrap_or_default()))
+        .clone()
+}
+
+/// The whole document as JSON.
+pub fn document() -> Value {
+    let mut doc = serde_json::to_value(Schemas::openapi()).unwrap_or_else(|_| json!({}));
+    doc["openapi"] = json!("3.1.0");
+    doc["info"] = json!({
+        "title": "Outbound AI Calling Service API",
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": "Place outbound phone calls that an AI agent carries out toward an objective; read call records; receive signed webhook events.",
+    });
+    doc["security"] = json!([{ "bearer": [] }]);
+    doc["components"]["securitySchemes"] = json!({
+        "bearer": { "type": "http", "scheme": "bearer", "description": "An agent API key: `Authorization: Bearer <API_KEY>`." },
+        "webhookSignature": {
+            "type": "apiKey", "in": "header", "name": "X-SVC-Signature",
+            "description": "Sent on webhook requests: `t=<unix seconds>,v1=<hex>`, the lowercase hex HMAC-SHA256 keyed with the account's webhook secret over `t`, a dot and the raw body. Reject when it does not match or when the age is 300 seconds or more."
+        }
+    });
+    doc["paths"] = paths();
+    doc["webhooks"] = webhooks();
+    doc
+}
+
+fn error(description: &str, tokens: &[&str]) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": {
+            "type": "object",
+            "required": ["error"],
+            "properties": { "error": { "type": "string", "enum": tokens } }
+        }}}
+    })
+}
+
+fn unauthorized() -> Value {
+    let mut response = error("Missing or invalid API key.", &["unauthorized"]);
+    response["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
+    response
+}
+
+fn json_body(description: &str, schema: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } }
+    })
+}
+
+fn id_parameter() -> Value {
+    json!({
+        "name": "id", "in": "path", "required": true,
+        "description": "The call identifier. Ids of other keys' calls, unknown and malformed ids all answer 404.",
+        "schema": { "type": "string" }
+    })
+}
+
+fn store_error() -> Value {
+    error(
+        "Temporary service error; retry shortly.",
+        &["store_error", "shutting_down"],
+    )
+}
+
+fn paths() -> Value {
+    let mut too_many = error(
+        "`rate_limited`: too many calls per minute for the key (see `Retry-After`); `over_minute_cap`: the plan's outbound minutes are used up.",
+        &["rate_limited", "over_minute_cap"],
+    );
+    too_many["headers"] = json!({ "Retry-After": { "description": "Whole seconds to wait.", "schema": { "type": "integer" } } });
+    let mut created = json_body(
+        "Accepted: the call is queued and runs asynchronously.",
+        "Placed",
+    );
+    created["headers"] = json!({ "Location": { "schema": { "type": "string" } } });
+    json!({
+        "/v1/agent/calls": {
+            "post": {
+                "operationId": "placeCall",
+                "summary": "Place a call",
+                "parameters": [{
+                    "name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": "Up to 255 printable ASCII characters. A repeat with the same key and body replays the first answer and places nothing.",
+                    "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$" }
+                }],
+                "requestBody": {
+                    "required": true,
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/PlacementRequest" } } }
+                },
+                "responses": {
+                    "201": created,
+                    "400": error("The request is malformed, a field is invalid, or a guardrail blocked it (checked in the order listed).", &PLACEMENT_400),
+                    "401": unauthorized(),
+                    "409": error("The idempotency key is held by a request still being processed.", &["idempotency_key_in_use"]),
+                    "413": error("The body is larger than 64 KiB.", &["payload_too_large"]),
+                    "422": error("The idempotency key was used with a different request.", &["idempotency_key_reused"]),
+                    "429": too_many,
+                    "502": error("Carrier or trunk issue; retry shortly.", &["placement_failed"]),
+                    "503": store_error()
+                }
+            },
+            "get": {
+                "operationId": "listCalls",
+                "summary": "List the key's calls, most recent first",
+                "parameters": [
+                    { "name": "limit", "in": "query", "required": false, "description": "Default 20; values above 100 are clamped to 100.", "schema": { "type": "integer", "minimum": 1 } },
+                    { "name": "startingAfter", "in": "query", "required": false, "description": "A call id of this key from an earlier page: returns the calls created before it.", "schema": { "type": "string" } },
+                    { "name": "status", "in": "query", "required": false, "description": "One status or several separated by commas.", "schema": { "type": "string", "pattern": "^(queued|dialing|in_progress|completed|no_answer|voicemail|declined|failed)(,(queued|dialing|in_progress|completed|no_answer|voicemail|declined|failed))*$" } },
+                    { "name": "createdAfter", "in": "query", "required": false, "schema": { "type": "string", "format": "date-time" } },
+                    { "name": "createdBefore", "in": "query", "required": false, "schema": { "type": "string", "format": "date-time" } }
+                ],
+                "responses": {
+                    "200": json_body("A page of calls.", "ListResponse"),
+                    "400": error("A malformed parameter, or a cursor that is not one of the key's calls.", &["invalid_limit", "invalid_cursor", "invalid_status", "invalid_timestamp"]),
+                    "401": unauthorized(),
+                    "503": store_error()
+                }
+            }
+        },
+        "/v1/agent/calls/{id}": {
+            "get": {
+                "operationId": "getCall",
+                "summary": "Get a call",
+                "parameters": [id_parameter()],
+                "responses": {
+                    "200": json_body("The call record.", "CallRecord"),
+                    "401": unauthorized(),
+                    "404": error("No such call for this key.", &["not_found"]),
+                    "503": store_error()
+                }
+            }
+        },
+        "/v1/agent/calls/{id}/recording": {
+            "get": {
+                "operationId": "getRecording",
+                "summary": "Get a call's recording",
+                "parameters": [id_parameter()],
+                "responses": {
+                    "200": { "description": "The audio.", "content": { "audio/wav": { "schema": { "type": "string", "format": "binary" } } } },
+                    "401": unauthorized(),
+                    "404": error("No such call for this key, or it has no recording.", &["not_found"]),
+                    "503": store_error()
+                }
+            }
+        },
+        "/v1/agent/calls/{id}/cancel": {
+            "post": {
+                "operationId": "cancelCall",
+                "summary": "Cancel a call",
+                "description": "A queued or dialing call ends as failed with error `canceled`; an answered call is hung up and completes with what was said.",
+                "parameters": [id_parameter()],
+                "responses": {
+                    "200": json_body("The call record after the cancel.", "CallRecord"),
+                    "401": unauthorized(),
+                    "404": error("No such call for this key.", &["not_found"]),
+                    "409": error("The call already ended.", &["call_already_ended"]),
+                    "503": store_error()
+                }
+            }
+        },
+        "/v1/openapi.json": {
+            "get": {
+                "operationId": "getOpenApi",
+                "summary": "This document",
+                "security": [],
+                "responses": { "200": { "description": "The OpenAPI document.", "content": { "application/json": { "schema": { "type": "object" } } } } }
+            }
+        }
+    })
+}
+
+fn webhooks() -> Value {
+    json!({
+        "callEvent": {
+            "post": {
+                "summary": "A call event, sent to the placement's webhookUrl",
+                "description": "Delivered at least once; deduplicate on eventId and order by timestamp. Answer 2xx; anything else (or no answer within 15 s) is retried.",
+                "security": [{ "webhookSignature": [] }],
+                "requestBody": {
+                    "required": true,
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventPayload" } } }
+                },
+                "responses": { "2XX": { "description": "Received." } }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_describes_every_operation_and_only_those() {
+        let doc = document();
+        assert_eq!(doc["openapi"], "3.1.0");
+        let mut described: Vec<(String, String)> = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                described.push((method.clone(), path.clone()));
+            }
+        }
+        described.sort();
+        let mut expected: Vec<(String, String)> = OPERATIONS
+            .iter()
+            .map(|(m, p)| ((*m).to_owned(), (*p).to_owned()))
+            .collect();
+        expected.sort();
+        assert_eq!(described, expected);
+        for schema in [
+            "CallRecord",
+            "PlacementRequest",
+            "EventPayload",
+            "ListResponse",
+            "Placed",
+        ] {
+            assert!(doc["components"]["schemas"][schema].is_object(), "{schema}");
+        }
+        assert!(doc["webhooks"]["callEvent"]["post"].is_object());
+    }
+
+    #[test]
+    fn every_placement_rejection_token_is_documented() {
+        use crate::guardrails::{BlockReason, NumberError, Rejection};
+        let rejections = [
+            Rejection::ToRequired,
+            Rejection::ObjectiveRequired,
+            Rejection::ObjectiveTooLong,
+            Rejection::InvalidNumber(NumberError::Syntax),
+            Rejection::InvalidContext,
+            Rejection::ContextTooLong,
+            Rejection::InvalidFields(String::new()),
+            Rejection::InvalidCallerId,
+            Rejection::InvalidWebhookUrl(""),
+            Rejection::InvalidMetadata(String::new()),
+            Rejection::DestinationBlocked(BlockReason::PremiumRate),
+            Rejection::CallerIdNotOwned,
+        ];
+        for rejection in rejections {
+            assert!(
+                PLACEMENT_400.contains(&rejection.token()),
+                "{}",
+                rejection.token()
+            );
+        }
+    }
+}
