@@ -664,8 +664,17 @@ async fn one_hundred_concurrent_placements_get_distinct_records() {
 #[tokio::test]
 async fn the_openapi_document_is_served_without_auth_and_matches_the_routes() {
     let api = api();
-    let (status, headers, bytes) = send(&api, Request::get("/v1/openapi.json").body(String::new()).unwrap()).await;
-    assert_eq!((status, &headers["content-type"]), (StatusCode::OK, &"application/json".parse().unwrap()));
+    let (status, headers, bytes) = send(
+        &api,
+        Request::get("/v1/openapi.json")
+            .body(String::new())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, &headers["content-type"]),
+        (StatusCode::OK, &"application/json".parse().unwrap())
+    );
     let doc = json(&bytes);
     assert_eq!(doc["openapi"], "3.1.0");
     let id = place(&api, KEY_A1, valid()).await;
@@ -683,16 +692,24 @@ async fn the_openapi_document_is_served_without_auth_and_matches_the_routes() {
                 .unwrap();
             let (status, headers, _) = send(&api, request).await;
             if let Some(operation) = item.get(method) {
-                let documented: Vec<&String> = operation["responses"].as_object().unwrap().keys().collect();
+                let documented: Vec<&String> =
+                    operation["responses"].as_object().unwrap().keys().collect();
                 assert!(
                     documented.iter().any(|code| *code == status.as_str()),
                     "{method} {path} answered {status}, documented {documented:?}"
                 );
             } else {
-                assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path} is not documented");
+                assert_eq!(
+                    status,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "{method} {path} is not documented"
+                );
                 let allow = headers["allow"].to_str().unwrap().to_lowercase();
                 let documented: Vec<&String> = item.as_object().unwrap().keys().collect();
-                assert!(documented.iter().all(|m| allow.contains(m.as_str())), "{path}: Allow {allow}");
+                assert!(
+                    documented.iter().all(|m| allow.contains(m.as_str())),
+                    "{path}: Allow {allow}"
+                );
             }
         }
     }

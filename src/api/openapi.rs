@@ -142,6 +142,12 @@ fn paths() -> Value {
         "Placed",
     );
     created["headers"] = json!({ "Location": { "schema": { "type": "string" } } });
+    let by_call_id = |operation: &str| json!({ "operationId": operation, "parameters": { "id": "$response.body#/callId" } });
+    created["links"] = json!({
+        "GetCall": by_call_id("getCall"),
+        "GetRecording": by_call_id("getRecording"),
+        "CancelCall": by_call_id("cancelCall"),
+    });
     json!({
         "/v1/agent/calls": {
             "post": {
