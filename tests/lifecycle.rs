@@ -257,3 +257,48 @@ async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events(
         "nothing is left to recover"
     );
 }
+
+#[tokio::test]
+async fn the_offline_extractor_recovers_what_the_simulated_recipient_said() {
+    let api = Api::new(service());
+    for _ in 0..10 {
+        let body = json!({
+            "to": "+14155550125",
+            "objective": "Confirm the delivery and collect the details",
+            "fields": [
+                {"name": "delivery_confirmed", "type": "boolean", "description": "Whether the delivery is confirmed"},
+                {"name": "boxes", "type": "number", "description": "How many boxes are expected"},
+                {"name": "contact_name", "type": "string", "description": "Name of the person receiving it"},
+                {"name": "gate_code", "type": "string"}
+            ],
+        });
+        let id = place(&api, KEY_A1, body).await;
+        let record = wait_terminal(&api, KEY_A1, &id).await;
+        let transcript = record.transcript.unwrap();
+        let extracted = record.extracted.unwrap();
+        let answers: Vec<&str> = transcript
+            .lines()
+            .filter_map(|l| l.strip_prefix("Recipient: "))
+            .collect();
+        let confirmed = answers.iter().any(|a| a.starts_with("Yes"));
+        assert_eq!(
+            extracted["delivery_confirmed"],
+            json!(confirmed),
+            "{transcript}"
+        );
+        let boxes: f64 = answers
+            .iter()
+            .find_map(|a| a.strip_prefix("That would be "))
+            .unwrap()
+            .trim_end_matches('.')
+            .parse()
+            .unwrap();
+        assert_eq!(extracted["boxes"].as_f64(), Some(boxes), "{transcript}");
+        assert_eq!(extracted["contact_name"], "Jordan Reyes", "{transcript}");
+        assert!(
+            extracted["gate_code"].is_string(),
+            "every requested key is answered: {extracted:?}"
+        );
+        assert!(record.summary.unwrap().contains("delivery"));
+    }
+}

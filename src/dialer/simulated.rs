@@ -232,7 +232,8 @@ fn answer(field: &FieldDefinition, pick: u64) -> String {
 }
 
 fn string_answer(field: &FieldDefinition) -> &'static str {
-    const TOPICS: [(&[&str], &str); 7] = [
+    const TOPICS: [(&[&str], &str); 8] = [
+        (&["code", "reference", "id", "confirmation"], "AB-4719"),
         (&["day", "date"], "Tuesday"),
         (&["email"], "jordan.reyes@example.com"),
         (&["name", "who", "contact", "person"], "Jordan Reyes"),

@@ -1,0 +1,82 @@
+//! Runs the offline extractor and summarizer on one conversation.
+//!
+//! ```text
+//! cargo run --example extract -- --transcript call.txt --fields fields.json
+//! cargo run --example extract -- --case tests/data/extraction/public-01.json
+//! ```
+//!
+//! Prints `{"extracted": {...}, "summary": "..."}`. The transcript file holds
+//! `Agent: …` / `Recipient: …` lines; the fields file a JSON array of field
+//! definitions (spec 2.2); a case file is one labelled case as in
+//! `tests/data/extraction/` (its `expected` is not read).
+
+use agentcall::FieldDefinition;
+use agentcall::extract::{OfflineExtractor, conform, summarize};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    #[serde(default)]
+    objective: String,
+    fields: Vec<FieldDefinition>,
+    transcript: String,
+}
+
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+fn load(args: &[String]) -> Result<Case, String> {
+    let mut transcript = None;
+    let mut fields = None;
+    let mut objective = String::new();
+    let mut iter = args.iter();
+    while let Some(flag) = iter.next() {
+        let value = iter.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--case" => {
+                let text = read(value)?;
+                return serde_json::from_str(&text).map_err(|e| format!("{value}: {e}"));
+            }
+            "--transcript" => transcript = Some(read(value)?),
+            "--fields" => {
+                let text = read(value)?;
+                fields = Some(serde_json::from_str(&text).map_err(|e| format!("{value}: {e}"))?);
+            }
+            "--objective" => objective = value.clone(),
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    match (transcript, fields) {
+        (Some(transcript), Some(fields)) => Ok(Case { objective, fields, transcript }),
+        _ => Err("usage: extract --transcript FILE --fields FILE.json [--objective TEXT] | --case FILE.json".into()),
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let case = match load(&args) {
+        Ok(case) => case,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let raw = OfflineExtractor::new().extract(&case.objective, &case.fields, &case.transcript);
+    let conformed = conform(&case.fields, &raw);
+    let summary = summarize(
+        &case.objective,
+        "completed",
+        &case.fields,
+        &conformed.values,
+    );
+    for (field, reason) in &conformed.reasons {
+        eprintln!("{field}: null ({reason})");
+    }
+    let output = serde_json::json!({ "extracted": conformed.values, "summary": summary });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&output).unwrap_or_default()
+    );
+    std::process::ExitCode::SUCCESS
+}
