@@ -624,7 +624,20 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
         ids(&bytes),
         placed.iter().rev().take(7).cloned().collect::<Vec<_>>()
     );
-    for bad in ["0", "-1", "abc", "1.5", "", "99999999999999999999999"] {
+    let (_, _, bytes) = send(
+        &api,
+        get(
+            Some(KEY_A1),
+            "/v1/agent/calls?limit=99999999999999999999999",
+        ),
+    )
+    .await;
+    assert_eq!(
+        ids(&bytes).len(),
+        100,
+        "any whole number above 100 is clamped"
+    );
+    for bad in ["0", "-1", "abc", "1.5", "", "+5", "1e3"] {
         let path = format!("/v1/agent/calls?limit={bad}");
         assert_eq!(
             token_of(&api, get(Some(KEY_A1), &path)).await,

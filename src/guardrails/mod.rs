@@ -194,6 +194,15 @@ pub struct ApprovedPlacement {
     pub caller_id: String,
 }
 
+/// A typed request that passed every stateless check ([`Guardrails::check`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval<'a> {
+    /// The destination, classified.
+    pub destination: ClassifiedNumber,
+    /// The caller ID to present (given, or the account default).
+    pub caller_id: &'a str,
+}
+
 /// The stateless guardrail engine. Cheap to clone; build it once (it
 /// compiles the number metadata, tens of milliseconds).
 #[derive(Debug, Clone)]
@@ -274,22 +283,58 @@ impl Guardrails {
         Ok(())
     }
 
+    /// Checks a typed request for `account`, in the documented order,
+    /// without copying it: the approval borrows the caller ID it settled on.
+    /// This is the fast path for hosts that build requests in code.
+    pub fn check<'a>(
+        &self,
+        request: &'a PlacementRequest,
+        account: &'a Account,
+    ) -> Result<Approval<'a>, Rejection> {
+        check_objective(&request.objective)?;
+        let destination = self
+            .numbers
+            .classify(&request.to)
+            .map_err(Rejection::InvalidNumber)?;
+        if let Some(context) = &request.context {
+            check_context(context)?;
+        }
+        check_fields(&request.fields).map_err(Rejection::InvalidFields)?;
+        if let Some(caller_id) = &request.caller_id {
+            check_caller_id(caller_id)?;
+        }
+        if let Some(url) = &request.webhook_url {
+            self.check_webhook_url(url)?;
+        }
+        if let Some(metadata) = &request.metadata {
+            check_metadata(metadata).map_err(Rejection::InvalidMetadata)?;
+        }
+        self.destination_policy(&destination)?;
+        let caller_id = owned_caller_id(request.caller_id.as_deref(), account)?;
+        Ok(Approval {
+            destination,
+            caller_id,
+        })
+    }
+
     /// Validates a typed request for `account`, in the documented order.
     pub fn validate(
         &self,
         request: &PlacementRequest,
         account: &Account,
     ) -> Result<ApprovedPlacement, Rejection> {
-        let body = serde_json::to_value(request).unwrap_or_default();
-        match body {
-            Value::Object(map) => self.validate_json(&map, account),
-            _ => Err(Rejection::ToRequired),
-        }
+        let approval = self.check(request, account)?;
+        Ok(ApprovedPlacement {
+            caller_id: approval.caller_id.to_owned(),
+            destination: approval.destination,
+            request: request.clone(),
+        })
     }
 
     /// Validates a request body (a JSON object) for `account`, in the
     /// documented order. Unknown keys are ignored; `null` counts as absent
-    /// for the optional fields.
+    /// for the optional fields. Each value's JSON type is checked where its
+    /// rule stands in the order, then the same rules as [`Guardrails::check`] apply.
     pub fn validate_json(
         &self,
         body: &Map<String, Value>,
@@ -297,13 +342,10 @@ impl Guardrails {
     ) -> Result<ApprovedPlacement, Rejection> {
         let present = |key: &str| body.get(key).filter(|v| !v.is_null());
         let to = present("to").ok_or(Rejection::ToRequired)?;
-        let objective = match present("objective").and_then(Value::as_str) {
-            Some(text) if !text.trim().is_empty() => text,
-            _ => return Err(Rejection::ObjectiveRequired),
-        };
-        if objective.chars().count() > MAX_OBJECTIVE_CHARS {
-            return Err(Rejection::ObjectiveTooLong);
-        }
+        let objective = present("objective")
+            .and_then(Value::as_str)
+            .ok_or(Rejection::ObjectiveRequired)?;
+        check_objective(objective)?;
         let to = to
             .as_str()
             .ok_or(Rejection::InvalidNumber(NumberError::Syntax))?;
@@ -313,10 +355,7 @@ impl Guardrails {
             .map_err(Rejection::InvalidNumber)?;
         let context = match present("context") {
             None => None,
-            Some(Value::String(text)) if text.chars().count() > MAX_CONTEXT_CHARS => {
-                return Err(Rejection::ContextTooLong);
-            }
-            Some(Value::String(text)) => Some(text.clone()),
+            Some(Value::String(text)) => Some(check_context(text)?.to_owned()),
             Some(_) => return Err(Rejection::InvalidContext),
         };
         let fields = match present("fields") {
@@ -325,12 +364,12 @@ impl Guardrails {
         };
         let caller_id = match present("callerId") {
             None => None,
-            Some(Value::String(number)) if is_strict_e164(number) => Some(number.clone()),
+            Some(Value::String(number)) => Some(check_caller_id(number)?.to_owned()),
             Some(_) => return Err(Rejection::InvalidCallerId),
         };
         let webhook_url = match present("webhookUrl") {
             None => None,
-            Some(Value::String(url)) => Some(self.check_webhook_url(url)?),
+            Some(Value::String(url)) => Some(self.check_webhook_url(url)?.to_owned()),
             Some(_) => return Err(Rejection::InvalidWebhookUrl("not a string")),
         };
         let metadata = match present("metadata") {
@@ -338,14 +377,9 @@ impl Guardrails {
             Some(value) => Some(parse_metadata(value).map_err(Rejection::InvalidMetadata)?),
         };
         self.destination_policy(&destination)?;
-        let presented = caller_id
-            .as_deref()
-            .or(account.default_caller_id.as_deref());
-        let caller = presented
-            .filter(|n| account.owns(n))
-            .ok_or(Rejection::CallerIdNotOwned)?;
+        let caller = owned_caller_id(caller_id.as_deref(), account)?.to_owned();
         Ok(ApprovedPlacement {
-            caller_id: caller.to_owned(),
+            caller_id: caller,
             request: PlacementRequest {
                 to: to.to_owned(),
                 objective: objective.to_owned(),
@@ -359,7 +393,7 @@ impl Guardrails {
         })
     }
 
-    fn check_webhook_url(&self, text: &str) -> Result<String, Rejection> {
+    fn check_webhook_url<'t>(&self, text: &'t str) -> Result<&'t str, Rejection> {
         let invalid = |why| Err(Rejection::InvalidWebhookUrl(why));
         if text.len() > MAX_WEBHOOK_URL_LEN {
             return invalid("longer than 2048 bytes");
@@ -375,7 +409,7 @@ impl Guardrails {
             "http" if self.config.allow_insecure_loopback_webhooks && is_loopback_host(&host) => {}
             _ => return invalid("scheme is not https"),
         }
-        Ok(text.to_owned())
+        Ok(text)
     }
 }
 
@@ -388,65 +422,150 @@ pub(crate) fn is_loopback_host(host: &url::Host<&str>) -> bool {
     }
 }
 
+fn check_objective(objective: &str) -> Result<&str, Rejection> {
+    if objective.trim().is_empty() {
+        return Err(Rejection::ObjectiveRequired);
+    }
+    if objective.chars().count() > MAX_OBJECTIVE_CHARS {
+        return Err(Rejection::ObjectiveTooLong);
+    }
+    Ok(objective)
+}
+
+fn check_context(context: &str) -> Result<&str, Rejection> {
+    if context.chars().count() > MAX_CONTEXT_CHARS {
+        return Err(Rejection::ContextTooLong);
+    }
+    Ok(context)
+}
+
+fn check_caller_id(number: &str) -> Result<&str, Rejection> {
+    if is_strict_e164(number) {
+        Ok(number)
+    } else {
+        Err(Rejection::InvalidCallerId)
+    }
+}
+
+/// The caller ID to present: the one given, else the account default; it
+/// must be one of the account's numbers.
+fn owned_caller_id<'a>(given: Option<&'a str>, account: &'a Account) -> Result<&'a str, Rejection> {
+    given
+        .or(account.default_caller_id.as_deref())
+        .filter(|number| account.owns(number))
+        .ok_or(Rejection::CallerIdNotOwned)
+}
+
+fn check_metadata(metadata: &BTreeMap<String, String>) -> Result<(), String> {
+    if metadata.len() > MAX_METADATA_KEYS {
+        return Err(format!("more than {MAX_METADATA_KEYS} keys"));
+    }
+    for (key, value) in metadata {
+        if key.is_empty() || key.chars().count() > MAX_METADATA_KEY_CHARS {
+            return Err(format!(
+                "keys must have 1 to {MAX_METADATA_KEY_CHARS} characters"
+            ));
+        }
+        if value.chars().count() > MAX_METADATA_VALUE_CHARS {
+            return Err(format!(
+                "values must be strings of at most {MAX_METADATA_VALUE_CHARS} characters"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The rules on a list of field definitions (count, names, descriptions).
+fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
+    if fields.len() > MAX_FIELDS {
+        return Err(format!("more than {MAX_FIELDS} items"));
+    }
+    let mut names = BTreeSet::new();
+    for (index, field) in fields.iter().enumerate() {
+        let name = &field.name;
+        if name.trim().is_empty() {
+            return Err(format!("item {index} has no name"));
+        }
+        if name.chars().count() > MAX_FIELD_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(format!(
+                "item {index}: name longer than {MAX_FIELD_NAME_CHARS} characters or has control characters"
+            ));
+        }
+        if !names.insert(name.as_str()) {
+            return Err(format!("item {index}: duplicate name"));
+        }
+        if field
+            .description
+            .as_ref()
+            .is_some_and(|d| d.chars().count() > MAX_FIELD_DESCRIPTION_CHARS)
+        {
+            return Err(format!(
+                "item {index}: description longer than {MAX_FIELD_DESCRIPTION_CHARS} characters"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `metadata` from JSON: an object of strings, then the shared rules.
 fn parse_metadata(value: &Value) -> Result<BTreeMap<String, String>, String> {
     let object = value.as_object().ok_or("not an object")?;
     if object.len() > MAX_METADATA_KEYS {
         return Err(format!("more than {MAX_METADATA_KEYS} keys"));
     }
-    object
+    let metadata = object
         .iter()
-        .map(|(key, value)| {
-            if key.is_empty() || key.chars().count() > MAX_METADATA_KEY_CHARS {
-                return Err(format!(
-                    "keys must have 1 to {MAX_METADATA_KEY_CHARS} characters"
-                ));
-            }
-            match value {
-                Value::String(text) if text.chars().count() <= MAX_METADATA_VALUE_CHARS => {
-                    Ok((key.clone(), text.clone()))
-                }
-                _ => Err(format!(
-                    "values must be strings of at most {MAX_METADATA_VALUE_CHARS} characters"
-                )),
-            }
+        .map(|(key, value)| match value {
+            Value::String(text) => Ok((key.clone(), text.clone())),
+            _ => Err(format!(
+                "values must be strings of at most {MAX_METADATA_VALUE_CHARS} characters"
+            )),
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    check_metadata(&metadata)?;
+    Ok(metadata)
 }
 
+/// `fields` from JSON: an array of objects with the right JSON types, then
+/// the shared rules.
 fn parse_fields(value: &Value) -> Result<Vec<FieldDefinition>, String> {
     let items = value.as_array().ok_or("not an array")?;
     if items.len() > MAX_FIELDS {
         return Err(format!("more than {MAX_FIELDS} items"));
     }
-    let mut names = BTreeSet::new();
-    items
+    let fields = items
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            let object = item.as_object().ok_or(format!("item {index} is not an object"))?;
-            let name = match object.get("name") {
-                Some(Value::String(name)) if !name.trim().is_empty() => name,
-                _ => return Err(format!("item {index} has no name")),
+            let object = item
+                .as_object()
+                .ok_or(format!("item {index} is not an object"))?;
+            let Some(Value::String(name)) = object.get("name") else {
+                return Err(format!("item {index} has no name"));
             };
-            if name.chars().count() > MAX_FIELD_NAME_CHARS || name.chars().any(char::is_control) {
-                return Err(format!("item {index}: name longer than {MAX_FIELD_NAME_CHARS} characters or has control characters"));
-            }
-            if !names.insert(name.as_str()) {
-                return Err(format!("item {index}: duplicate name"));
-            }
             let field_type = match object.get("type") {
                 None | Some(Value::Null) => FieldType::String,
                 Some(Value::String(t)) if t == "string" => FieldType::String,
                 Some(Value::String(t)) if t == "boolean" => FieldType::Boolean,
                 Some(Value::String(t)) if t == "number" => FieldType::Number,
-                Some(_) => return Err(format!("item {index}: type is not string, boolean or number")),
+                Some(_) => {
+                    return Err(format!(
+                        "item {index}: type is not string, boolean or number"
+                    ));
+                }
             };
             let description = match object.get("description") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(d)) if d.chars().count() <= MAX_FIELD_DESCRIPTION_CHARS => Some(d.clone()),
-                Some(_) => return Err(format!("item {index}: description is not a string of at most {MAX_FIELD_DESCRIPTION_CHARS} characters")),
+                Some(Value::String(d)) => Some(d.clone()),
+                Some(_) => return Err(format!("item {index}: description is not a string")),
             };
-            Ok(FieldDefinition { name: name.clone(), field_type, description })
+            Ok(FieldDefinition {
+                name: name.clone(),
+                field_type,
+                description,
+            })
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    check_fields(&fields)?;
+    Ok(fields)
 }
