@@ -89,6 +89,29 @@ async fn the_server_serves_every_route_over_a_socket_and_stops_on_sigterm() {
     assert_eq!(recording.headers()["content-type"], "audio/wav");
     assert_eq!(&recording.bytes().await.unwrap()[..4], b"RIFF");
 
+    let canceled = client
+        .post(format!("{base}/v1/agent/calls/{id}/cancel"))
+        .header("authorization", auth("key_a1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(canceled.status(), 409, "the call already ended");
+    assert_eq!(
+        json(&canceled.bytes().await.unwrap()),
+        json!({"error": "call_already_ended"})
+    );
+    let document = client
+        .get(format!("{base}/v1/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        document.status(),
+        200,
+        "the contract is served without auth"
+    );
+    assert_eq!(document.json::<Value>().await.unwrap()["openapi"], "3.1.0");
+
     // Isolation holds over the socket too.
     let foreign = client
         .get(format!("{base}/v1/agent/calls/{id}"))
