@@ -22,8 +22,9 @@ use agentcall::{
 use serde::Deserialize;
 
 /// The deployment file. Keys are camelCase; a missing optional key takes its
-/// default; an unknown key is an error (it is usually a typo).
-#[derive(Debug, Deserialize)]
+/// default; an unknown key is an error (it is usually a typo). It holds
+/// API keys, webhook secrets and perhaps a database password, so it has no `Debug`.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Config {
     #[serde(default = "default_listen")]
@@ -53,7 +54,7 @@ struct Config {
     store: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct AccountConfig {
     id: String,
@@ -197,9 +198,8 @@ fn check_config(config: &Config) -> Result<(), String> {
         || store.starts_with("postgres://")
         || store.starts_with("postgresql://"))
     {
-        return Err(format!(
-            "store {store:?}: use \"memory\", \"sqlite://PATH\" or \"postgres://…\""
-        ));
+        // The value is not echoed: it may hold a password.
+        return Err("store: use \"memory\", \"sqlite://PATH\" or \"postgres://…\"".into());
     }
     if config.webhook_timeout_ms == Some(0) {
         return Err("webhookTimeoutMs: must be positive".into());

@@ -10,6 +10,14 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, mpsc, watch};
 
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
 use crate::accounts::{AccountDirectory, DirectoryError, Principal, StaticDirectory};
 use crate::dialer::{
     CarrierOutcome, CarrierReport, DialRequest, Dialer, ProgressHandle, SimulatedDialer,
@@ -39,6 +47,10 @@ pub const CARRIER_LOST_TOKEN: &str = "carrier_lost";
 /// Error token of calls left running by a previous process that the carrier
 /// could not resume (see [`AgentCall::recover`]).
 pub const INTERRUPTED_TOKEN: &str = "interrupted";
+/// How long a carrier may ring (or stay silent) before the call is hung up.
+pub const RING_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a carrier has to report the end after being told to hang up.
+pub const HANG_UP_GRACE: Duration = Duration::from_secs(30);
 /// How long a cancel of an answered call waits for the carrier to end it.
 pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
@@ -427,14 +439,14 @@ impl AgentCall {
             objective: call.record.objective.clone(),
             context: call.context.clone(),
             fields: call.fields.clone(),
-            max_duration: Duration::from_secs(reserved * 60),
+            max_duration: Duration::from_secs(reserved.saturating_mul(60)),
         };
         // Count the call before dialing so shutdown waits for it.
         inner.running.fetch_add(1, Ordering::AcqRel);
         if let Err(error) = inner.dialer.dial(dial, progress).await {
             tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
             let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
-            let result = self.finish(&call_id, ending, None).await;
+            let result = self.finish(&call_id, ending, None, None).await;
             self.call_finished();
             result?;
             return Err(ServiceError::PlacementFailed(error.to_string()));
@@ -476,7 +488,7 @@ impl AgentCall {
                 objective: call.record.objective.clone(),
                 context: call.context.clone(),
                 fields: call.fields.clone(),
-                max_duration: Duration::from_secs(call.reserved_minutes * 60),
+                max_duration: Duration::from_secs(call.reserved_minutes.saturating_mul(60)),
             };
             match self.inner.dialer.resume(request, progress).await {
                 Ok(true) => {
@@ -492,8 +504,10 @@ impl AgentCall {
                     if let Err(error) = resumed {
                         tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
                     }
-                    self.finish(&call_id, Ending::failed(INTERRUPTED_TOKEN), None)
-                        .await?;
+                    // The carrier may still be running it: ask it to stop.
+                    let _ = self.inner.dialer.hang_up(&call_id).await;
+                    let ending = Ending::failed(INTERRUPTED_TOKEN);
+                    self.end_or_log(&call_id, ending, None, None).await;
                     report.ended += 1;
                 }
             }
@@ -561,7 +575,7 @@ impl AgentCall {
         let call = self.owned_call(principal, id).await?;
         match call.record.status {
             CallStatus::Queued | CallStatus::Dialing => {
-                let canceled = self.advance(id, Transition::Cancel, None).await?;
+                let canceled = self.advance(id, Transition::Cancel, None, None).await?;
                 if let Some(canceled) = canceled {
                     let _ = self.inner.dialer.hang_up(id).await;
                     self.settle(&canceled).await;
@@ -647,7 +661,8 @@ impl AgentCall {
         let deadline = tokio::time::Instant::now() + grace;
         let _ = tokio::time::timeout_at(deadline, self.wait_idle()).await;
         if self.calls_in_flight() > 0 {
-            let _ = inner.stop_calls.send(true);
+            // Stored even when no call task has subscribed yet.
+            inner.stop_calls.send_replace(true);
             let _ = tokio::time::timeout(Duration::from_secs(5), self.wait_idle()).await;
         }
         while tokio::time::Instant::now() < deadline {
@@ -699,44 +714,59 @@ impl AgentCall {
     /// Drives one call from the carrier's reports until it ends.
     async fn follow(&self, call_id: CallId, mut reports: mpsc::UnboundedReceiver<CarrierReport>) {
         let mut stop = self.inner.stop_calls.subscribe();
-        let mut hard_deadline: Option<tokio::time::Instant> = None;
+        let far = |after: Duration| tokio::time::Instant::now().checked_add(after);
+        // Before the answer the carrier has RING_TIMEOUT; after it, the
+        // reservation plus a minute. Past the deadline we hang up, and if
+        // the carrier still says nothing within HANG_UP_GRACE the call ends
+        // as `carrier_lost`.
+        let mut deadline = far(RING_TIMEOUT);
+        let mut hung_up = false;
         loop {
-            let deadline = hard_deadline
-                .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400));
             let report = tokio::select! {
                 report = reports.recv() => report,
-                _ = tokio::time::sleep_until(deadline) => {
-                    tracing::warn!(call_id = %call_id, "carrier overran the call's maximum duration");
+                _ = sleep_until(deadline) => {
+                    if hung_up {
+                        tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
+                        self.end_or_log(&call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None).await;
+                        return;
+                    }
+                    tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
                     let _ = self.inner.dialer.hang_up(&call_id).await;
-                    hard_deadline = Some(tokio::time::Instant::now() + Duration::from_secs(30));
+                    hung_up = true;
+                    deadline = far(HANG_UP_GRACE);
                     continue;
                 }
                 _ = async { let _ = stop.wait_for(|stopping| *stopping).await; } => {
                     let _ = self.inner.dialer.hang_up(&call_id).await;
-                    self.end_or_log(&call_id, Ending::failed(SHUTDOWN_TOKEN), None).await;
+                    self.end_or_log(&call_id, Ending::failed(SHUTDOWN_TOKEN), None, None).await;
                     return;
                 }
             };
+            let status = self.status_of(&call_id).await;
+            if status.is_some_and(CallStatus::is_terminal) {
+                // Ended here (a cancel) while the carrier still runs it.
+                let _ = self.inner.dialer.hang_up(&call_id).await;
+                return;
+            }
             match report {
                 Some(CarrierReport::Dialing) => self.step(&call_id, Transition::Dial).await,
                 Some(CarrierReport::Answered) => {
                     // A carrier that skips "dialing" still moves through it.
-                    if self.status_of(&call_id).await == Some(CallStatus::Queued) {
+                    if status == Some(CallStatus::Queued) {
                         self.step(&call_id, Transition::Dial).await;
                     }
                     self.step(&call_id, Transition::Answer).await;
                     if let Ok(Some(call)) = self.inner.store.get(&call_id).await {
-                        // The dialer must hang up at the reservation; give it a minute's grace.
-                        let max = Duration::from_secs(call.reserved_minutes * 60 + 60);
-                        hard_deadline = Some(tokio::time::Instant::now() + max);
+                        let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
+                        deadline = far(Duration::from_secs(limit));
                     }
                 }
                 Some(CarrierReport::Ended(outcome)) => {
-                    self.end_from_carrier(&call_id, outcome).await;
+                    self.end_from_carrier(&call_id, outcome, status).await;
                     return;
                 }
                 None => {
-                    self.end_or_log(&call_id, Ending::failed(CARRIER_LOST_TOKEN), None)
+                    self.end_or_log(&call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None)
                         .await;
                     return;
                 }
@@ -755,20 +785,27 @@ impl AgentCall {
     }
 
     async fn step(&self, call_id: &CallId, transition: Transition) {
-        if let Err(error) = self.advance(call_id, transition, None).await {
+        if let Err(error) = self.advance(call_id, transition, None, None).await {
             tracing::warn!(call_id = %call_id, %error, "carrier report not applied");
         }
     }
 
-    async fn end_from_carrier(&self, call_id: &CallId, outcome: CarrierOutcome) {
+    async fn end_from_carrier(
+        &self,
+        call_id: &CallId,
+        outcome: CarrierOutcome,
+        status: Option<CallStatus>,
+    ) {
+        // The end happened now, whatever extraction takes afterwards.
+        let ended_at = Utc::now();
+        let mut outcome = outcome;
+        outcome.status = self.plausible_end(call_id, status, outcome.status).await;
         let mut recording_url = None;
         if let Some(recording) = outcome.recording {
             match self.inner.store.put_recording(call_id, recording).await {
                 Ok(()) => {
-                    recording_url = Some(format!(
-                        "{}/v1/agent/calls/{call_id}/recording",
-                        self.inner.base_url
-                    ))
+                    let base = &self.inner.base_url;
+                    recording_url = Some(format!("{base}/v1/agent/calls/{call_id}/recording"));
                 }
                 Err(error) => tracing::warn!(call_id = %call_id, %error, "recording not stored"),
             }
@@ -791,7 +828,35 @@ impl AgentCall {
             ending.summary = Some(summary);
             notes = Some(reasons);
         }
-        self.end_or_log(call_id, ending, notes).await;
+        self.end_or_log(call_id, ending, notes, Some(ended_at))
+            .await;
+    }
+
+    /// Turns a carrier's end report into a legal end, so that a lost or
+    /// contradictory report never leaves a call unfinished: `completed`
+    /// before an answer report means the answer report was lost (the call is
+    /// moved through `in_progress`); `no_answer` or `declined` after an
+    /// answer means the answered call ended (`completed`); a non-terminal
+    /// status is a carrier error (`failed`).
+    async fn plausible_end(
+        &self,
+        call_id: &CallId,
+        status: Option<CallStatus>,
+        reported: CallStatus,
+    ) -> CallStatus {
+        use CallStatus::*;
+        match (status, reported) {
+            (_, Queued | Dialing | InProgress) => Failed,
+            (Some(Queued | Dialing), Completed) => {
+                if status == Some(Queued) {
+                    self.step(call_id, Transition::Dial).await;
+                }
+                self.step(call_id, Transition::Answer).await;
+                Completed
+            }
+            (Some(InProgress), NoAnswer | Declined) => Completed,
+            (_, reported) => reported,
+        }
     }
 
     async fn extract(
@@ -835,14 +900,32 @@ impl AgentCall {
         (conformed.values, summary, conformed.reasons)
     }
 
+    /// Ends a call, retrying a failing store with backoff (about a minute
+    /// in all) so that a passing outage does not leave the call unfinished;
+    /// recovery after a restart covers a longer one.
     async fn end_or_log(
         &self,
         call_id: &CallId,
         ending: Ending,
         notes: Option<std::collections::BTreeMap<String, String>>,
+        at: Option<DateTime<Utc>>,
     ) {
-        if let Err(error) = self.finish(call_id, ending, notes).await {
-            tracing::error!(call_id = %call_id, %error, "could not record the end of a call");
+        let mut backoff = Duration::from_millis(100);
+        for attempt in 1..=10 {
+            match self
+                .finish(call_id, ending.clone(), notes.clone(), at)
+                .await
+            {
+                Ok(()) => return,
+                Err(error) if attempt == 10 => {
+                    tracing::error!(call_id = %call_id, %error, "could not record the end of a call");
+                }
+                Err(error) => {
+                    tracing::warn!(call_id = %call_id, %error, attempt, "recording the end of a call failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                }
+            }
         }
     }
 
@@ -852,9 +935,10 @@ impl AgentCall {
         call_id: &CallId,
         ending: Ending,
         notes: Option<std::collections::BTreeMap<String, String>>,
+        at: Option<DateTime<Utc>>,
     ) -> Result<(), ServiceError> {
         if let Some(call) = self
-            .advance(call_id, Transition::End(ending), notes)
+            .advance(call_id, Transition::End(ending), notes, at)
             .await?
         {
             self.settle(&call).await;
@@ -881,6 +965,7 @@ impl AgentCall {
         call_id: &CallId,
         transition: Transition,
         notes: Option<std::collections::BTreeMap<String, String>>,
+        at: Option<DateTime<Utc>>,
     ) -> Result<Option<StoredCall>, StoreError> {
         loop {
             let current = self
@@ -890,7 +975,7 @@ impl AgentCall {
                 .await?
                 .ok_or_else(|| StoreError::NotFound(call_id.clone()))?;
             let now = Utc::now();
-            let step = match state::apply(&current.record, transition.clone(), now) {
+            let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
                 Ok(step) => step,
                 Err(illegal) => {
                     tracing::warn!(call_id = %call_id, %illegal, "ignored an illegal move");
@@ -942,7 +1027,9 @@ impl AgentCall {
             url: url.to_owned(),
             body: body.into(),
             created_at: now,
-            first_attempt_at: now + first,
+            first_attempt_at: now
+                .checked_add_signed(first)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
         }
     }
 }

@@ -302,3 +302,105 @@ async fn the_offline_extractor_recovers_what_the_simulated_recipient_said() {
         assert!(record.summary.unwrap().contains("delivery"));
     }
 }
+
+/// A carrier that plays back a fixed list of reports, then goes silent.
+#[derive(Debug)]
+struct ScriptedCarrier(Vec<agentcall::dialer::CarrierReport>);
+
+#[async_trait::async_trait]
+impl agentcall::Dialer for ScriptedCarrier {
+    async fn dial(
+        &self,
+        _: agentcall::dialer::DialRequest,
+        progress: agentcall::dialer::ProgressHandle,
+    ) -> Result<(), agentcall::dialer::DialError> {
+        for report in self.0.clone() {
+            let _ = progress.report(report);
+        }
+        std::mem::forget(progress); // never closes: a carrier that stops talking
+        Ok(())
+    }
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+        Ok(()) // acknowledges, then does nothing
+    }
+}
+
+#[tokio::test]
+async fn contradictory_end_reports_still_end_the_call() {
+    use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    let cases = [
+        // The answer report was lost.
+        (
+            vec![
+                CarrierReport::Dialing,
+                CarrierReport::Ended(CarrierOutcome::new(CallStatus::Completed)),
+            ],
+            CallStatus::Completed,
+        ),
+        // "declined" after an answer.
+        (
+            vec![
+                CarrierReport::Dialing,
+                CarrierReport::Answered,
+                CarrierReport::Ended(CarrierOutcome::new(CallStatus::Declined)),
+            ],
+            CallStatus::Completed,
+        ),
+        // A non-terminal "end".
+        (
+            vec![CarrierReport::Ended(CarrierOutcome::new(
+                CallStatus::Dialing,
+            ))],
+            CallStatus::Failed,
+        ),
+    ];
+    for (script, expected) in cases {
+        let api = Api::new(
+            builder()
+                .dialer(Arc::new(ScriptedCarrier(script)))
+                .build()
+                .unwrap(),
+        );
+        let id = place(
+            &api,
+            KEY_A1,
+            json!({"to": "+14155550125", "objective": "x"}),
+        )
+        .await;
+        assert_eq!(wait_terminal(&api, KEY_A1, &id).await.status, expected);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
+    use agentcall::dialer::CarrierReport;
+    let service = builder()
+        .dialer(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .build()
+        .unwrap();
+    let me = service
+        .authenticate(&agentcall::ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+    let placed = service
+        .place(&me, &agentcall::PlacementRequest::new("+14155550125", "x"))
+        .await
+        .unwrap();
+    // Paused time jumps over the ring timeout and the hang-up grace.
+    tokio::time::sleep(
+        agentcall::service::RING_TIMEOUT
+            + agentcall::service::HANG_UP_GRACE
+            + Duration::from_secs(1),
+    )
+    .await;
+    for _ in 0..100 {
+        tokio::task::yield_now().await;
+    }
+    let record = service.get(&me, &placed.call_id).await.unwrap();
+    assert_eq!(
+        (record.status, record.error.as_deref()),
+        (CallStatus::Failed, Some("carrier_lost"))
+    );
+    assert_eq!(service.calls_in_flight(), 0);
+}

@@ -156,7 +156,9 @@ where
             Ok(json_response(StatusCode::OK, &record))
         }
         Route::Cancel(id) => {
-            let record = service.cancel(&principal, &parse_id(&id)?).await?;
+            let (service, id) = (service.clone(), parse_id(&id)?);
+            let cancel = async move { Ok(service.cancel(&principal, &id).await?) };
+            let record = detached(cancel).await?;
             Ok(json_response(StatusCode::OK, &record))
         }
         Route::Recording(id) => {
@@ -212,6 +214,33 @@ where
         Ok(Value::Object(object)) => object,
         _ => return Err(ApiError::InvalidJson),
     };
+    // From here on the work runs in a task of its own: a client that hangs
+    // up mid-request must not cut a placement off between its steps (a
+    // reservation taken, a record written, an idempotency key held).
+    let (service, principal) = (service.clone(), principal.clone());
+    detached(async move { place_object(&service, &principal, object, idempotency_key).await }).await
+}
+
+/// Runs `work` to completion even if the caller stops waiting.
+async fn detached<T: Send + 'static>(
+    work: impl Future<Output = Result<T, ApiError>> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::spawn(work).await {
+        Ok(result) => result,
+        Err(error) => {
+            tracing::error!(%error, "request task failed");
+            let failure = crate::store::StoreError::Unavailable("request task failed".into());
+            Err(ApiError::Service(ServiceError::Store(failure)))
+        }
+    }
+}
+
+async fn place_object(
+    service: &AgentCall,
+    principal: &Principal,
+    object: Map<String, Value>,
+    idempotency_key: Option<String>,
+) -> Result<Response<Full<Bytes>>, ApiError> {
     let Some(key) = idempotency_key else {
         let outcome = service.place_json(principal, &object).await;
         return Ok(placement_response(outcome.map_err(ApiError::from)));

@@ -32,6 +32,11 @@ impl CallId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// An id that sorts before every real one (a range bound for indexes).
+    pub(crate) fn lowest() -> Self {
+        Self(String::new())
+    }
 }
 
 impl FromStr for CallId {

@@ -218,15 +218,15 @@ impl CallStore for MemoryStore {
             }
             None => Bound::Unbounded,
         };
+        // `createdBefore` bounds the range too, so skipping newer calls costs nothing.
+        let upper = match (upper, query.created_before) {
+            (Bound::Excluded(cursor), Some(before)) if cursor.0 < before => Bound::Excluded(cursor),
+            (_, Some(before)) => Bound::Excluded((before, CallId::lowest())),
+            (upper, None) => upper,
+        };
         let mut calls = Vec::with_capacity(query.limit.min(128));
         let mut has_more = false;
         for (created_at, id) in index.range((Bound::Unbounded, upper)).rev() {
-            if query
-                .created_before
-                .is_some_and(|before| *created_at >= before)
-            {
-                continue;
-            }
             if query
                 .created_after
                 .is_some_and(|after| *created_at <= after)
@@ -418,6 +418,7 @@ impl IdempotencyStore for MemoryStore {
             created_at: now,
             response: None,
         };
+        inner.idempotency_order.push_back((now, slot.clone()));
         inner.idempotency.insert(slot, entry);
         Ok(IdempotencyBegin::Started)
     }

@@ -39,6 +39,9 @@ pub const DEFAULT_RETRY_SCHEDULE: [Duration; 8] = [
     Duration::from_secs(10 * 3600),
 ];
 
+/// How often a worker looks again at due events that could not be claimed.
+const BLOCKED_POLL: Duration = Duration::from_millis(250);
+
 /// How events are delivered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeliveryConfig {
@@ -127,7 +130,8 @@ impl DeliveryWorker {
                     tokio::select! {
                         _ = tokio::time::sleep(sleep) => {}
                         _ = worker.wake.notified() => {}
-                        _ = stop.changed() => {}
+                        // A dropped service (its sender gone) stops the worker too.
+                        changed = stop.changed() => if changed.is_err() { return },
                     }
                 }
             }
@@ -136,6 +140,9 @@ impl DeliveryWorker {
 
     async fn until_next_due(&self) -> Duration {
         match self.outbox.next_due().await {
+            // Due, yet nothing was claimable: it waits behind an attempt in
+            // flight (whose end wakes us) or for a free slot. Do not spin.
+            Ok(Some(at)) if at <= Utc::now() => BLOCKED_POLL,
             Ok(Some(at)) => (at - Utc::now())
                 .to_std()
                 .unwrap_or(Duration::ZERO)
