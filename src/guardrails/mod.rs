@@ -42,7 +42,8 @@ pub use minute_cap::{
     BillingPeriod, MemoryUsageLedger, OverMinuteCap, Usage, UsageLedger, billed_minutes,
 };
 pub use number::{
-    ClassifiedNumber, NationalNumber, NumberClassifier, NumberError, NumberType, is_strict_e164,
+    BuildError as NumberBuildError, ClassifiedNumber, NationalNumber, NumberClassifier,
+    NumberError, NumberType, is_strict_e164,
 };
 pub use prefix::{InvalidPrefix, PrefixSet};
 pub use rate_limit::{MemoryRateLimiter, RATE_WINDOW, RateLimited, RateLimiter, RatePermit};
