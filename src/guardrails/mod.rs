@@ -427,14 +427,15 @@ fn check_objective(objective: &str) -> Result<&str, Rejection> {
     if objective.trim().is_empty() {
         return Err(Rejection::ObjectiveRequired);
     }
-    if objective.chars().count() > MAX_OBJECTIVE_CHARS {
+    // Bytes bound characters from above: count characters only when it matters.
+    if objective.len() > MAX_OBJECTIVE_CHARS && objective.chars().count() > MAX_OBJECTIVE_CHARS {
         return Err(Rejection::ObjectiveTooLong);
     }
     Ok(objective)
 }
 
 fn check_context(context: &str) -> Result<&str, Rejection> {
-    if context.chars().count() > MAX_CONTEXT_CHARS {
+    if context.len() > MAX_CONTEXT_CHARS && context.chars().count() > MAX_CONTEXT_CHARS {
         return Err(Rejection::ContextTooLong);
     }
     Ok(context)
