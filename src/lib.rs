@@ -24,7 +24,9 @@
 //! - [`service`]: [`AgentCall`] wires the traits together and runs each call
 //!   as a task.
 //! - [`api`]: the HTTP API as a `tower::Service`, the one place where errors
-//!   become statuses and tokens.
+//!   become statuses (the tokens are one table, [`domain::ErrorToken`]).
+//! - [`manual`]: the decisions, store guarantees, receiving webhooks and the
+//!   error tokens, in prose.
 //!
 //! Every backend is an object-safe trait used as `Arc<dyn Trait>`, so a host
 //! plugs in its own database, carrier and HTTP framework. With nothing
@@ -79,6 +81,7 @@ pub mod dialer;
 pub mod domain;
 pub mod extract;
 pub mod guardrails;
+pub mod manual;
 pub mod notify;
 pub mod service;
 pub mod state;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use agentcall::domain::CallStatus;
 use agentcall::guardrails::{RATE_WINDOW, RateLimited, RateLimiter};
+#[cfg(feature = "conformance")]
 use agentcall::store::conformance;
 use agentcall::store::postgres::PostgresStore;
 use agentcall::store::{CallStore, EventOutbox, ListQuery, StoreError};
@@ -20,6 +21,7 @@ use chrono::Duration;
 use sqlx::postgres::PgPoolOptions;
 use tokio::task::JoinSet;
 
+#[cfg(feature = "conformance")]
 #[tokio::test]
 async fn postgres_store_passes_the_conformance_suite() {
     let Some(schema) = TestSchema::create().await else {

@@ -6,6 +6,7 @@ mod store_common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+#[cfg(feature = "conformance")]
 use agentcall::store::conformance;
 use agentcall::store::sqlite::SqliteStore;
 use agentcall::store::{CallStore, EventOutbox, ListQuery, StoreError};
@@ -38,6 +39,7 @@ impl Drop for TempDb {
     }
 }
 
+#[cfg(feature = "conformance")]
 #[tokio::test]
 async fn sqlite_store_passes_the_conformance_suite() {
     let db = TempDb::new();

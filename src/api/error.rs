@@ -6,6 +6,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::Full;
 
+use crate::domain::ErrorToken;
 use crate::guardrails::Rejection;
 use crate::service::ServiceError;
 
@@ -33,42 +34,38 @@ impl From<ServiceError> for ApiError {
 }
 
 impl ApiError {
-    /// Status and token (spec 7, plus the tokens the README's decisions add).
-    fn status_and_token(&self) -> (StatusCode, &'static str) {
+    /// The entry of the error table (`domain::ErrorToken`) this answer uses.
+    pub(crate) fn token(&self) -> ErrorToken {
         match self {
-            Self::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
-            Self::NotFound => (StatusCode::NOT_FOUND, "not_found"),
-            Self::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
-            Self::InvalidJson => (StatusCode::BAD_REQUEST, "invalid_json"),
-            Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
-            Self::InvalidLimit => (StatusCode::BAD_REQUEST, "invalid_limit"),
-            Self::InvalidStatusFilter => (StatusCode::BAD_REQUEST, "invalid_status"),
-            Self::InvalidTimestamp => (StatusCode::BAD_REQUEST, "invalid_timestamp"),
-            Self::InvalidIdempotencyKey => (StatusCode::BAD_REQUEST, "invalid_idempotency_key"),
-            Self::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency_key_in_use"),
-            Self::IdempotencyKeyReused => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
-            }
+            Self::Unauthorized => ErrorToken::Unauthorized,
+            Self::NotFound => ErrorToken::NotFound,
+            Self::MethodNotAllowed(_) => ErrorToken::MethodNotAllowed,
+            Self::InvalidJson => ErrorToken::InvalidJson,
+            Self::PayloadTooLarge => ErrorToken::PayloadTooLarge,
+            Self::InvalidLimit => ErrorToken::InvalidLimit,
+            Self::InvalidStatusFilter => ErrorToken::InvalidStatus,
+            Self::InvalidTimestamp => ErrorToken::InvalidTimestamp,
+            Self::InvalidIdempotencyKey => ErrorToken::InvalidIdempotencyKey,
+            Self::IdempotencyKeyInUse => ErrorToken::IdempotencyKeyInUse,
+            Self::IdempotencyKeyReused => ErrorToken::IdempotencyKeyReused,
             Self::Service(error) => match error {
-                ServiceError::Rejected(rejection) => {
-                    let status = match rejection {
-                        Rejection::RateLimited(_) | Rejection::OverMinuteCap => {
-                            StatusCode::TOO_MANY_REQUESTS
-                        }
-                        _ => StatusCode::BAD_REQUEST,
-                    };
-                    (status, rejection.token())
-                }
-                ServiceError::NotFound => (StatusCode::NOT_FOUND, "not_found"),
-                ServiceError::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_cursor"),
-                ServiceError::AlreadyEnded => (StatusCode::CONFLICT, "call_already_ended"),
-                ServiceError::PlacementFailed(_) => (StatusCode::BAD_GATEWAY, "placement_failed"),
-                ServiceError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
-                ServiceError::Store(_) | ServiceError::Directory(_) => {
-                    (StatusCode::SERVICE_UNAVAILABLE, "store_error")
-                }
+                ServiceError::Rejected(rejection) => rejection.error_token(),
+                ServiceError::NotFound => ErrorToken::NotFound,
+                ServiceError::InvalidCursor => ErrorToken::InvalidCursor,
+                ServiceError::AlreadyEnded => ErrorToken::CallAlreadyEnded,
+                ServiceError::PlacementFailed(_) => ErrorToken::PlacementFailed,
+                ServiceError::ShuttingDown => ErrorToken::ShuttingDown,
+                ServiceError::Store(_) | ServiceError::Directory(_) => ErrorToken::StoreError,
             },
         }
+    }
+
+    /// Status and token, both from the table.
+    fn status_and_token(&self) -> (StatusCode, &'static str) {
+        let token = self.token();
+        let status =
+            StatusCode::from_u16(token.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, token.as_str())
     }
 
     /// Whether an idempotent request that failed this way keeps its key

@@ -26,6 +26,7 @@
 //! ```
 
 mod error;
+#[cfg(feature = "openapi")]
 pub mod openapi;
 
 use std::convert::Infallible;
@@ -104,7 +105,8 @@ enum Route {
 }
 
 fn route(path: &str) -> Option<Route> {
-    if path == "/v1/openapi.json" {
+    // Without the `openapi` feature there is no document to serve: 404.
+    if cfg!(feature = "openapi") && path == "/v1/openapi.json" {
         return Some(Route::OpenApi);
     }
     let rest = path.strip_prefix("/v1/agent/calls")?;
@@ -140,6 +142,7 @@ where
     if !allow.split(", ").any(|allowed| allowed == method.as_str()) {
         return Err(ApiError::MethodNotAllowed(allow));
     }
+    #[cfg(feature = "openapi")]
     if matches!(route, Route::OpenApi) {
         let mut response = Response::new(Full::new(openapi::document_bytes()));
         let json = HeaderValue::from_static("application/json");
@@ -443,7 +446,8 @@ async fn list(
 }
 
 /// The body of `GET /v1/agent/calls`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ListResponse {
     /// The calls, most recent first.
@@ -453,7 +457,8 @@ pub struct ListResponse {
 }
 
 /// The body of every error answer.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// The error token (spec 7).
     pub error: String,

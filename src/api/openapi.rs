@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::domain::{
-    CallRecord, CallStatus, EventKind, FieldDefinition, FieldType, PlacementRequest,
+    CallRecord, CallStatus, ErrorToken, EventKind, FieldDefinition, FieldType, PlacementRequest,
 };
 use crate::service::Placed;
 use crate::webhook::EventPayload;
@@ -33,33 +33,22 @@ use super::{ErrorBody, ListResponse};
 )))]
 struct Schemas;
 
-/// Every operation the API serves: (method, path). The document and the
-/// router are checked against each other in the tests.
-pub const OPERATIONS: [(&str, &str); 6] = [
-    ("post", "/v1/agent/calls"),
-    ("get", "/v1/agent/calls"),
-    ("get", "/v1/agent/calls/{id}"),
-    ("get", "/v1/agent/calls/{id}/recording"),
-    ("post", "/v1/agent/calls/{id}/cancel"),
-    ("get", "/v1/openapi.json"),
-];
-
 /// Tokens a placement can answer with, by status.
-const PLACEMENT_400: [&str; 14] = [
-    "invalid_json",
-    "invalid_idempotency_key",
-    "to_required",
-    "objective_required",
-    "objective_too_long",
-    "invalid_number",
-    "invalid_context",
-    "context_too_long",
-    "invalid_fields",
-    "invalid_caller_id",
-    "invalid_webhook_url",
-    "invalid_metadata",
-    "destination_blocked",
-    "caller_id_not_owned",
+const PLACEMENT_400: [ErrorToken; 14] = [
+    ErrorToken::InvalidJson,
+    ErrorToken::InvalidIdempotencyKey,
+    ErrorToken::ToRequired,
+    ErrorToken::ObjectiveRequired,
+    ErrorToken::ObjectiveTooLong,
+    ErrorToken::InvalidNumber,
+    ErrorToken::InvalidContext,
+    ErrorToken::ContextTooLong,
+    ErrorToken::InvalidFields,
+    ErrorToken::InvalidCallerId,
+    ErrorToken::InvalidWebhookUrl,
+    ErrorToken::InvalidMetadata,
+    ErrorToken::DestinationBlocked,
+    ErrorToken::CallerIdNotOwned,
 ];
 
 /// The document, serialized once.
@@ -92,7 +81,8 @@ pub fn document() -> Value {
     doc
 }
 
-fn error(description: &str, tokens: &[&str]) -> Value {
+fn error(description: &str, tokens: &[ErrorToken]) -> Value {
+    let tokens: Vec<&str> = tokens.iter().map(|token| token.as_str()).collect();
     json!({
         "description": description,
         "content": { "application/json": { "schema": {
@@ -104,7 +94,7 @@ fn error(description: &str, tokens: &[&str]) -> Value {
 }
 
 fn unauthorized() -> Value {
-    let mut response = error("Missing or invalid API key.", &["unauthorized"]);
+    let mut response = error("Missing or invalid API key.", &[ErrorToken::Unauthorized]);
     response["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
     response
 }
@@ -127,14 +117,14 @@ fn id_parameter() -> Value {
 fn store_error() -> Value {
     error(
         "Temporary service error; retry shortly.",
-        &["store_error", "shutting_down"],
+        &[ErrorToken::StoreError, ErrorToken::ShuttingDown],
     )
 }
 
 fn paths() -> Value {
     let mut too_many = error(
         "`rate_limited`: too many calls per minute for the key (see `Retry-After`); `over_minute_cap`: the plan's outbound minutes are used up.",
-        &["rate_limited", "over_minute_cap"],
+        &[ErrorToken::RateLimited, ErrorToken::OverMinuteCap],
     );
     too_many["headers"] = json!({ "Retry-After": { "description": "Whole seconds to wait.", "schema": { "type": "integer" } } });
     let mut created = json_body(
@@ -166,11 +156,11 @@ fn paths() -> Value {
                     "201": created,
                     "400": error("The request is malformed, a field is invalid, or a guardrail blocked it (checked in the order listed).", &PLACEMENT_400),
                     "401": unauthorized(),
-                    "409": error("The idempotency key is held by a request still being processed.", &["idempotency_key_in_use"]),
-                    "413": error("The body is larger than 64 KiB.", &["payload_too_large"]),
-                    "422": error("The idempotency key was used with a different request.", &["idempotency_key_reused"]),
+                    "409": error("The idempotency key is held by a request still being processed.", &[ErrorToken::IdempotencyKeyInUse]),
+                    "413": error("The body is larger than 64 KiB.", &[ErrorToken::PayloadTooLarge]),
+                    "422": error("The idempotency key was used with a different request.", &[ErrorToken::IdempotencyKeyReused]),
                     "429": too_many,
-                    "502": error("Carrier or trunk issue; retry shortly.", &["placement_failed"]),
+                    "502": error("Carrier or trunk issue; retry shortly.", &[ErrorToken::PlacementFailed]),
                     "503": store_error()
                 }
             },
@@ -186,7 +176,7 @@ fn paths() -> Value {
                 ],
                 "responses": {
                     "200": json_body("A page of calls.", "ListResponse"),
-                    "400": error("A malformed parameter, or a cursor that is not one of the key's calls.", &["invalid_limit", "invalid_cursor", "invalid_status", "invalid_timestamp"]),
+                    "400": error("A malformed parameter, or a cursor that is not one of the key's calls.", &[ErrorToken::InvalidLimit, ErrorToken::InvalidCursor, ErrorToken::InvalidStatus, ErrorToken::InvalidTimestamp]),
                     "401": unauthorized(),
                     "503": store_error()
                 }
@@ -200,7 +190,7 @@ fn paths() -> Value {
                 "responses": {
                     "200": json_body("The call record.", "CallRecord"),
                     "401": unauthorized(),
-                    "404": error("No such call for this key.", &["not_found"]),
+                    "404": error("No such call for this key.", &[ErrorToken::NotFound]),
                     "503": store_error()
                 }
             }
@@ -213,7 +203,7 @@ fn paths() -> Value {
                 "responses": {
                     "200": { "description": "The audio.", "content": { "audio/wav": { "schema": { "type": "string", "format": "binary" } } } },
                     "401": unauthorized(),
-                    "404": error("No such call for this key, or it has no recording.", &["not_found"]),
+                    "404": error("No such call for this key, or it has no recording.", &[ErrorToken::NotFound]),
                     "503": store_error()
                 }
             }
@@ -227,8 +217,8 @@ fn paths() -> Value {
                 "responses": {
                     "200": json_body("The call record after the cancel.", "CallRecord"),
                     "401": unauthorized(),
-                    "404": error("No such call for this key.", &["not_found"]),
-                    "409": error("The call already ended.", &["call_already_ended"]),
+                    "404": error("No such call for this key.", &[ErrorToken::NotFound]),
+                    "409": error("The call already ended.", &[ErrorToken::CallAlreadyEnded]),
                     "503": store_error()
                 }
             }
@@ -264,6 +254,17 @@ fn webhooks() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every operation the API serves: (method, path). The document and the
+    /// router are checked against each other in the tests.
+    const OPERATIONS: [(&str, &str); 6] = [
+        ("post", "/v1/agent/calls"),
+        ("get", "/v1/agent/calls"),
+        ("get", "/v1/agent/calls/{id}"),
+        ("get", "/v1/agent/calls/{id}/recording"),
+        ("post", "/v1/agent/calls/{id}/cancel"),
+        ("get", "/v1/openapi.json"),
+    ];
 
     #[test]
     fn the_document_describes_every_operation_and_only_those() {
@@ -313,10 +314,40 @@ mod tests {
         ];
         for rejection in rejections {
             assert!(
-                PLACEMENT_400.contains(&rejection.token()),
+                PLACEMENT_400.contains(&rejection.error_token()),
                 "{}",
                 rejection.token()
             );
         }
+    }
+
+    #[test]
+    fn every_documented_token_sits_under_its_status_from_the_table() {
+        let doc = document();
+        let mut documented = std::collections::BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                for (status, response) in operation["responses"].as_object().unwrap() {
+                    let schema = &response["content"]["application/json"]["schema"];
+                    let Some(tokens) = schema["properties"]["error"]["enum"].as_array() else {
+                        continue;
+                    };
+                    for token in tokens {
+                        let token: ErrorToken = token.as_str().unwrap().parse().unwrap();
+                        assert_eq!(
+                            token.http_status().to_string(),
+                            *status,
+                            "{method} {path}: {token}"
+                        );
+                        documented.insert(token);
+                    }
+                }
+            }
+        }
+        // Answered by the router for any path; not an operation's outcome.
+        documented.insert(ErrorToken::MethodNotAllowed);
+        let table: std::collections::BTreeSet<ErrorToken> =
+            ErrorToken::ALL.iter().copied().collect();
+        assert_eq!(documented, table, "tokens in the table but in no response");
     }
 }

@@ -19,7 +19,7 @@ use crate::domain::{CallId, CallStatus, FieldDefinition};
 use crate::store::Recording;
 
 pub use simulated::{SIMULATED_FAILURE_TOKEN, SimulatedDialer, SimulationConfig};
-pub use wav::sine_wav;
+pub(crate) use wav::sine_wav;
 
 /// What the dialer needs to place one call.
 #[derive(Debug, Clone, PartialEq, Eq)]

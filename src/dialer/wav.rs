@@ -5,7 +5,7 @@ use bytes::Bytes;
 const SAMPLE_RATE: u32 = 8_000;
 
 /// A mono 16-bit PCM WAV at 8 kHz of a `frequency` Hz tone lasting `millis`.
-pub fn sine_wav(frequency: f32, millis: u32) -> Bytes {
+pub(crate) fn sine_wav(frequency: f32, millis: u32) -> Bytes {
     let samples = SAMPLE_RATE * millis / 1000;
     let data_len = samples * 2;
     let mut out = Vec::with_capacity(44 + data_len as usize);

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::CallId;
 
 /// A call's status (spec 3): three non-terminal, five terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
     /// Accepted; not yet dialing.
@@ -88,11 +89,12 @@ impl FromStr for CallStatus {
 /// The call record exactly as the API returns it (spec 2.1): all twelve
 /// fields always present, camelCase, `null` when unset, plus the caller's
 /// `metadata` (an extension of this crate).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CallRecord {
     /// The call identifier.
-    #[schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^call_[0-9a-f]{32}$"))]
     pub id: CallId,
     /// Current status.
     pub status: CallStatus,
@@ -105,17 +107,17 @@ pub struct CallRecord {
     /// Full transcript, one `Agent: …` / `Recipient: …` turn per line.
     pub transcript: Option<String>,
     /// Extracted values keyed by field name; set on completed when fields were requested.
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
     /// Authenticated URL of the recording.
     pub recording_url: Option<String>,
     /// When the call was answered.
     #[serde(with = "iso8601_opt")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub started_at: Option<DateTime<Utc>>,
     /// When the call ended.
     #[serde(with = "iso8601_opt")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub ended_at: Option<DateTime<Utc>>,
     /// Talk time in whole seconds, rounded up; 0 when never answered.
     pub duration_sec: Option<u64>,

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::CallStatus;
 
 /// The six webhook event kinds (spec 6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventKind {
     /// The call was answered and the AI began speaking.
     #[serde(rename = "call.in_progress")]

@@ -3,9 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Declared type of a field (spec 2.2). Default `string`.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, utoipa::ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FieldType {
     /// Free text.
@@ -29,17 +28,18 @@ impl FieldType {
 }
 
 /// A caller-defined field to extract from the conversation (spec 2.2).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldDefinition {
     /// Key under which the value appears in `extracted`.
-    #[schema(min_length = 1, max_length = 64)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
     pub name: String,
     /// Declared type.
     #[serde(rename = "type", default)]
     pub field_type: FieldType,
     /// Guidance on what to extract.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 500)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub description: Option<String>,
 }
 

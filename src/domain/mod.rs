@@ -3,6 +3,7 @@
 
 mod account;
 mod call;
+mod error_token;
 mod event;
 mod fields;
 mod ids;
@@ -12,6 +13,7 @@ mod secret;
 pub use account::Account;
 pub(crate) use call::format_timestamp;
 pub use call::{CallRecord, CallStatus, UnknownStatus};
+pub use error_token::{ErrorToken, UnknownErrorToken};
 pub use event::EventKind;
 pub use fields::{FieldDefinition, FieldType};
 pub use ids::{AccountId, CallId, InvalidId, KeyId};

@@ -27,30 +27,31 @@ pub const MAX_METADATA_VALUE_CHARS: usize = 500;
 ///
 /// Building one in code does not validate it; the guardrail engine does, in
 /// the documented order, whether the request came as JSON or as this struct.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PlacementRequest {
     /// Destination, E.164.
-    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\+[1-9][0-9]{1,14}$"))]
     pub to: String,
     /// The goal of the call, as plain text.
-    #[schema(min_length = 1, max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2000))]
     pub objective: String,
     /// Background for the AI; not shared with the recipient.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 10000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 10000))]
     pub context: Option<String>,
     /// Up to [`MAX_FIELDS`] fields to extract after the call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schema(max_items = 20, nullable = true)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 20, nullable = true))]
     pub fields: Vec<FieldDefinition>,
     /// HTTPS URL that receives signed events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^https://", max_length = 2048)]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^https://", max_length = 2048))]
     pub webhook_url: Option<String>,
     /// Caller ID override, E.164; must be one of the account's numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\+[1-9][0-9]{1,14}$"))]
     pub caller_id: Option<String>,
     /// The caller's own string-to-string data, returned on the record and
     /// in every event of the call.

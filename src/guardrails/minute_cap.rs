@@ -64,11 +64,19 @@ pub struct OverMinuteCap;
 
 /// Usage so far in one period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Usage {
     /// Minutes billed for ended calls.
     pub billed: u64,
     /// Minutes reserved by calls in flight.
     pub reserved: u64,
+}
+
+impl Usage {
+    /// Usage of `billed` minutes with `reserved` more held by calls in flight.
+    pub fn new(billed: u64, reserved: u64) -> Self {
+        Self { billed, reserved }
+    }
 }
 
 /// Tracks each account's minutes per billing period.

@@ -33,9 +33,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::domain::{
-    Account, FieldDefinition, FieldType, MAX_CONTEXT_CHARS, MAX_FIELD_DESCRIPTION_CHARS,
-    MAX_FIELD_NAME_CHARS, MAX_FIELDS, MAX_METADATA_KEY_CHARS, MAX_METADATA_KEYS,
-    MAX_METADATA_VALUE_CHARS, MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN, PlacementRequest,
+    Account, ErrorToken, FieldDefinition, FieldType, MAX_CONTEXT_CHARS,
+    MAX_FIELD_DESCRIPTION_CHARS, MAX_FIELD_NAME_CHARS, MAX_FIELDS, MAX_METADATA_KEY_CHARS,
+    MAX_METADATA_KEYS, MAX_METADATA_VALUE_CHARS, MAX_OBJECTIVE_CHARS, MAX_WEBHOOK_URL_LEN,
+    PlacementRequest,
 };
 
 pub use minute_cap::{
@@ -133,21 +134,26 @@ pub enum Rejection {
 impl Rejection {
     /// The API error token (spec 7).
     pub fn token(&self) -> &'static str {
+        self.error_token().as_str()
+    }
+
+    /// The entry of the error table this rejection answers with.
+    pub fn error_token(&self) -> ErrorToken {
         match self {
-            Self::ToRequired => "to_required",
-            Self::ObjectiveRequired => "objective_required",
-            Self::ObjectiveTooLong => "objective_too_long",
-            Self::InvalidNumber(_) => "invalid_number",
-            Self::InvalidContext => "invalid_context",
-            Self::ContextTooLong => "context_too_long",
-            Self::InvalidFields(_) => "invalid_fields",
-            Self::InvalidCallerId => "invalid_caller_id",
-            Self::InvalidWebhookUrl(_) => "invalid_webhook_url",
-            Self::InvalidMetadata(_) => "invalid_metadata",
-            Self::DestinationBlocked(_) => "destination_blocked",
-            Self::CallerIdNotOwned => "caller_id_not_owned",
-            Self::RateLimited(_) => "rate_limited",
-            Self::OverMinuteCap => "over_minute_cap",
+            Self::ToRequired => ErrorToken::ToRequired,
+            Self::ObjectiveRequired => ErrorToken::ObjectiveRequired,
+            Self::ObjectiveTooLong => ErrorToken::ObjectiveTooLong,
+            Self::InvalidNumber(_) => ErrorToken::InvalidNumber,
+            Self::InvalidContext => ErrorToken::InvalidContext,
+            Self::ContextTooLong => ErrorToken::ContextTooLong,
+            Self::InvalidFields(_) => ErrorToken::InvalidFields,
+            Self::InvalidCallerId => ErrorToken::InvalidCallerId,
+            Self::InvalidWebhookUrl(_) => ErrorToken::InvalidWebhookUrl,
+            Self::InvalidMetadata(_) => ErrorToken::InvalidMetadata,
+            Self::DestinationBlocked(_) => ErrorToken::DestinationBlocked,
+            Self::CallerIdNotOwned => ErrorToken::CallerIdNotOwned,
+            Self::RateLimited(_) => ErrorToken::RateLimited,
+            Self::OverMinuteCap => ErrorToken::OverMinuteCap,
         }
     }
 }

@@ -12,11 +12,19 @@ use crate::domain::KeyId;
 
 /// The answer kept for replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StoredResponse {
     /// HTTP status.
     pub status: u16,
     /// The body, byte for byte.
     pub body: Bytes,
+}
+
+impl StoredResponse {
+    /// An answer of `status` with `body`.
+    pub fn new(status: u16, body: Bytes) -> Self {
+        Self { status, body }
+    }
 }
 
 /// What [`IdempotencyStore::begin`] found.

@@ -11,6 +11,7 @@
 //! share one database. [`conformance`] holds the contract tests every
 //! implementation runs on itself.
 
+#[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 mod idempotency;
 mod memory;
@@ -68,6 +69,7 @@ pub enum StoreError {
 
 /// A call as stored: the public record plus what the service needs to run it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct StoredCall {
     /// The record the API returns.
     pub record: CallRecord,
@@ -93,13 +95,51 @@ pub struct StoredCall {
     pub version: u64,
 }
 
+impl StoredCall {
+    /// A call of `key_id` (of `account_id`) created at `created_at` with
+    /// caller ID `caller_id`; no context, fields, webhook, reservation or
+    /// notes, version 0. Set the other fields as needed.
+    pub fn new(
+        record: CallRecord,
+        account_id: AccountId,
+        key_id: KeyId,
+        created_at: DateTime<Utc>,
+        caller_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            record,
+            account_id,
+            key_id,
+            created_at,
+            caller_id: caller_id.into(),
+            context: None,
+            fields: Vec::new(),
+            webhook_url: None,
+            reserved_minutes: 0,
+            extraction_notes: BTreeMap::new(),
+            version: 0,
+        }
+    }
+}
+
 /// A recording's media.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Recording {
     /// MIME type, e.g. `audio/wav`.
     pub content_type: String,
     /// The audio bytes.
     pub bytes: Bytes,
+}
+
+impl Recording {
+    /// Media of type `content_type`.
+    pub fn new(content_type: impl Into<String>, bytes: Bytes) -> Self {
+        Self {
+            content_type: content_type.into(),
+            bytes,
+        }
+    }
 }
 
 /// Which calls to list: one key's calls, most recent first.
@@ -136,11 +176,19 @@ impl ListQuery {
 
 /// One page of a listing.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ListPage {
     /// The calls, most recent first.
     pub calls: Vec<StoredCall>,
     /// Whether more calls match beyond this page.
     pub has_more: bool,
+}
+
+impl ListPage {
+    /// A page of `calls`; `has_more` when more match beyond it.
+    pub fn new(calls: Vec<StoredCall>, has_more: bool) -> Self {
+        Self { calls, has_more }
+    }
 }
 
 /// Persistence of calls.

@@ -12,6 +12,7 @@ use crate::domain::{AccountId, CallId, EventKind};
 /// An event to deliver, as a status change emits it. The body is final: every
 /// attempt sends these bytes, byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NewEvent {
     /// `<callId>:<event>:<epoch ms>`; the same on every attempt.
     pub event_id: String,
@@ -31,6 +32,30 @@ pub struct NewEvent {
     pub first_attempt_at: DateTime<Utc>,
 }
 
+impl NewEvent {
+    /// An event built at `created_at`, its first attempt due at once.
+    pub fn new(
+        event_id: impl Into<String>,
+        call_id: CallId,
+        account_id: AccountId,
+        kind: EventKind,
+        url: impl Into<String>,
+        body: Bytes,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            event_id: event_id.into(),
+            call_id,
+            account_id,
+            kind,
+            url: url.into(),
+            body,
+            created_at,
+            first_attempt_at: created_at,
+        }
+    }
+}
+
 /// Where an event's delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryStatus {
@@ -44,6 +69,7 @@ pub enum DeliveryStatus {
 
 /// What the host can see of one event's delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeliveryState {
     /// The event.
     pub event_id: String,
@@ -65,13 +91,39 @@ pub struct DeliveryState {
     pub delivered_at: Option<DateTime<Utc>>,
 }
 
+impl DeliveryState {
+    /// The state of `event` after `attempts` attempts; the optional parts
+    /// (last answer, next attempt, delivery time) start empty.
+    pub fn new(event: &NewEvent, status: DeliveryStatus, attempts: u32) -> Self {
+        Self {
+            event_id: event.event_id.clone(),
+            call_id: event.call_id.clone(),
+            kind: event.kind,
+            status,
+            attempts,
+            last_response_status: None,
+            last_error: None,
+            next_attempt_at: None,
+            delivered_at: None,
+        }
+    }
+}
+
 /// A claimed event, ready for an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PendingDelivery {
     /// The event.
     pub event: NewEvent,
     /// Attempts made before this one.
     pub attempts: u32,
+}
+
+impl PendingDelivery {
+    /// `event`, claimed after `attempts` earlier attempts.
+    pub fn new(event: NewEvent, attempts: u32) -> Self {
+        Self { event, attempts }
+    }
 }
 
 /// The result of one attempt.

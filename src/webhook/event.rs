@@ -8,7 +8,8 @@ use crate::domain::{CallId, CallRecord, CallStatus, EventKind, format_timestamp}
 /// The JSON body of a webhook event: all thirteen fields of spec 6.2, `null`
 /// when not yet available, never the transcript or the recording URL; plus
 /// the caller's `metadata`.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPayload {
     /// Event name, e.g. `call.completed`.
@@ -16,10 +17,10 @@ pub struct EventPayload {
     /// `<callId>:<event>:<epoch milliseconds>`; reused by every retry.
     pub event_id: String,
     /// When the event was built, ISO 8601.
-    #[schema(format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub timestamp: String,
     /// The call.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub call_id: CallId,
     /// The call's status after the move.
     pub status: CallStatus,
@@ -36,7 +37,7 @@ pub struct EventPayload {
     /// Summary (call.completed only).
     pub summary: Option<String>,
     /// Extracted fields (call.completed only).
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
     /// Error token (call.failed).
     pub error: Option<String>,

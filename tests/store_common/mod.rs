@@ -31,37 +31,31 @@ pub fn fresh_account() -> agentcall::domain::AccountId {
 pub fn call(key: &KeyId, at: DateTime<Utc>) -> StoredCall {
     let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "Confirm Friday");
     record.started_at = Some(at + Duration::nanoseconds(1_234_567));
-    StoredCall {
-        record,
-        account_id: "acct_stores".parse().expect("valid account id"),
-        key_id: key.clone(),
-        created_at: at,
-        caller_id: "+14155550100".into(),
-        context: Some("context".into()),
-        fields: vec![agentcall::domain::FieldDefinition::new(
-            "confirmed",
-            agentcall::domain::FieldType::Boolean,
-        )],
-        webhook_url: Some("https://example.com/hook".into()),
-        reserved_minutes: 5,
-        extraction_notes: BTreeMap::from([("confirmed".into(), "not said".into())]),
-        version: 0,
-    }
+    let account_id = "acct_stores".parse().expect("valid account id");
+    let mut call = StoredCall::new(record, account_id, key.clone(), at, "+14155550100");
+    call.context = Some("context".into());
+    call.fields = vec![agentcall::domain::FieldDefinition::new(
+        "confirmed",
+        agentcall::domain::FieldType::Boolean,
+    )];
+    call.webhook_url = Some("https://example.com/hook".into());
+    call.reserved_minutes = 5;
+    call.extraction_notes = BTreeMap::from([("confirmed".into(), "not said".into())]);
+    call
 }
 
 /// The event a move of `call` into `status` emits at `at`.
 pub fn event(call: &StoredCall, status: CallStatus, at: DateTime<Utc>) -> NewEvent {
     let kind = EventKind::for_status(status).expect("status emits an event");
-    NewEvent {
-        event_id: format!("{}:{}:{}", call.record.id, kind, at.timestamp_millis()),
-        call_id: call.record.id.clone(),
-        account_id: call.account_id.clone(),
+    NewEvent::new(
+        format!("{}:{}:{}", call.record.id, kind, at.timestamp_millis()),
+        call.record.id.clone(),
+        call.account_id.clone(),
         kind,
-        url: "https://example.com/hook".into(),
-        body: Bytes::from(format!("{{\"event\":\"{kind}\",\"n\":\"\u{e9}\"}}")),
-        created_at: at,
-        first_attempt_at: at,
-    }
+        "https://example.com/hook",
+        Bytes::from(format!("{{\"event\":\"{kind}\",\"n\":\"\u{e9}\"}}")),
+        at,
+    )
 }
 
 /// `call` moved to `status` (same version: ready for `update`).
@@ -150,19 +144,13 @@ where
             .expect("update"),
         2
     );
-    let recording = Recording {
-        content_type: "audio/wav".into(),
-        bytes: Bytes::from_static(b"RIFF\x00\x01\xff"),
-    };
+    let recording = Recording::new("audio/wav", Bytes::from_static(b"RIFF\x00\x01\xff"));
     store
         .put_recording(&done.record.id, recording.clone())
         .await
         .expect("recording");
 
-    let response = StoredResponse {
-        status: 201,
-        body: Bytes::from_static(b"{\"callId\":\"c\"}"),
-    };
+    let response = StoredResponse::new(201, Bytes::from_static(b"{\"callId\":\"c\"}"));
     for (name, fingerprint) in [("k-done", [1; 32]), ("k-held", [2; 32])] {
         assert_eq!(
             store
@@ -282,10 +270,7 @@ where
     );
     assert_eq!(
         ledger.usage(&written.account, t0()).await,
-        Usage {
-            billed: 3,
-            reserved: 10
-        }
+        Usage::new(3, 10)
     );
 }
 
@@ -348,13 +333,7 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     }
     let grants: Vec<u64> = tasks.join_all().await.into_iter().flatten().collect();
     assert_eq!(grants.iter().sum::<u64>(), 100, "grants: {grants:?}");
-    assert_eq!(
-        ledgers[0].usage(&account, t0()).await,
-        Usage {
-            billed: 0,
-            reserved: 100
-        }
-    );
+    assert_eq!(ledgers[0].usage(&account, t0()).await, Usage::new(0, 100));
     let mut tasks = JoinSet::new();
     for (i, grant) in grants.iter().copied().enumerate() {
         let ledger = Arc::clone(&ledgers[i % 2]);
@@ -364,10 +343,7 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     tasks.join_all().await;
     assert_eq!(
         ledgers[1].usage(&account, t0()).await,
-        Usage {
-            billed: grants.iter().map(|g| g / 2).sum(),
-            reserved: 0
-        }
+        Usage::new(grants.iter().map(|g| g / 2).sum(), 0)
     );
 }
 

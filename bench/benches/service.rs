@@ -7,7 +7,6 @@
 //! [`CallStore::insert`].
 #![allow(missing_docs)]
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -173,22 +172,20 @@ fn bench_place(c: &mut Criterion) {
 fn stored_call(i: usize, key_id: &KeyId, account_id: &AccountId) -> StoredCall {
     let base: DateTime<Utc> = Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap();
     let id: CallId = format!("call_{i:032x}").parse().expect("call id");
-    StoredCall {
-        record: CallRecord::queued(id, "+447400123456", OBJECTIVE),
-        account_id: account_id.clone(),
-        key_id: key_id.clone(),
-        created_at: base + chrono::Duration::milliseconds(i as i64),
-        caller_id: CALLER_ID.to_owned(),
-        context: Some("Patient: Dana Levi. Clinic: Harbour Dental, 12 Pier St.".to_owned()),
-        fields: vec![
-            FieldDefinition::new("confirmed", FieldType::Boolean),
-            FieldDefinition::new("needs_parking", FieldType::Boolean),
-        ],
-        webhook_url: None,
-        reserved_minutes: 10,
-        extraction_notes: BTreeMap::new(),
-        version: 0,
-    }
+    let mut call = StoredCall::new(
+        CallRecord::queued(id, "+447400123456", OBJECTIVE),
+        account_id.clone(),
+        key_id.clone(),
+        base + chrono::Duration::milliseconds(i as i64),
+        CALLER_ID,
+    );
+    call.context = Some("Patient: Dana Levi. Clinic: Harbour Dental, 12 Pier St.".to_owned());
+    call.fields = vec![
+        FieldDefinition::new("confirmed", FieldType::Boolean),
+        FieldDefinition::new("needs_parking", FieldType::Boolean),
+    ];
+    call.reserved_minutes = 10;
+    call
 }
 
 /// A store of `total` calls. With `same_key`, all are the listed key's;

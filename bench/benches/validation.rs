@@ -36,7 +36,7 @@ use rlibphonenumber::PHONE_NUMBER_UTIL;
 
 const NUMBERS_TSV: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/numbers.tsv"
+    "/../tests/data/numbers.tsv"
 ));
 const ONE_VALID: &str = "+447400123456";
 const CALLER_ID: &str = "+14155550100";
