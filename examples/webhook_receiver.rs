@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentcall::webhook::{SIGNATURE_HEADER, SharedDeduplicator, Verifier};
+use agentcall::webhook::{Claim, SIGNATURE_HEADER, SharedDeduplicator, Verifier};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use bytes::Bytes;
@@ -37,12 +37,38 @@ async fn receive(
         return StatusCode::BAD_REQUEST;
     };
     let event_id = event["eventId"].as_str().unwrap_or_default();
-    if !receiver.seen.first_seen(event_id, now) {
-        eprintln!("duplicate {event_id}, already handled");
-        return StatusCode::OK; // acknowledge, or the sender keeps retrying
+    // Two phases: claim the id, handle the event, then mark it handled. A
+    // handler that fails releases the claim and answers 5xx, so the sender's
+    // retry is handled again instead of being dropped as a duplicate.
+    match receiver.seen.begin(event_id, now) {
+        Claim::Duplicate => {
+            eprintln!("duplicate {event_id}, already handled");
+            return StatusCode::OK; // acknowledge, or the sender keeps retrying
+        }
+        Claim::InProgress => return StatusCode::CONFLICT, // being handled; retry later
+        Claim::New => {}
     }
-    println!("{event}");
-    StatusCode::NO_CONTENT
+    match handle(&event) {
+        Ok(()) => {
+            receiver
+                .seen
+                .complete(event_id, chrono::Utc::now().timestamp());
+            StatusCode::NO_CONTENT
+        }
+        Err(error) => {
+            eprintln!("handler failed for {event_id}: {error}");
+            receiver.seen.release(event_id);
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+    }
+}
+
+/// The application's own work for one event; here, print it.
+fn handle(event: &serde_json::Value) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{event}")?;
+    out.flush()
 }
 
 #[tokio::main]

@@ -249,6 +249,12 @@ async fn each_validation_token_has_its_case() {
         json!("not a url"),
         json!(5),
         json!("https://"),
+        // Address literals no delivery may reach (the SSRF guard's ranges).
+        json!("https://10.0.0.1/h"),
+        json!("https://169.254.169.254/latest/meta-data"),
+        json!("https://[fe80::1]:8443/h"),
+        json!("https://[64:ff9b:1::a00:1]/h"),
+        json!("https://[2002:c0a8:101::1]/h"),
     ] {
         rejects(
             &api,

@@ -10,7 +10,10 @@ use sha2::{Digest, Sha256};
 use super::KeyId;
 
 /// An agent API key, as presented in `Authorization: Bearer <key>`.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// Equality is constant-time in the key's content, so comparing keys leaks
+/// no timing about where they differ.
+#[derive(Clone)]
 pub struct ApiKey(String);
 
 impl ApiKey {
@@ -34,6 +37,28 @@ impl ApiKey {
     }
 }
 
+impl PartialEq for ApiKey {
+    fn eq(&self, other: &Self) -> bool {
+        constant_time_eq(self.0.as_bytes(), other.0.as_bytes())
+    }
+}
+
+impl Eq for ApiKey {}
+
+impl PartialEq for WebhookSecret {
+    fn eq(&self, other: &Self) -> bool {
+        constant_time_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for WebhookSecret {}
+
+/// Compares secret bytes in time that depends only on their lengths.
+fn constant_time_eq(left: &[u8], right: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    left.ct_eq(right).into()
+}
+
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApiKey([redacted])")
@@ -42,7 +67,9 @@ impl fmt::Debug for ApiKey {
 
 /// The secret that signs an account's webhook events (spec 5.2): its bytes
 /// as given key the HMAC.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// Equality is constant-time in the secret's content.
+#[derive(Clone)]
 pub struct WebhookSecret(Vec<u8>);
 
 impl WebhookSecret {
@@ -95,5 +122,14 @@ mod tests {
         assert_eq!(ApiKey::new("a").id(), ApiKey::new("a").id());
         assert_ne!(ApiKey::new("a").id(), ApiKey::new("b").id());
         assert_eq!(ApiKey::new("a").id().as_str().len(), 32);
+    }
+
+    #[test]
+    fn equality_compares_content() {
+        assert_eq!(ApiKey::new("key_a"), ApiKey::new("key_a"));
+        assert_ne!(ApiKey::new("key_a"), ApiKey::new("key_b"));
+        assert_ne!(ApiKey::new("key_a"), ApiKey::new("key_a2"));
+        assert_eq!(WebhookSecret::from("s"), WebhookSecret::from("s"));
+        assert_ne!(WebhookSecret::from("s"), WebhookSecret::from("t"));
     }
 }

@@ -108,9 +108,33 @@ pub trait UsageLedger: Send + Sync + Debug {
 }
 
 /// The ledger in process memory.
+///
+/// Past periods with nothing still reserved are dropped once a newer period
+/// is in use (their usage then reads as zero), so memory follows the
+/// accounts of the current period.
 #[derive(Debug, Default)]
 pub struct MemoryUsageLedger {
-    periods: Mutex<HashMap<(AccountId, DateTime<Utc>), Usage>>,
+    periods: Mutex<Periods>,
+}
+
+#[derive(Debug, Default)]
+struct Periods {
+    usage: HashMap<(AccountId, DateTime<Utc>), Usage>,
+    /// The newest period seen; older ones are dropped when settled.
+    newest: Option<DateTime<Utc>>,
+}
+
+impl Periods {
+    /// The usage entry of `account` in `period`, after dropping settled
+    /// past periods when a new period starts.
+    fn entry(&mut self, account: &AccountId, period: DateTime<Utc>) -> &mut Usage {
+        if self.newest.is_none_or(|newest| period > newest) {
+            self.newest = Some(period);
+            self.usage
+                .retain(|(_, kept), usage| *kept >= period || usage.reserved > 0);
+        }
+        self.usage.entry((account.clone(), period)).or_default()
+    }
 }
 
 impl MemoryUsageLedger {
@@ -130,7 +154,7 @@ impl UsageLedger for MemoryUsageLedger {
         max_minutes: u64,
     ) -> Result<u64, OverMinuteCap> {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
-        let usage = periods.entry((account.clone(), period)).or_default();
+        let usage = periods.entry(account, period);
         let left = cap.saturating_sub(usage.billed + usage.reserved);
         let reserve = left.min(max_minutes);
         if reserve == 0 {
@@ -142,7 +166,7 @@ impl UsageLedger for MemoryUsageLedger {
 
     async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64) {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
-        let usage = periods.entry((account.clone(), period)).or_default();
+        let usage = periods.entry(account, period);
         usage.reserved = usage.reserved.saturating_sub(reserved);
         usage.billed += billed.min(reserved);
     }
@@ -150,6 +174,7 @@ impl UsageLedger for MemoryUsageLedger {
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
         let periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
         periods
+            .usage
             .get(&(account.clone(), period))
             .copied()
             .unwrap_or_default()
@@ -188,6 +213,28 @@ mod tests {
     #[test]
     fn billing_rounds_up_to_whole_minutes() {
         assert_eq!([0, 1, 60, 61, 600].map(billed_minutes), [0, 1, 1, 2, 10]);
+    }
+
+    #[tokio::test]
+    async fn settled_past_periods_are_dropped_when_a_new_one_starts() {
+        let ledger = MemoryUsageLedger::new();
+        let (october, november) = (at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z"));
+        let accounts: Vec<AccountId> = (0..50).map(|i| format!("a{i}").parse().unwrap()).collect();
+        for account in &accounts {
+            assert_eq!(ledger.reserve(account, october, 100, 10).await, Ok(10));
+        }
+        // One call of October is still running when November starts.
+        for account in &accounts[1..] {
+            ledger.settle(account, october, 10, 2).await;
+        }
+        ledger
+            .reserve(&accounts[1], november, 100, 10)
+            .await
+            .unwrap();
+        assert_eq!(ledger.periods.lock().unwrap().usage.len(), 2);
+        // Its late settlement still lands in October.
+        ledger.settle(&accounts[0], october, 10, 4).await;
+        assert_eq!(ledger.usage(&accounts[0], october).await, Usage::new(4, 0));
     }
 
     #[tokio::test]

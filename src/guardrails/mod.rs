@@ -411,10 +411,22 @@ impl Guardrails {
         let Some(host) = url.host() else {
             return invalid("no host");
         };
+        let loopback_allowed =
+            self.config.allow_insecure_loopback_webhooks && is_loopback_host(&host);
         match url.scheme() {
             "https" => {}
-            "http" if self.config.allow_insecure_loopback_webhooks && is_loopback_host(&host) => {}
+            "http" if loopback_allowed => {}
             _ => return invalid("scheme is not https"),
+        }
+        // An address literal is judged here, so a URL no delivery could ever
+        // reach is refused at placement instead of failing for a day of retries.
+        let literal = match host {
+            url::Host::Ipv4(ip) => Some(std::net::IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => Some(std::net::IpAddr::V6(ip)),
+            url::Host::Domain(_) => None,
+        };
+        if literal.is_some_and(|ip| !loopback_allowed && crate::notify::is_forbidden_target(ip)) {
+            return invalid("address not reachable from the public internet");
         }
         Ok(text)
     }

@@ -57,9 +57,34 @@ pub trait RateLimiter: Send + Sync + Debug {
 
 /// An exact sliding-window log in process memory: each key keeps the times
 /// of at most `limit` recent placements.
+///
+/// Keys with no placement in the last minute are swept out whenever the map
+/// has doubled since the last sweep, so memory follows the keys active in
+/// the last minute, not every key ever seen (amortized O(1) per call).
 #[derive(Debug, Default)]
 pub struct MemoryRateLimiter {
-    windows: Mutex<HashMap<KeyId, VecDeque<DateTime<Utc>>>>,
+    windows: Mutex<Windows>,
+}
+
+#[derive(Debug, Default)]
+struct Windows {
+    logs: HashMap<KeyId, VecDeque<DateTime<Utc>>>,
+    /// Sweep when the map reaches this many keys.
+    sweep_at: usize,
+}
+
+/// The smallest map worth sweeping.
+const MIN_SWEEP: usize = 64;
+
+impl Windows {
+    fn sweep_if_grown(&mut self, now: DateTime<Utc>, window: chrono::Duration) {
+        if self.logs.len() < self.sweep_at.max(MIN_SWEEP) {
+            return;
+        }
+        self.logs
+            .retain(|_, log| log.back().is_some_and(|at| *at + window > now));
+        self.sweep_at = self.logs.len().saturating_mul(2);
+    }
 }
 
 impl MemoryRateLimiter {
@@ -79,7 +104,8 @@ impl RateLimiter for MemoryRateLimiter {
     ) -> Result<RatePermit, RateLimited> {
         let window = chrono::Duration::from_std(RATE_WINDOW).unwrap_or(chrono::Duration::MAX);
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        let log = windows.entry(key_id.clone()).or_default();
+        windows.sweep_if_grown(now, window);
+        let log = windows.logs.entry(key_id.clone()).or_default();
         while log.front().is_some_and(|at| *at + window <= now) {
             log.pop_front();
         }
@@ -99,10 +125,13 @@ impl RateLimiter for MemoryRateLimiter {
 
     async fn refund(&self, permit: RatePermit) {
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(log) = windows.get_mut(&permit.key_id)
+        if let Some(log) = windows.logs.get_mut(&permit.key_id)
             && let Some(position) = log.iter().rposition(|at| *at == permit.at)
         {
             log.remove(position);
+            if log.is_empty() {
+                windows.logs.remove(&permit.key_id);
+            }
         }
     }
 }
@@ -111,6 +140,32 @@ impl RateLimiter for MemoryRateLimiter {
 mod tests {
     use super::*;
     use crate::domain::ApiKey;
+
+    #[tokio::test]
+    async fn keys_idle_for_a_minute_are_forgotten() {
+        let limiter = MemoryRateLimiter::new();
+        let t0 = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        for i in 0..1_000 {
+            let key = ApiKey::new(format!("old{i}")).id();
+            limiter.try_acquire(&key, 5, t0).await.unwrap();
+        }
+        let later = t0 + chrono::Duration::seconds(61);
+        for i in 0..1_000 {
+            let key = ApiKey::new(format!("new{i}")).id();
+            limiter.try_acquire(&key, 5, later).await.unwrap();
+        }
+        let keys = limiter.windows.lock().unwrap().logs.len();
+        assert!(keys < 1_100, "{keys} keys kept for 1,000 active ones");
+        let refunded = limiter
+            .try_acquire(&ApiKey::new("once").id(), 5, later)
+            .await
+            .unwrap();
+        limiter.refund(refunded).await;
+        let kept = limiter.windows.lock().unwrap();
+        assert!(!kept.logs.contains_key(&ApiKey::new("once").id()));
+    }
 
     #[tokio::test]
     async fn counts_a_sliding_minute_and_refunds() {

@@ -23,6 +23,9 @@ impl SsrfPolicy {
 /// Whether `ip` is loopback, private, link-local (including cloud metadata
 /// at 169.254.169.254), shared (CGNAT), multicast, unspecified, broadcast,
 /// reserved or documentation space; IPv4 embedded in IPv6 is judged as IPv4.
+/// Transition prefixes that can carry a private IPv4 address in a form this
+/// check cannot see (local-use NAT64 `64:ff9b:1::/48`, 6to4 `2002::/16`,
+/// Teredo `2001::/32`) are refused outright: no webhook receiver needs them.
 pub fn is_forbidden_target(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => forbidden_v4(v4),
@@ -59,6 +62,9 @@ fn forbidden_v6(ip: Ipv6Addr) -> bool {
     ip.is_loopback()
         || ip.is_unspecified()
         || ip.is_multicast()
+        || segments[..3] == [0x64, 0xff9b, 0x0001] // local-use NAT64 (RFC 8215)
+        || segments[0] == 0x2002 // 6to4 (RFC 3056, deprecated by RFC 7526)
+        || segments[..2] == [0x2001, 0x0000] // Teredo (RFC 4380)
         || (segments[0] & 0xfe00) == 0xfc00 // unique local, incl. fd00:ec2::254 metadata
         || (segments[0] & 0xffc0) == 0xfe80 // link-local
         || (segments[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
@@ -90,6 +96,11 @@ mod tests {
             "64:ff9b::a9fe:a9fe",
             "ff02::1",
             "::",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff::1",
+            "2002:c0a8:101::1",
+            "2002:808:808::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
         ] {
             assert!(is_forbidden_target(ip.parse().unwrap()), "{ip}");
         }
@@ -98,6 +109,8 @@ mod tests {
             "8.8.8.8",
             "2606:4700::1111",
             "::ffff:8.8.8.8",
+            "2001:4860:4860::8888",
+            "64:ff9b::808:808",
         ] {
             assert!(!is_forbidden_target(ip.parse().unwrap()), "{ip}");
         }

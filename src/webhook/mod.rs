@@ -8,5 +8,5 @@ pub mod signature;
 
 pub use delivery::{DEFAULT_RETRY_SCHEDULE, DeliveryConfig};
 pub use event::{EventPayload, event_id};
-pub use receiver::{Deduplicator, SharedDeduplicator, order_by_timestamp};
+pub use receiver::{Claim, Deduplicator, SharedDeduplicator, order_by_timestamp};
 pub use signature::{SIGNATURE_HEADER, Signer, Verifier, VerifyError};

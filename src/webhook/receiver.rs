@@ -1,7 +1,12 @@
 //! Helpers for applications that receive webhooks.
 //!
-//! * [`Deduplicator`] / [`SharedDeduplicator`]: remember recently seen
-//!   `eventId`s so redelivered events are processed once.
+//! * [`Deduplicator`] / [`SharedDeduplicator`]: remember recently handled
+//!   `eventId`s so redelivered events are processed once. Handling is two
+//!   phases: [`begin`](Deduplicator::begin) claims an id, then
+//!   [`complete`](Deduplicator::complete) marks it handled once the handler
+//!   succeeded, or [`release`](Deduplicator::release) forgets the claim when
+//!   it failed, so the sender's redelivery is processed again instead of
+//!   being dropped as a duplicate.
 //! * [`order_by_timestamp`]: sort a batch of event payloads by their ISO 8601
 //!   `timestamp` field, since deliveries may arrive out of order.
 //!
@@ -12,11 +17,17 @@
 //! use std::time::Duration;
 //! use agentcall::webhook::receiver::SharedDeduplicator;
 //!
+//! use agentcall::webhook::receiver::{Claim, SharedDeduplicator};
+//!
 //! let seen = SharedDeduplicator::new(10_000, Duration::from_secs(3600));
 //! let now = 1_700_000_000;
-//! assert!(seen.first_seen("evt_1", now));
-//! assert!(!seen.first_seen("evt_1", now + 10)); // redelivery: skip it
-//! assert!(seen.first_seen("evt_1", now + 3600)); // TTL elapsed
+//! // The handler fails: release the claim and answer 5xx; the sender retries.
+//! assert_eq!(seen.begin("evt_1", now), Claim::New);
+//! seen.release("evt_1");
+//! // The redelivery is handled; complete it once the work is done.
+//! assert_eq!(seen.begin("evt_1", now + 5), Claim::New);
+//! seen.complete("evt_1", now + 6);
+//! assert_eq!(seen.begin("evt_1", now + 10), Claim::Duplicate); // answer 2xx, skip it
 //! ```
 
 use std::collections::{HashMap, VecDeque};
@@ -27,13 +38,33 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-/// Remembers event ids for a time-to-live, with bounded memory.
+/// What [`Deduplicator::begin`] found for an event id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Not handled yet: the caller now holds the claim and must end it with
+    /// [`Deduplicator::complete`] or [`Deduplicator::release`].
+    New,
+    /// Handled already: acknowledge (2xx) without handling it again.
+    Duplicate,
+    /// Another handler holds the claim right now: answer a retryable error
+    /// (e.g. 409) so the sender tries again; acknowledging would lose the
+    /// event if that handler fails.
+    InProgress,
+}
+
+/// How long a claim is held without `complete` or `release` before it counts
+/// as abandoned (a handler that crashed), by default.
+pub const DEFAULT_CLAIM_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Remembers handled event ids for a time-to-live, with bounded memory.
 ///
 /// Time is passed in as Unix seconds (`now`), keeping the type pure and
 /// testable; it should not go backwards (if it does, entries merely live
-/// longer). An id counts as seen for `ttl` after its *first* sighting: later
-/// sightings do not extend it. When more than `capacity` ids are live the
-/// oldest are forgotten first. All operations are O(1) amortized.
+/// longer). An id counts as handled for `ttl` after it was completed; later
+/// sightings do not extend it. A claim ([`begin`](Self::begin)) not ended
+/// within the claim timeout ([`DEFAULT_CLAIM_TIMEOUT`]) is treated as
+/// abandoned. When more than `capacity` ids are live the oldest are
+/// forgotten first. All operations are O(1) amortized.
 ///
 /// This type takes `&mut self`; for sharing between request handlers use
 /// [`SharedDeduplicator`].
@@ -41,6 +72,7 @@ use serde_json::Value;
 pub struct Deduplicator {
     capacity: usize,
     ttl: Duration,
+    claim_timeout: Duration,
     /// Live ids, with the time first seen and the sequence number of the
     /// queue entry that owns them.
     seen: HashMap<Arc<str>, Entry>,
@@ -54,6 +86,8 @@ pub struct Deduplicator {
 struct Entry {
     seen_at: i64,
     seq: u64,
+    /// Completed; otherwise claimed and still being handled.
+    handled: bool,
 }
 
 #[derive(Clone)]
@@ -71,29 +105,81 @@ impl Deduplicator {
         Self {
             capacity,
             ttl,
+            claim_timeout: DEFAULT_CLAIM_TIMEOUT,
             seen: HashMap::new(),
             order: VecDeque::new(),
             next_seq: 0,
         }
     }
 
-    /// Returns `true` if `event_id` has not been seen within the TTL as of
-    /// `now` (Unix seconds), and records it; returns `false` for a repeat.
+    /// Sets how long a claim may be held before it counts as abandoned.
+    pub fn with_claim_timeout(mut self, timeout: Duration) -> Self {
+        self.claim_timeout = timeout;
+        self
+    }
+
+    /// Claims `event_id` for handling as of `now` (Unix seconds): see
+    /// [`Claim`]. After [`Claim::New`] call [`complete`](Self::complete)
+    /// when the handler succeeded, or [`release`](Self::release) when it
+    /// failed.
+    pub fn begin(&mut self, event_id: &str, now: i64) -> Claim {
+        self.evict_expired(now);
+        if let Some(entry) = self.seen.get(event_id)
+            && !self.entry_expired(entry, now)
+        {
+            return if entry.handled {
+                Claim::Duplicate
+            } else {
+                Claim::InProgress
+            };
+        }
+        self.insert(event_id, now, false);
+        Claim::New
+    }
+
+    /// Marks `event_id` handled as of `now`: for the TTL from now on,
+    /// [`begin`](Self::begin) reports it as [`Claim::Duplicate`].
+    pub fn complete(&mut self, event_id: &str, now: i64) {
+        self.insert(event_id, now, true);
+    }
+
+    /// Forgets a claim whose handler failed, so a redelivery is handled
+    /// again. An id already completed stays handled.
+    pub fn release(&mut self, event_id: &str) {
+        if self.seen.get(event_id).is_some_and(|entry| !entry.handled) {
+            self.seen.remove(event_id);
+        }
+    }
+
+    /// One-phase form for handlers that cannot fail: returns `true` and marks
+    /// the id handled if it was neither handled nor claimed as of `now`;
+    /// `false` otherwise. Prefer [`begin`](Self::begin) and
+    /// [`complete`](Self::complete) when handling can fail.
     pub fn first_seen(&mut self, event_id: &str, now: i64) -> bool {
         self.evict_expired(now);
         if let Some(entry) = self.seen.get(event_id)
-            && !self.expired(entry.seen_at, now)
+            && !self.entry_expired(entry, now)
         {
             return false;
         }
+        self.insert(event_id, now, true);
+        true
+    }
+
+    /// Records `event_id` (replacing any entry) and keeps memory bounded.
+    fn insert(&mut self, event_id: &str, now: i64, handled: bool) {
         if self.capacity == 0 {
-            return true;
+            return;
         }
         let seq = self.next_seq;
         self.next_seq += 1;
         let id: Arc<str> = Arc::from(event_id);
-        self.seen
-            .insert(Arc::clone(&id), Entry { seen_at: now, seq });
+        let entry = Entry {
+            seen_at: now,
+            seq,
+            handled,
+        };
+        self.seen.insert(Arc::clone(&id), entry);
         self.order.push_back(QueueEntry {
             id,
             seen_at: now,
@@ -105,7 +191,6 @@ impl Deduplicator {
         {
             self.pop_front();
         }
-        true
     }
 
     /// Number of ids currently remembered (including any expired ones not yet
@@ -130,10 +215,23 @@ impl Deduplicator {
         self.order.clear();
     }
 
+    fn entry_expired(&self, entry: &Entry, now: i64) -> bool {
+        let lifetime = if entry.handled {
+            self.ttl
+        } else {
+            self.claim_timeout
+        };
+        Self::older_than(entry.seen_at, now, lifetime)
+    }
+
     fn expired(&self, seen_at: i64, now: i64) -> bool {
+        Self::older_than(seen_at, now, self.ttl.max(self.claim_timeout))
+    }
+
+    fn older_than(seen_at: i64, now: i64, lifetime: Duration) -> bool {
         let age_secs = i128::from(now) - i128::from(seen_at);
-        let ttl_nanos = i128::try_from(self.ttl.as_nanos()).unwrap_or(i128::MAX);
-        age_secs >= 0 && age_secs * 1_000_000_000 >= ttl_nanos
+        let lifetime_nanos = i128::try_from(lifetime.as_nanos()).unwrap_or(i128::MAX);
+        age_secs >= 0 && age_secs * 1_000_000_000 >= lifetime_nanos
     }
 
     fn evict_expired(&mut self, now: i64) {
@@ -177,6 +275,21 @@ impl SharedDeduplicator {
     /// Creates a shared deduplicator; see [`Deduplicator::new`].
     pub fn new(capacity: usize, ttl: Duration) -> Self {
         Self(Mutex::new(Deduplicator::new(capacity, ttl)))
+    }
+
+    /// See [`Deduplicator::begin`].
+    pub fn begin(&self, event_id: &str, now: i64) -> Claim {
+        self.lock().begin(event_id, now)
+    }
+
+    /// See [`Deduplicator::complete`].
+    pub fn complete(&self, event_id: &str, now: i64) {
+        self.lock().complete(event_id, now);
+    }
+
+    /// See [`Deduplicator::release`].
+    pub fn release(&self, event_id: &str) {
+        self.lock().release(event_id);
     }
 
     /// See [`Deduplicator::first_seen`].
@@ -256,6 +369,35 @@ mod tests {
         assert_eq!(d.len(), 2);
         d.clear();
         assert!(d.first_seen("a", 200));
+    }
+
+    #[test]
+    fn a_failed_handler_releases_so_the_redelivery_is_handled() {
+        let mut d = Deduplicator::new(10, HOUR);
+        assert_eq!(d.begin("a", 100), Claim::New);
+        // While the first handler runs, a concurrent redelivery must not be
+        // acknowledged: it would be lost if that handler fails.
+        assert_eq!(d.begin("a", 101), Claim::InProgress);
+        d.release("a");
+        assert_eq!(d.begin("a", 102), Claim::New);
+        d.complete("a", 103);
+        assert_eq!(d.begin("a", 104), Claim::Duplicate);
+        // Releasing a handled id changes nothing.
+        d.release("a");
+        assert_eq!(d.begin("a", 105), Claim::Duplicate);
+        assert!(!d.first_seen("a", 106));
+    }
+
+    #[test]
+    fn an_abandoned_claim_frees_after_the_claim_timeout() {
+        let mut d = Deduplicator::new(10, HOUR).with_claim_timeout(Duration::from_secs(30));
+        assert_eq!(d.begin("a", 0), Claim::New);
+        assert_eq!(d.begin("a", 29), Claim::InProgress);
+        assert_eq!(d.begin("a", 30), Claim::New);
+        d.complete("a", 31);
+        // Completion counts the TTL from then, not from the claim.
+        assert_eq!(d.begin("a", 31 + 3599), Claim::Duplicate);
+        assert_eq!(d.begin("a", 31 + 3600), Claim::New);
     }
 
     #[test]
