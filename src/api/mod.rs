@@ -25,6 +25,7 @@
 //! # });
 //! ```
 
+mod canonical;
 mod error;
 #[cfg(feature = "openapi")]
 pub mod openapi;
@@ -326,11 +327,13 @@ fn idempotency_key(headers: &http::HeaderMap) -> Result<Option<String>, ApiError
     Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
 }
 
-/// SHA-256 of the body's canonical JSON (keys sorted), so formatting and
-/// key order do not make two equal requests differ.
+/// SHA-256 of the body's canonical JSON (see [`canonical`]), so formatting
+/// and key order do not make two equal requests differ.
 fn fingerprint(object: &Map<String, Value>) -> [u8; 32] {
     use sha2::Digest;
-    let canonical = serde_json::to_vec(object).unwrap_or_default();
+    let mut canonical = Vec::with_capacity(256);
+    // Writing into a Vec cannot fail.
+    let _ = canonical::write_canonical_object(object, &mut canonical);
     sha2::Sha256::digest(&canonical).into()
 }
 
