@@ -52,6 +52,35 @@ struct Config {
     /// `memory` (default), `sqlite://PATH` or `postgres://…`.
     #[serde(default = "default_store")]
     store: String,
+    /// How long the in-memory store keeps ended calls and recordings.
+    #[serde(default)]
+    memory_retention: RetentionFile,
+}
+
+/// `"memoryRetention"`: seconds after a call's end; `null` keeps forever.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RetentionFile {
+    #[serde(default = "default_ended_calls_sec")]
+    ended_calls_sec: Option<u64>,
+    #[serde(default = "default_recordings_sec")]
+    recordings_sec: Option<u64>,
+}
+
+impl Default for RetentionFile {
+    fn default() -> Self {
+        Self {
+            ended_calls_sec: default_ended_calls_sec(),
+            recordings_sec: default_recordings_sec(),
+        }
+    }
+}
+
+fn default_ended_calls_sec() -> Option<u64> {
+    Some(24 * 3600)
+}
+fn default_recordings_sec() -> Option<u64> {
+    Some(3600)
 }
 
 #[derive(Deserialize)]
@@ -129,6 +158,7 @@ fn demo_config() -> (Config, String) {
         allowed_regions: None,
         base_url: None,
         store: default_store(),
+        memory_retention: RetentionFile::default(),
     };
     (config, key)
 }
@@ -212,9 +242,16 @@ fn check_config(config: &Config) -> Result<(), String> {
 async fn with_store(
     builder: AgentCallBuilder,
     store: &str,
+    retention: &RetentionFile,
 ) -> Result<(AgentCallBuilder, bool), String> {
     if store == "memory" {
-        return Ok((builder, false));
+        let seconds = |s: Option<u64>| s.map(Duration::from_secs);
+        let retention = agentcall::store::MemoryRetention::new(
+            seconds(retention.ended_calls_sec),
+            seconds(retention.recordings_sec),
+        );
+        let store = agentcall::store::MemoryStore::with_retention(retention);
+        return Ok((builder.store(Arc::new(store)), false));
     }
     if store.starts_with("sqlite:") {
         #[cfg(feature = "sqlite")]
@@ -294,7 +331,7 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
         .base_url(config.base_url.clone().unwrap_or(base_url));
-    let (builder, durable) = with_store(builder, &config.store).await?;
+    let (builder, durable) = with_store(builder, &config.store, &config.memory_retention).await?;
     let service = builder.build().map_err(|e| e.to_string())?;
     if durable {
         // Calls a killed predecessor left running must not stay queued forever.

@@ -1,5 +1,9 @@
 //! The in-memory store: always compiled, the embedded default.
 
+mod retention;
+
+pub use retention::MemoryRetention;
+
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -19,6 +23,15 @@ use crate::domain::{CallId, KeyId};
 ///
 /// Each key's calls are indexed by (creation time, id) in a B-tree, so a page
 /// costs O(log n + limit) however many calls are stored.
+///
+/// # What it keeps, and for how long
+///
+/// - Calls, their recordings and their webhook events: for the life of the
+///   process by default; [`MemoryStore::with_retention`] drops ended calls
+///   and recordings after a while (see [`MemoryRetention`]). Unfinished
+///   calls and undelivered events are never dropped.
+/// - Idempotency records: for their TTL (24 h in the service); a record whose
+///   request was rejected is freed at once.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RwLock<Inner>,
@@ -26,6 +39,8 @@ pub struct MemoryStore {
 
 #[derive(Debug, Default)]
 struct Inner {
+    retention: MemoryRetention,
+    ended: retention::EndedCalls,
     calls: HashMap<CallId, StoredCall>,
     by_key: HashMap<KeyId, BTreeSet<(DateTime<Utc>, CallId)>>,
     recordings: HashMap<CallId, Recording>,
@@ -38,7 +53,8 @@ struct Inner {
     next_seq: u64,
     idempotency: HashMap<(KeyId, String), IdempotencyEntry>,
     /// Idempotency slots by creation, to drop expired ones as time passes.
-    idempotency_order: std::collections::VecDeque<(DateTime<Utc>, (KeyId, String))>,
+    /// (Removable, so a rejected request's record is freed at once.)
+    idempotency_order: BTreeSet<(DateTime<Utc>, (KeyId, String))>,
 }
 
 #[derive(Debug)]
@@ -56,9 +72,26 @@ struct EventEntry {
 }
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store that keeps everything for the life of the process.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty store that drops ended calls and recordings as `retention`
+    /// says.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agentcall::store::{MemoryRetention, MemoryStore};
+    ///
+    /// let day = Duration::from_secs(24 * 3600);
+    /// let store = MemoryStore::with_retention(MemoryRetention::new(Some(day), Some(day / 24)));
+    /// # drop(store);
+    /// ```
+    pub fn with_retention(retention: MemoryRetention) -> Self {
+        let store = Self::default();
+        store.write().retention = retention;
+        store
     }
 
     // A poisoned lock only means another thread panicked mid-operation; every
@@ -82,11 +115,11 @@ impl Inner {
     /// by the keys of one TTL.
     fn drop_expired_idempotency(&mut self, now: DateTime<Utc>, ttl: std::time::Duration) {
         let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
-        while let Some((created_at, _)) = self.idempotency_order.front() {
+        while let Some((created_at, _)) = self.idempotency_order.first() {
             if now.signed_duration_since(*created_at) < ttl {
                 break;
             }
-            let Some((created_at, slot)) = self.idempotency_order.pop_front() else {
+            let Some((created_at, slot)) = self.idempotency_order.pop_first() else {
                 break;
             };
             // The slot may have been re-taken since; drop only this generation.
@@ -159,6 +192,7 @@ impl CallStore for MemoryStore {
         if inner.calls.contains_key(id) {
             return Err(StoreError::AlreadyExists(id.clone()));
         }
+        inner.ended.observe(call.created_at);
         inner
             .by_key
             .entry(call.key_id.clone())
@@ -186,12 +220,19 @@ impl CallStore for MemoryStore {
             });
         }
         let version = call.version + 1;
+        let ended_now = !stored.record.status.is_terminal() && call.record.status.is_terminal();
         *stored = StoredCall {
             version,
             ..call.clone()
         };
         for event in events {
             inner.enqueue(event);
+        }
+        if ended_now {
+            let ended_at = call.record.ended_at.unwrap_or(call.created_at);
+            let retention = inner.retention;
+            inner.ended.ended(id.clone(), ended_at, retention);
+            inner.apply_retention();
         }
         Ok(version)
     }
@@ -322,6 +363,7 @@ impl EventOutbox for MemoryStore {
         outcome: AttemptOutcome,
     ) -> Result<(), StoreError> {
         let mut inner = self.write();
+        inner.ended.observe(now);
         let next = {
             let Some(entry) = inner.events.get_mut(event_id) else {
                 return Ok(());
@@ -351,6 +393,7 @@ impl EventOutbox for MemoryStore {
             }
         };
         inner.reschedule(event_id, next);
+        inner.apply_retention();
         Ok(())
     }
 
@@ -418,7 +461,7 @@ impl IdempotencyStore for MemoryStore {
             created_at: now,
             response: None,
         };
-        inner.idempotency_order.push_back((now, slot.clone()));
+        inner.idempotency_order.insert((now, slot.clone()));
         inner.idempotency.insert(slot, entry);
         Ok(IdempotencyBegin::Started)
     }
@@ -440,9 +483,11 @@ impl IdempotencyStore for MemoryStore {
     }
 
     async fn abandon(&self, key_id: &KeyId, idempotency_key: &str) -> Result<(), StoreError> {
-        self.write()
-            .idempotency
-            .remove(&(key_id.clone(), idempotency_key.to_owned()));
+        let mut inner = self.write();
+        let slot = (key_id.clone(), idempotency_key.to_owned());
+        if let Some(entry) = inner.idempotency.remove(&slot) {
+            inner.idempotency_order.remove(&(entry.created_at, slot));
+        }
         Ok(())
     }
 }
@@ -454,5 +499,110 @@ mod tests {
     #[tokio::test]
     async fn memory_store_passes_the_conformance_suite() {
         super::super::conformance::run_all(&MemoryStore::new()).await;
+    }
+
+    #[tokio::test]
+    async fn memory_store_with_retention_passes_the_conformance_suite() {
+        let hour = std::time::Duration::from_secs(3600);
+        let store = MemoryStore::with_retention(MemoryRetention::new(Some(hour), Some(hour)));
+        super::super::conformance::run_all(&store).await;
+    }
+
+    fn at(seconds: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()
+    }
+
+    /// A call of `key` created at `created`, ended at `ended` (when given).
+    async fn call(store: &MemoryStore, key: &KeyId, created: i64) -> StoredCall {
+        use crate::domain::CallRecord;
+        let record = CallRecord::queued(CallId::generate(), "+14155550123", "objective");
+        let account = "acct_retention".parse().unwrap();
+        let call = StoredCall::new(record, account, key.clone(), at(created), "+14155550100");
+        store.insert(&call).await.unwrap();
+        call
+    }
+
+    async fn end(store: &MemoryStore, call: &StoredCall, ended: i64, events: Vec<NewEvent>) {
+        let mut next = call.clone();
+        next.record.status = crate::domain::CallStatus::Completed;
+        next.record.ended_at = Some(at(ended));
+        store.update(&next, events).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn retention_drops_ended_calls_and_recordings_once_events_settle() {
+        use crate::domain::{ApiKey, EventKind};
+        let minute = std::time::Duration::from_secs(60);
+        let store =
+            MemoryStore::with_retention(MemoryRetention::new(Some(minute * 10), Some(minute)));
+        let key = ApiKey::new("retention").id();
+        let first = call(&store, &key, 0).await;
+        let event = NewEvent::new(
+            "e1",
+            first.record.id.clone(),
+            first.account_id.clone(),
+            EventKind::Completed,
+            "https://example.com/h",
+            bytes::Bytes::from_static(b"{}"),
+            at(10),
+        );
+        end(&store, &first, 10, vec![event]).await;
+        let wav = Recording::new("audio/wav", bytes::Bytes::from_static(b"RIFF"));
+        store.put_recording(&first.record.id, wav).await.unwrap();
+        let still_open = call(&store, &key, 20).await;
+
+        // Two minutes on: the recording is gone, the call is kept.
+        let second = call(&store, &key, 130).await;
+        end(&store, &second, 130, Vec::new()).await;
+        assert!(store.recording(&first.record.id).await.unwrap().is_none());
+        assert!(store.get(&first.record.id).await.unwrap().is_some());
+
+        // Past the call retention, its event is still pending: kept.
+        let third = call(&store, &key, 700).await;
+        end(&store, &third, 700, Vec::new()).await;
+        assert!(store.get(&first.record.id).await.unwrap().is_some());
+
+        // Delivered: dropped on a later write one period on, with its events.
+        store
+            .record_attempt("e1", at(710), AttemptOutcome::Delivered { status: 200 })
+            .await
+            .unwrap();
+        let fourth = call(&store, &key, 1400).await;
+        end(&store, &fourth, 1400, Vec::new()).await;
+        assert!(store.get(&first.record.id).await.unwrap().is_none());
+        assert!(store.deliveries(&first.record.id).await.unwrap().is_empty());
+        assert!(store.get(&second.record.id).await.unwrap().is_none());
+        // The third ended more than ten minutes before the newest time too.
+        assert!(store.get(&third.record.id).await.unwrap().is_none());
+        // Unfinished and recent calls stay; lists never show dropped ones.
+        assert!(store.get(&still_open.record.id).await.unwrap().is_some());
+        let page = store.list(&ListQuery::new(key.clone(), 10)).await.unwrap();
+        let listed: Vec<_> = page.calls.iter().map(|c| c.record.id.clone()).collect();
+        assert_eq!(listed, [fourth.record.id.clone(), still_open.record.id]);
+        let inner = store.read();
+        assert_eq!(
+            (inner.calls.len(), inner.events.len(), inner.by_seq.len()),
+            (2, 0, 0)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_rejected_requests_idempotency_record_is_freed_at_once() {
+        let store = MemoryStore::new();
+        let key = crate::domain::ApiKey::new("idem").id();
+        let day = std::time::Duration::from_secs(86_400);
+        for i in 0..100 {
+            let name = format!("k{i}");
+            store
+                .begin(&key, &name, [0; 32], at(i), day, day)
+                .await
+                .unwrap();
+            store.abandon(&key, &name).await.unwrap();
+        }
+        let inner = store.read();
+        assert_eq!(
+            (inner.idempotency.len(), inner.idempotency_order.len()),
+            (0, 0)
+        );
     }
 }
