@@ -338,9 +338,44 @@ async fn accepted_placements_answer_201_with_location() {
         format!("/v1/agent/calls/{id}").as_str()
     );
     assert_eq!(body.as_object().unwrap().len(), 2);
-    // Unknown keys are ignored; explicit nulls count as absent.
-    let extra = json!({"to": "+14155550123", "objective": "x", "voice": "alloy", "context": null, "fields": null, "callerId": null, "webhookUrl": null});
-    place(&api, KEY_A1, extra).await;
+    // Explicit nulls count as absent.
+    let nulls = json!({"to": "+14155550123", "objective": "x", "context": null, "fields": null, "callerId": null, "webhookUrl": null, "metadata": null});
+    place(&api, KEY_A1, nulls).await;
+}
+
+#[tokio::test]
+async fn unknown_keys_top_level_or_nested_are_rejected_with_their_path() {
+    let api = api();
+    let cases = [
+        (
+            json!({"to": "+14155550123", "objective": "x", "voice": "alloy"}),
+            "voice",
+        ),
+        // A misspelt key is never ignored, not even with a null value.
+        (
+            json!({"to": "+14155550123", "objective": "x", "webhookURL": null}),
+            "webhookURL",
+        ),
+        (
+            json!({"to": "+14155550123", "objective": "x", "fields": [
+                {"name": "a"}, {"name": "b", "descripton": "typo"}
+            ]}),
+            "fields[1].descripton",
+        ),
+    ];
+    for (body, path) in cases {
+        let (status, _, bytes) = send(&api, post(Some(KEY_A1), body.to_string())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(
+            json(&bytes),
+            json!({"error": "unknown_field", "field": path}),
+            "{body}"
+        );
+    }
+    // Caller metadata holds the caller's own keys.
+    let metadata =
+        json!({"to": "+14155550123", "objective": "x", "metadata": {"anything": "goes"}});
+    place(&api, KEY_A1, metadata).await;
 }
 
 #[tokio::test]

@@ -81,8 +81,15 @@ impl ApiError {
         if status.is_server_error() {
             tracing::warn!(error = ?self, "request failed");
         }
+        let field = match &self {
+            Self::Service(ServiceError::Rejected(Rejection::UnknownField(path))) => {
+                Some(path.clone())
+            }
+            _ => None,
+        };
         let body = super::ErrorBody {
             error: token.to_owned(),
+            field,
         };
         let mut response = super::json_response(status, &body);
         let headers = response.headers_mut();

@@ -465,6 +465,9 @@ pub struct ListResponse {
 pub struct ErrorBody {
     /// The error token (spec 7).
     pub error: String,
+    /// With `unknown_field`: the path of the key the API does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 fn timestamp(text: &str) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {

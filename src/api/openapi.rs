@@ -34,9 +34,10 @@ use super::{ErrorBody, ListResponse};
 struct Schemas;
 
 /// Tokens a placement can answer with, by status.
-const PLACEMENT_400: [ErrorToken; 14] = [
+const PLACEMENT_400: [ErrorToken; 15] = [
     ErrorToken::InvalidJson,
     ErrorToken::InvalidIdempotencyKey,
+    ErrorToken::UnknownField,
     ErrorToken::ToRequired,
     ErrorToken::ObjectiveRequired,
     ErrorToken::ObjectiveTooLong,
@@ -88,7 +89,10 @@ fn error(description: &str, tokens: &[ErrorToken]) -> Value {
         "content": { "application/json": { "schema": {
             "type": "object",
             "required": ["error"],
-            "properties": { "error": { "type": "string", "enum": tokens } }
+            "properties": {
+                "error": { "type": "string", "enum": tokens },
+                "field": { "type": "string", "description": "With `unknown_field`: the path of the key the API does not know." }
+            }
         }}}
     })
 }
@@ -299,6 +303,7 @@ mod tests {
     fn every_placement_rejection_token_is_documented() {
         use crate::guardrails::{BlockReason, NumberError, Rejection};
         let rejections = [
+            Rejection::UnknownField(String::new()),
             Rejection::ToRequired,
             Rejection::ObjectiveRequired,
             Rejection::ObjectiveTooLong,

@@ -62,6 +62,8 @@ error_tokens! {
         "The body is not a JSON object (or not JSON at all).";
     InvalidIdempotencyKey => "invalid_idempotency_key", 400,
         "`Idempotency-Key` is empty, longer than 255 characters or not printable ASCII.";
+    UnknownField => "unknown_field", 400,
+        "A key of the body, top level or nested, is not part of the API; `field` gives its path (e.g. `fields[1].descripton`).";
     ToRequired => "to_required", 400,
         "`to` is missing.";
     ObjectiveRequired => "objective_required", 400,

@@ -30,6 +30,7 @@ impl FieldType {
 /// A caller-defined field to extract from the conversation (spec 2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct FieldDefinition {
     /// Key under which the value appears in `extracted`.
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]

@@ -23,13 +23,14 @@ pub const MAX_METADATA_KEY_CHARS: usize = 40;
 /// Longest `metadata` value, in characters.
 pub const MAX_METADATA_VALUE_CHARS: usize = 500;
 
-/// A request to place a call (spec 4.1). Unknown JSON keys are ignored.
+/// A request to place a call (spec 4.1). Unknown JSON keys are an error
+/// (`deny_unknown_fields`): a misspelt key must never be silently ignored.
 ///
 /// Building one in code does not validate it; the guardrail engine does, in
 /// the documented order, whether the request came as JSON or as this struct.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlacementRequest {
     /// Destination, E.164.
     #[cfg_attr(feature = "openapi", schema(pattern = r"^\+[1-9][0-9]{1,14}$"))]
@@ -111,12 +112,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unknown_keys_are_ignored() {
-        let request: PlacementRequest = serde_json::from_str(
-            r#"{"to":"+14155550123","objective":"hi","voice":"x","fields":[{"name":"a","extra":1}]}"#,
-        )
-        .unwrap();
-        assert_eq!(request.fields[0].name, "a");
+    fn unknown_keys_are_rejected_at_any_depth() {
+        let top = r#"{"to":"+14155550123","objective":"hi","voice":"x"}"#;
+        let error = serde_json::from_str::<PlacementRequest>(top).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown field `voice`"),
+            "{error}"
+        );
+        let nested = r#"{"to":"+14155550123","objective":"hi","fields":[{"name":"a","extra":1}]}"#;
+        let error = serde_json::from_str::<PlacementRequest>(nested).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown field `extra`"),
+            "{error}"
+        );
+        let known = r#"{"to":"+14155550123","objective":"hi","fields":[{"name":"a"}]}"#;
+        let request: PlacementRequest = serde_json::from_str(known).unwrap();
         assert_eq!(
             request.fields[0].field_type,
             super::super::FieldType::String

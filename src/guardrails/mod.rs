@@ -5,6 +5,9 @@
 //! (a request body) apply the checks in one fixed order and stop at the first
 //! failure:
 //!
+//! 0. `unknown_field` (JSON bodies: a key, top level or inside a field
+//!    definition, that the API does not know; a misspelt key must never be
+//!    silently ignored),
 //! 1. `to_required`, `objective_required` (and `objective_too_long`),
 //! 2. `invalid_number` (strict E.164, validity by libphonenumber's metadata,
 //!    canonical form),
@@ -87,6 +90,10 @@ impl fmt::Display for BlockReason {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Rejection {
+    /// The body has a key the API does not know, at this path
+    /// (`voice`, `fields[1].descripton`).
+    #[error("unknown field {0}")]
+    UnknownField(String),
     /// `to` is missing.
     #[error("to is missing")]
     ToRequired,
@@ -140,6 +147,7 @@ impl Rejection {
     /// The entry of the error table this rejection answers with.
     pub fn error_token(&self) -> ErrorToken {
         match self {
+            Self::UnknownField(_) => ErrorToken::UnknownField,
             Self::ToRequired => ErrorToken::ToRequired,
             Self::ObjectiveRequired => ErrorToken::ObjectiveRequired,
             Self::ObjectiveTooLong => ErrorToken::ObjectiveTooLong,
@@ -339,14 +347,16 @@ impl Guardrails {
     }
 
     /// Validates a request body (a JSON object) for `account`, in the
-    /// documented order. Unknown keys are ignored; `null` counts as absent
-    /// for the optional fields. Each value's JSON type is checked where its
+    /// documented order. A key the API does not know, at the top level or in
+    /// a field definition, is [`Rejection::UnknownField`]; `null` counts as
+    /// absent for the optional fields. Each value's JSON type is checked where its
     /// rule stands in the order, then the same rules as [`Guardrails::check`] apply.
     pub fn validate_json(
         &self,
         body: &Map<String, Value>,
         account: &Account,
     ) -> Result<ApprovedPlacement, Rejection> {
+        check_known_keys(body)?;
         let present = |key: &str| body.get(key).filter(|v| !v.is_null());
         let to = present("to").ok_or(Rejection::ToRequired)?;
         let objective = present("objective")
@@ -522,6 +532,47 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
             return Err(format!(
                 "item {index}: description longer than {MAX_FIELD_DESCRIPTION_CHARS} characters"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The keys a placement body may have.
+const PLACEMENT_KEYS: [&str; 7] = [
+    "to",
+    "objective",
+    "context",
+    "fields",
+    "webhookUrl",
+    "callerId",
+    "metadata",
+];
+
+/// The keys a field definition may have.
+const FIELD_KEYS: [&str; 3] = ["name", "type", "description"];
+
+/// Rejects the first key, top level or inside a field definition, that the
+/// API does not know. `metadata` holds the caller's own keys and is not
+/// checked here.
+fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
+    if let Some(key) = body
+        .keys()
+        .find(|key| !PLACEMENT_KEYS.contains(&key.as_str()))
+    {
+        return Err(Rejection::UnknownField(key.clone()));
+    }
+    let Some(Value::Array(items)) = body.get("fields") else {
+        return Ok(());
+    };
+    for (index, item) in items.iter().enumerate() {
+        let Value::Object(definition) = item else {
+            continue; // not an object: `invalid_fields` says so in its turn
+        };
+        if let Some(key) = definition
+            .keys()
+            .find(|key| !FIELD_KEYS.contains(&key.as_str()))
+        {
+            return Err(Rejection::UnknownField(format!("fields[{index}].{key}")));
         }
     }
     Ok(())
