@@ -58,6 +58,8 @@ pub(super) fn new_event(
 ) -> NewEvent {
     let payload = EventPayload::new(kind, &call.record, now);
     let body = serde_json::to_vec(&payload).unwrap_or_default();
+    // Beware: a delay beyond chrono's range (about 292 million years)
+    // becomes zero here, not the end of time.
     let first = chrono::Duration::from_std(first_delay).unwrap_or_default();
     NewEvent {
         event_id: payload.event_id,
@@ -183,3 +185,6 @@ impl AgentCall {
             .await;
     }
 }
+
+#[cfg(test)]
+mod tests;
