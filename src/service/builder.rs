@@ -276,3 +276,34 @@ fn default_notifier(_: &Guardrails) -> Arc<dyn Notifier> {
     }
     Arc::new(NoTransport)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults the setters' documentation states.
+    #[test]
+    fn timing_defaults_are_as_documented_and_each_setter_sets_its_own() {
+        let secs = Duration::from_secs;
+        let timing = |b: AgentCallBuilder| b.timing;
+        let (ring, grace, cancel) = (secs(300), secs(30), secs(10));
+        assert_eq!(
+            timing(AgentCall::builder()),
+            Timing {
+                ring_timeout: ring,
+                hang_up_grace: grace,
+                cancel_wait: cancel,
+            }
+        );
+        let set = timing(
+            AgentCall::builder()
+                .ring_timeout(secs(1))
+                .hang_up_grace(secs(2))
+                .cancel_wait(secs(3)),
+        );
+        assert_eq!(
+            (set.ring_timeout, set.hang_up_grace, set.cancel_wait),
+            (secs(1), secs(2), secs(3))
+        );
+    }
+}

@@ -48,7 +48,7 @@ pub(super) struct PlausibleEnd {
 /// through `in_progress`); `no_answer` or `declined` after an answer means
 /// the answered call ended (`completed`); a non-terminal status is a
 /// carrier error (`failed`). `current` is the stored status (`None` when it
-/// could not be read: the report is then taken as it is).
+/// could not be read: a terminal report is then taken as it is).
 pub(super) fn plausible_end(current: Option<CallStatus>, reported: CallStatus) -> PlausibleEnd {
     use CallStatus::*;
     let (missed, status) = match (current, reported) {

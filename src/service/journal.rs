@@ -142,8 +142,9 @@ impl AgentCall {
         }
     }
 
-    /// Ends a call, retrying a failing store with backoff (about a minute
-    /// in all) so that a passing outage does not leave the call unfinished;
+    /// Ends a call, retrying a failing store with backoff (ten attempts,
+    /// about 33 seconds of waiting between them, plus the store's own
+    /// time) so that a passing outage does not leave the call unfinished;
     /// recovery after a restart covers a longer one.
     pub(super) async fn record_end(
         &self,

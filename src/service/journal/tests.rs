@@ -84,30 +84,16 @@ proptest! {
 fn an_event_is_first_due_after_the_first_delay() {
     let now = at("2026-03-10T12:00:00Z");
     let call = call(now, 5, None);
-    let event = new_event(
-        &call,
-        EventKind::Failed,
-        "https://example.com/hook",
-        now,
-        Duration::from_secs(2),
-    );
+    let hook = "https://example.com/hook";
+    let due_after = |delay| new_event(&call, EventKind::Failed, hook, now, delay);
+    let event = due_after(Duration::from_secs(2));
     assert_eq!(event.created_at, now);
     assert_eq!(event.first_attempt_at, at("2026-03-10T12:00:02Z"));
-    assert_eq!(
-        (event.kind, event.url.as_str()),
-        (EventKind::Failed, "https://example.com/hook")
-    );
+    assert_eq!((event.kind, event.url.as_str()), (EventKind::Failed, hook));
     let body: serde_json::Value = serde_json::from_slice(&event.body).unwrap();
     assert_eq!(body["eventId"], event.event_id.as_str());
     // A delay that ends past the end of time is due at the end of time.
-    let ages = Duration::from_secs(300_000 * 366 * 86_400);
-    let never = new_event(
-        &call,
-        EventKind::Failed,
-        "https://example.com/hook",
-        now,
-        ages,
-    );
+    let never = due_after(Duration::from_secs(300_000 * 366 * 86_400));
     assert_eq!(never.first_attempt_at, DateTime::<Utc>::MAX_UTC);
 }
 
