@@ -374,8 +374,12 @@ async fn contradictory_end_reports_still_end_the_call() {
 #[tokio::test(start_paused = true)]
 async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
     use agentcall::dialer::CarrierReport;
+    let ring_timeout = Duration::from_secs(45);
+    let hang_up_grace = Duration::from_secs(5);
     let service = builder()
         .dialer(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .ring_timeout(ring_timeout)
+        .hang_up_grace(hang_up_grace)
         .build()
         .unwrap();
     let me = service
@@ -388,12 +392,7 @@ async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
         .await
         .unwrap();
     // Paused time jumps over the ring timeout and the hang-up grace.
-    tokio::time::sleep(
-        agentcall::service::RING_TIMEOUT
-            + agentcall::service::HANG_UP_GRACE
-            + Duration::from_secs(1),
-    )
-    .await;
+    tokio::time::sleep(ring_timeout + hang_up_grace + Duration::from_secs(1)).await;
     for _ in 0..100 {
         tokio::task::yield_now().await;
     }

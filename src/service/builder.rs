@@ -1,0 +1,309 @@
+//! [`AgentCallBuilder`]: the service's parts, each with an embedded default,
+//! and its timing settings.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::time::Duration;
+
+use tokio::sync::{Notify, watch};
+
+use super::{AgentCall, Inner};
+use crate::accounts::{AccountDirectory, StaticDirectory};
+use crate::dialer::{Dialer, SimulatedDialer};
+use crate::extract::{Extractor, OfflineExtractor};
+use crate::guardrails::{
+    BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
+};
+use crate::notify::Notifier;
+use crate::store::{CallStore, EventOutbox, IdempotencyStore, MemoryStore};
+use crate::webhook::delivery::{DeliveryConfig, DeliveryWorker};
+
+/// Default of [`AgentCallBuilder::ring_timeout`].
+const RING_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default of [`AgentCallBuilder::hang_up_grace`].
+const HANG_UP_GRACE: Duration = Duration::from_secs(30);
+/// Default of [`AgentCallBuilder::cancel_wait`].
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// How long the service waits on a carrier, as the builder set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Timing {
+    /// How long a carrier may ring (or stay silent) before the hang-up.
+    pub(super) ring_timeout: Duration,
+    /// How long a carrier has to report the end after the hang-up.
+    pub(super) hang_up_grace: Duration,
+    /// How long a cancel of an answered call waits for its end.
+    pub(super) cancel_wait: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            ring_timeout: RING_TIMEOUT,
+            hang_up_grace: HANG_UP_GRACE,
+            cancel_wait: CANCEL_WAIT,
+        }
+    }
+}
+
+/// The service could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// `build` was called outside a tokio runtime.
+    #[error("AgentCall must be built inside a tokio runtime")]
+    NoRuntime,
+}
+
+/// The store's three faces, usually one object.
+type Backends = (
+    Arc<dyn CallStore>,
+    Arc<dyn EventOutbox>,
+    Arc<dyn IdempotencyStore>,
+);
+
+/// Builds an [`AgentCall`]; every part has an embedded default.
+#[derive(Debug)]
+pub struct AgentCallBuilder {
+    store: Option<Backends>,
+    dialer: Arc<dyn Dialer>,
+    extractor: Arc<dyn Extractor>,
+    notifier: Option<Arc<dyn Notifier>>,
+    directory: Arc<dyn AccountDirectory>,
+    rate_limiter: Arc<dyn RateLimiter>,
+    ledger: Arc<dyn UsageLedger>,
+    guardrails: Option<Guardrails>,
+    billing_period: BillingPeriod,
+    delivery: DeliveryConfig,
+    timing: Timing,
+    base_url: String,
+}
+
+impl AgentCall {
+    /// A builder with the embedded defaults: in-memory store, simulated
+    /// carrier, offline extractor, HTTPS webhooks.
+    pub fn builder() -> AgentCallBuilder {
+        AgentCallBuilder {
+            store: None,
+            dialer: Arc::new(SimulatedDialer::default()),
+            extractor: Arc::new(OfflineExtractor::new()),
+            notifier: None,
+            directory: Arc::new(StaticDirectory::new()),
+            rate_limiter: Arc::new(MemoryRateLimiter::new()),
+            ledger: Arc::new(MemoryUsageLedger::new()),
+            guardrails: None,
+            billing_period: BillingPeriod::default(),
+            delivery: DeliveryConfig::default(),
+            timing: Timing::default(),
+            base_url: "http://127.0.0.1:8080".into(),
+        }
+    }
+}
+
+impl AgentCallBuilder {
+    /// The store for calls and the webhook outbox (default [`MemoryStore`]).
+    pub fn store<S: CallStore + EventOutbox + IdempotencyStore + 'static>(
+        mut self,
+        store: Arc<S>,
+    ) -> Self {
+        let outbox: Arc<dyn EventOutbox> = store.clone();
+        let idempotency: Arc<dyn IdempotencyStore> = store.clone();
+        self.store = Some((store, outbox, idempotency));
+        self
+    }
+
+    /// The carrier (default [`SimulatedDialer`]).
+    pub fn dialer(mut self, dialer: Arc<dyn Dialer>) -> Self {
+        self.dialer = dialer;
+        self
+    }
+
+    /// The extractor (default [`OfflineExtractor`]).
+    pub fn extractor(mut self, extractor: Arc<dyn Extractor>) -> Self {
+        self.extractor = extractor;
+        self
+    }
+
+    /// The webhook transport (default: HTTPS with the SSRF guard, with the
+    /// `http-notifier` feature).
+    pub fn notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    /// Where API keys and accounts come from (default: empty).
+    pub fn directory(mut self, directory: Arc<dyn AccountDirectory>) -> Self {
+        self.directory = directory;
+        self
+    }
+
+    /// The per-key rate limiter (default: in memory).
+    pub fn rate_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
+        self.rate_limiter = limiter;
+        self
+    }
+
+    /// The minute-cap ledger (default: in memory).
+    pub fn usage_ledger(mut self, ledger: Arc<dyn UsageLedger>) -> Self {
+        self.ledger = ledger;
+        self
+    }
+
+    /// The guardrail engine (default: [`Guardrails::default`]).
+    pub fn guardrails(mut self, guardrails: Guardrails) -> Self {
+        self.guardrails = Some(guardrails);
+        self
+    }
+
+    /// How billing periods are cut (default: calendar months, UTC).
+    pub fn billing_period(mut self, period: BillingPeriod) -> Self {
+        self.billing_period = period;
+        self
+    }
+
+    /// Webhook retry schedule and timeout.
+    pub fn delivery(mut self, config: DeliveryConfig) -> Self {
+        self.delivery = config;
+        self
+    }
+
+    /// How long a call may stay unanswered, counted from its placement,
+    /// before the service hangs up (default 5 minutes). Once the call is
+    /// answered, its limit is its reserved minutes plus one minute instead.
+    pub fn ring_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.ring_timeout = timeout;
+        self
+    }
+
+    /// How long a carrier has to report the end after the service hung up
+    /// on a call past its limit (default 30 seconds); a carrier that stays
+    /// silent longer ends the call as `failed` / `carrier_lost`.
+    pub fn hang_up_grace(mut self, grace: Duration) -> Self {
+        self.timing.hang_up_grace = grace;
+        self
+    }
+
+    /// How long [`AgentCall::cancel`] of an answered call waits for the
+    /// carrier to end it before returning the record as it stands (default
+    /// 10 seconds).
+    pub fn cancel_wait(mut self, wait: Duration) -> Self {
+        self.timing.cancel_wait = wait;
+        self
+    }
+
+    /// The base of recording URLs, e.g. `https://calls.example.com`
+    /// (default `http://127.0.0.1:8080`).
+    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// Builds the service and starts its webhook worker. Must run inside a
+    /// tokio runtime. The guardrails' number metadata is compiled here, not
+    /// on the first request.
+    pub fn build(self) -> Result<AgentCall, BuildError> {
+        tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
+        let guardrails = self.guardrails.unwrap_or_default();
+        let (store, outbox, idempotency) = self.store.unwrap_or_else(|| {
+            let memory = Arc::new(MemoryStore::new());
+            (memory.clone(), memory.clone(), memory)
+        });
+        let notifier = self
+            .notifier
+            .unwrap_or_else(|| default_notifier(&guardrails));
+        let wake = Arc::new(Notify::new());
+        let (stop_delivery, stop_rx) = watch::channel(false);
+        let (stop_calls, _) = watch::channel(false);
+        let worker = DeliveryWorker {
+            outbox: outbox.clone(),
+            notifier,
+            directory: self.directory.clone(),
+            config: self.delivery.clone(),
+            wake: wake.clone(),
+        };
+        let delivery_task = worker.spawn(stop_rx);
+        Ok(AgentCall {
+            inner: Arc::new(Inner {
+                store,
+                outbox,
+                idempotency,
+                dialer: self.dialer,
+                extractor: self.extractor,
+                directory: self.directory,
+                rate_limiter: self.rate_limiter,
+                ledger: self.ledger,
+                guardrails,
+                billing_period: self.billing_period,
+                delivery: self.delivery,
+                timing: self.timing,
+                base_url: self.base_url,
+                wake,
+                accepting: AtomicBool::new(true),
+                running: AtomicUsize::new(0),
+                idle: Notify::new(),
+                stop_calls,
+                stop_delivery,
+                delivery_task: std::sync::Mutex::new(Some(delivery_task)),
+            }),
+        })
+    }
+}
+
+#[cfg(feature = "http-notifier")]
+fn default_notifier(guardrails: &Guardrails) -> Arc<dyn Notifier> {
+    let allow_loopback = guardrails.config().allow_insecure_loopback_webhooks;
+    Arc::new(crate::notify::HttpNotifier::new(
+        crate::notify::SsrfPolicy { allow_loopback },
+    ))
+}
+
+/// Building still works without a transport; each delivery attempt then
+/// fails with an error that names the fix.
+#[cfg(not(feature = "http-notifier"))]
+fn default_notifier(_: &Guardrails) -> Arc<dyn Notifier> {
+    #[derive(Debug)]
+    struct NoTransport;
+    #[async_trait::async_trait]
+    impl Notifier for NoTransport {
+        async fn send(
+            &self,
+            _: crate::notify::WebhookRequest,
+        ) -> Result<crate::notify::WebhookResponse, crate::notify::NotifyError> {
+            Err(crate::notify::NotifyError::Transport(
+                "no webhook transport: enable the http-notifier feature or set one".into(),
+            ))
+        }
+    }
+    Arc::new(NoTransport)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults the setters' documentation states.
+    #[test]
+    fn timing_defaults_are_as_documented_and_each_setter_sets_its_own() {
+        let secs = Duration::from_secs;
+        let timing = |b: AgentCallBuilder| b.timing;
+        let (ring, grace, cancel) = (secs(300), secs(30), secs(10));
+        assert_eq!(
+            timing(AgentCall::builder()),
+            Timing {
+                ring_timeout: ring,
+                hang_up_grace: grace,
+                cancel_wait: cancel,
+            }
+        );
+        let set = timing(
+            AgentCall::builder()
+                .ring_timeout(secs(1))
+                .hang_up_grace(secs(2))
+                .cancel_wait(secs(3)),
+        );
+        assert_eq!(
+            (set.ring_timeout, set.hang_up_grace, set.cancel_wait),
+            (secs(1), secs(2), secs(3))
+        );
+    }
+}

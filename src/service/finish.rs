@@ -1,0 +1,103 @@
+//! Finishing a call the carrier ended: its recording, extraction and
+//! summary, then its end.
+
+use std::collections::BTreeMap;
+
+use chrono::Utc;
+use serde_json::{Map, Value};
+
+use super::AgentCall;
+use crate::dialer::CarrierOutcome;
+use crate::domain::{CallId, CallStatus};
+use crate::extract::{ExtractionInput, conform, summarize};
+use crate::state::Ending;
+use crate::store::StoredCall;
+
+impl AgentCall {
+    /// Ends a call as its carrier reported, after repairing the report
+    /// (see [`plausible_end`](super::driver::plausible_end)); a completed
+    /// call gets its extraction and summary first. `status` is the stored
+    /// status when the report arrived.
+    pub(super) async fn end_from_carrier(
+        &self,
+        call_id: &CallId,
+        outcome: CarrierOutcome,
+        status: Option<CallStatus>,
+    ) {
+        // The end happened now, whatever extraction takes afterwards.
+        let ended_at = Utc::now();
+        let mut outcome = outcome;
+        outcome.status = self.repair_end(call_id, status, outcome.status).await;
+        let mut recording_url = None;
+        if let Some(recording) = outcome.recording {
+            match self.inner.store.put_recording(call_id, recording).await {
+                Ok(()) => {
+                    let base = &self.inner.base_url;
+                    recording_url = Some(format!("{base}/v1/agent/calls/{call_id}/recording"));
+                }
+                Err(error) => tracing::warn!(call_id = %call_id, %error, "recording not stored"),
+            }
+        }
+        let mut ending = Ending {
+            status: outcome.status,
+            error: outcome.error,
+            transcript: outcome.transcript,
+            summary: None,
+            extracted: None,
+            recording_url,
+        };
+        let mut notes = None;
+        if outcome.status == CallStatus::Completed
+            && let Ok(Some(call)) = self.inner.store.get(call_id).await
+        {
+            let transcript = ending.transcript.as_deref().unwrap_or("");
+            let (extracted, summary, reasons) = self.extract(&call, transcript).await;
+            ending.extracted = (!call.fields.is_empty()).then_some(extracted);
+            ending.summary = Some(summary);
+            notes = Some(reasons);
+        }
+        self.record_end(call_id, ending, notes, Some(ended_at))
+            .await;
+    }
+
+    /// The call's fields conformed to their declared types, a summary, and
+    /// why each null field is null. A failing extractor leaves every field
+    /// null with its error as the reason, and a missing or blank summary is
+    /// written from the fields, so a completed call always has one.
+    async fn extract(
+        &self,
+        call: &StoredCall,
+        transcript: &str,
+    ) -> (Map<String, Value>, String, BTreeMap<String, String>) {
+        let input = ExtractionInput {
+            objective: &call.record.objective,
+            fields: &call.fields,
+            transcript,
+            outcome: CallStatus::Completed,
+        };
+        let (raw, summary, failure) = match self.inner.extractor.extract(input).await {
+            Ok(extraction) => (extraction.values, extraction.summary, None),
+            Err(error) => {
+                tracing::warn!(call_id = %call.record.id, %error, "extractor failed; fields are null");
+                (Map::new(), None, Some(error.to_string()))
+            }
+        };
+        let mut conformed = conform(&call.fields, &raw);
+        if let Some(failure) = failure {
+            for field in &call.fields {
+                conformed
+                    .reasons
+                    .insert(field.name.clone(), failure.clone());
+            }
+        }
+        let summary = summary.filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
+            summarize(
+                &call.record.objective,
+                "completed",
+                &call.fields,
+                &conformed.values,
+            )
+        });
+        (conformed.values, summary, conformed.reasons)
+    }
+}

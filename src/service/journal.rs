@@ -1,0 +1,191 @@
+//! The transition journal: the one path by which a call's record changes.
+//!
+//! [`AgentCall::apply_transition`] reads the call, applies the state
+//! machine's move, stores the result together with the webhook event the
+//! move emits (compare-and-set, retried on conflicts), and settles the
+//! call's minutes when the move ended it. Keeping the three together is
+//! what makes "one terminal event" and "settled once" hold: only the
+//! update that wins the compare-and-set into a terminal status does either.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::AgentCall;
+use crate::domain::{CallId, EventKind};
+use crate::guardrails::{BillingPeriod, billed_minutes};
+use crate::state::{self, Ending, Transition};
+use crate::store::{NewEvent, StoreError, StoredCall};
+use crate::webhook::EventPayload;
+
+/// Why each null extracted field is null, by field name.
+type Notes = BTreeMap<String, String>;
+
+/// How many times [`AgentCall::record_end`] tries the store.
+const END_ATTEMPTS: u32 = 10;
+
+/// What the usage ledger is told when a call ends: its reservation is
+/// replaced by its billed minutes, in the period it was placed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Settlement {
+    /// The billing period the reservation was taken in.
+    pub(super) period: DateTime<Utc>,
+    /// Minutes reserved at placement, all released.
+    pub(super) reserved: u64,
+    /// Talk time in whole minutes, rounded up (0 when never answered).
+    pub(super) billed: u64,
+}
+
+/// The settlement of an ended call. The period follows `created_at`, not
+/// the end, because that is where [`AgentCall::place_json`] reserved.
+pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> Settlement {
+    Settlement {
+        period: billing_period.start_of(call.created_at),
+        reserved: call.reserved_minutes,
+        billed: billed_minutes(call.record.duration_sec.unwrap_or(0)),
+    }
+}
+
+/// The outbox row for an event the move to `call` emits, first due
+/// `first_delay` after `now` (at the end of time if that overflows).
+pub(super) fn new_event(
+    call: &StoredCall,
+    kind: EventKind,
+    url: &str,
+    now: DateTime<Utc>,
+    first_delay: Duration,
+) -> NewEvent {
+    let payload = EventPayload::new(kind, &call.record, now);
+    let body = serde_json::to_vec(&payload).unwrap_or_default();
+    // Beware: a delay beyond chrono's range (about 292 million years)
+    // becomes zero here, not the end of time.
+    let first = chrono::Duration::from_std(first_delay).unwrap_or_default();
+    NewEvent {
+        event_id: payload.event_id,
+        call_id: call.record.id.clone(),
+        account_id: call.account_id.clone(),
+        kind,
+        url: url.to_owned(),
+        body: body.into(),
+        created_at: now,
+        first_attempt_at: now
+            .checked_add_signed(first)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC),
+    }
+}
+
+impl AgentCall {
+    /// Applies a transition with compare-and-set, retrying on conflicts;
+    /// queues the event it emits in the same store update, and settles the
+    /// call's minutes if the move ended it. `notes` replace the extraction
+    /// notes; `at` is when the move happened (default: now). `Ok(None)` when
+    /// the move is illegal from the current status (logged).
+    pub(super) async fn apply_transition(
+        &self,
+        call_id: &CallId,
+        transition: Transition,
+        notes: Option<Notes>,
+        at: Option<DateTime<Utc>>,
+    ) -> Result<Option<StoredCall>, StoreError> {
+        loop {
+            let current = self
+                .inner
+                .store
+                .get(call_id)
+                .await?
+                .ok_or_else(|| StoreError::NotFound(call_id.clone()))?;
+            let now = Utc::now();
+            let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
+                Ok(step) => step,
+                Err(illegal) => {
+                    tracing::warn!(call_id = %call_id, %illegal, "ignored an illegal move");
+                    return Ok(None);
+                }
+            };
+            let mut next = StoredCall {
+                record: step.record,
+                ..current.clone()
+            };
+            if let Some(notes) = &notes {
+                next.extraction_notes = notes.clone();
+            }
+            let first_delay = self.inner.delivery.first_delay();
+            let events: Vec<NewEvent> = match (step.event, &next.webhook_url) {
+                (Some(kind), Some(url)) => vec![new_event(&next, kind, url, now, first_delay)],
+                _ => Vec::new(),
+            };
+            let queued = !events.is_empty();
+            match self.inner.store.update(&next, events).await {
+                Ok(version) => {
+                    if queued {
+                        self.inner.wake.notify_one();
+                    }
+                    next.version = version;
+                    // Terminal statuses are final, so this runs once per call.
+                    if next.record.status.is_terminal() {
+                        self.settle(&next).await;
+                    }
+                    return Ok(Some(next));
+                }
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Applies a carrier-reported move; a failure is logged, not returned,
+    /// because the call's task goes on with the next report either way.
+    pub(super) async fn step(&self, call_id: &CallId, transition: Transition) {
+        if let Err(error) = self.apply_transition(call_id, transition, None, None).await {
+            tracing::warn!(call_id = %call_id, %error, "carrier report not applied");
+        }
+    }
+
+    /// Ends a call, retrying a failing store with backoff (ten attempts,
+    /// about 33 seconds of waiting between them, plus the store's own
+    /// time) so that a passing outage does not leave the call unfinished;
+    /// recovery after a restart covers a longer one.
+    pub(super) async fn record_end(
+        &self,
+        call_id: &CallId,
+        ending: Ending,
+        notes: Option<Notes>,
+        at: Option<DateTime<Utc>>,
+    ) {
+        let mut backoff = Duration::from_millis(100);
+        for attempt in 1..=END_ATTEMPTS {
+            let transition = Transition::End(ending.clone());
+            match self
+                .apply_transition(call_id, transition, notes.clone(), at)
+                .await
+            {
+                Ok(_) => return,
+                Err(error) if attempt == END_ATTEMPTS => {
+                    tracing::error!(call_id = %call_id, %error, "could not record the end of a call");
+                }
+                Err(error) => {
+                    tracing::warn!(call_id = %call_id, %error, attempt, "recording the end of a call failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                }
+            }
+        }
+    }
+
+    /// Replaces an ended call's reservation by its billed minutes.
+    async fn settle(&self, call: &StoredCall) {
+        let Settlement {
+            period,
+            reserved,
+            billed,
+        } = settlement(call, &self.inner.billing_period);
+        let ledger = &self.inner.ledger;
+        ledger
+            .settle(&call.account_id, period, reserved, billed)
+            .await;
+    }
+}
+
+#[cfg(test)]
+mod tests;

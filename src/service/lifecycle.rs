@@ -1,0 +1,131 @@
+//! The service's life around its calls: recovery of calls a previous
+//! process left unfinished, graceful shutdown, and the count of running
+//! calls both rely on.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use chrono::Utc;
+
+use super::{AgentCall, INTERRUPTED_TOKEN, ServiceError};
+use crate::dialer::ProgressHandle;
+use crate::state::Ending;
+
+/// What [`AgentCall::recover`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Calls the carrier took over.
+    pub resumed: usize,
+    /// Calls ended as `failed` / `interrupted`.
+    pub ended: usize,
+}
+
+impl AgentCall {
+    /// Resolves the calls a previous process left unfinished (after a crash
+    /// or a kill), so that none stays queued forever. Call it once at start
+    /// when the store is durable.
+    ///
+    /// Each unfinished call is offered to the dialer ([`Dialer::resume`]);
+    /// if the carrier takes it over, it is followed as usual. Otherwise it
+    /// ends as `failed` with error `interrupted`, its reservation is
+    /// released (talk time, if any, was not observed and is not billed) and
+    /// its terminal event is queued. Events already queued before the crash
+    /// are delivered by the outbox as usual.
+    ///
+    /// Recovery takes every unfinished call in the store: on PostgreSQL with
+    /// several instances, run it only from one instance after a full-fleet
+    /// restart, never while another instance is running calls.
+    ///
+    /// [`Dialer::resume`]: crate::dialer::Dialer::resume
+    pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
+        let mut report = RecoveryReport::default();
+        for call in self.inner.store.unfinished().await? {
+            let call_id = call.record.id.clone();
+            let (progress, reports) = ProgressHandle::channel(call_id.clone());
+            let request = super::driver::dial_request(&call);
+            match self.inner.dialer.resume(request, progress).await {
+                Ok(true) => {
+                    self.inner.running.fetch_add(1, Ordering::AcqRel);
+                    self.spawn_follow(call_id, reports);
+                    report.resumed += 1;
+                }
+                resumed => {
+                    if let Err(error) = resumed {
+                        tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
+                    }
+                    // The carrier may still be running it: ask it to stop.
+                    let _ = self.inner.dialer.hang_up(&call_id).await;
+                    let ending = Ending::failed(INTERRUPTED_TOKEN);
+                    self.record_end(&call_id, ending, None, None).await;
+                    report.ended += 1;
+                }
+            }
+        }
+        if report != RecoveryReport::default() {
+            tracing::info!(
+                resumed = report.resumed,
+                ended = report.ended,
+                "recovered unfinished calls"
+            );
+        }
+        Ok(report)
+    }
+
+    /// Stops the service gracefully:
+    ///
+    /// 1. new placements are refused (`503 shutting_down`);
+    /// 2. calls in flight run to their end, for up to `grace`;
+    /// 3. calls still running then are hung up and recorded as `failed` with
+    ///    error `service_shutdown`, and their terminal events are queued;
+    /// 4. webhook delivery continues until nothing is due or `grace` has
+    ///    passed, then the worker stops. Undelivered events stay in the
+    ///    outbox (a durable store delivers them after a restart).
+    pub async fn shutdown(&self, grace: Duration) {
+        let inner = &self.inner;
+        inner.accepting.store(false, Ordering::Release);
+        let deadline = tokio::time::Instant::now() + grace;
+        let _ = tokio::time::timeout_at(deadline, self.wait_idle()).await;
+        if self.calls_in_flight() > 0 {
+            // Stored even when no call task has subscribed yet.
+            inner.stop_calls.send_replace(true);
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.wait_idle()).await;
+        }
+        while tokio::time::Instant::now() < deadline {
+            match inner.outbox.next_due().await {
+                Ok(Some(at)) if at <= Utc::now() + chrono::Duration::seconds(1) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await
+                }
+                _ => break,
+            }
+        }
+        let _ = inner.stop_delivery.send(true);
+        let task = inner
+            .delivery_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    /// Returns once no call is running.
+    async fn wait_idle(&self) {
+        loop {
+            // Registered before the check, so a call that ends between the
+            // check and the await still wakes us.
+            let notified = self.inner.idle.notified();
+            if self.calls_in_flight() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Uncounts a call whose task (or failed placement) is over.
+    pub(super) fn call_finished(&self) {
+        if self.inner.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.inner.idle.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The service: wires guardrails, store, dialer, extractor and webhook
+//! delivery together. Hosts that bring their own HTTP framework call it
+//! directly; [`api`](crate::api) exposes it as a `tower::Service`.
+//!
+//! [`AgentCall`] is one facade; its methods live by concern:
+//!
+//! - `builder`: [`AgentCallBuilder`], the defaults and the timing settings;
+//! - `placement`: placing and cancelling calls;
+//! - `driver`: following a running call through the carrier's reports and
+//!   its deadlines;
+//! - `finish`: turning the carrier's end into the call's end (recording,
+//!   extraction, summary);
+//! - `journal`: the one path by which a call's record changes (transition,
+//!   event and settlement together);
+//! - `lifecycle`: recovery after a restart and graceful shutdown;
+//! - this module: the facade itself and its read side.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use chrono::Utc;
+use tokio::sync::{Notify, watch};
+
+use crate::accounts::{AccountDirectory, DirectoryError, Principal};
+use crate::dialer::Dialer;
+use crate::domain::{ApiKey, CallId, CallRecord, CallStatus};
+use crate::extract::Extractor;
+use crate::guardrails::{BillingPeriod, Guardrails, RateLimiter, Rejection, UsageLedger};
+use crate::store::{
+    CallStore, DeliveryState, EventOutbox, IdempotencyStore, ListPage, ListQuery, Recording,
+    StoreError, StoredCall,
+};
+use crate::webhook::delivery::DeliveryConfig;
+
+mod builder;
+mod driver;
+mod finish;
+mod journal;
+mod lifecycle;
+mod placement;
+
+pub use builder::{AgentCallBuilder, BuildError};
+pub use lifecycle::RecoveryReport;
+pub use placement::Placed;
+
+/// Error token of calls the carrier could not start (`failed` + this token,
+/// and the placement answered `502 placement_failed`).
+pub const PLACEMENT_FAILED_TOKEN: &str = "placement_failed";
+/// Error token of calls still running when the service was stopped.
+pub const SHUTDOWN_TOKEN: &str = "service_shutdown";
+/// Error token of calls whose carrier stopped reporting.
+pub const CARRIER_LOST_TOKEN: &str = "carrier_lost";
+/// Error token of calls left running by a previous process that the carrier
+/// could not resume (see [`AgentCall::recover`]).
+pub const INTERRUPTED_TOKEN: &str = "interrupted";
+
+/// Why a service operation failed. The HTTP layer maps each variant to a
+/// status and token in one place.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    /// The placement was rejected by validation or a guardrail (4xx).
+    #[error(transparent)]
+    Rejected(#[from] Rejection),
+    /// No such call for this key.
+    #[error("call not found")]
+    NotFound,
+    /// The carrier could not start the call (502 `placement_failed`).
+    #[error("carrier could not start the call: {0}")]
+    PlacementFailed(String),
+    /// The store failed (503 `store_error`).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The account directory failed (503 `store_error`).
+    #[error(transparent)]
+    Directory(#[from] DirectoryError),
+    /// The service is stopping and takes no new calls (503 `shutting_down`).
+    #[error("the service is shutting down")]
+    ShuttingDown,
+    /// A list cursor that is not one of the key's calls (400 `invalid_cursor`).
+    #[error("startingAfter is not one of this key's calls")]
+    InvalidCursor,
+    /// Cancelling a call that already ended (409 `call_already_ended`).
+    #[error("the call already ended")]
+    AlreadyEnded,
+}
+
+/// The outbound-call service. Cheap to clone; clones share everything.
+///
+/// Stop it with [`AgentCall::shutdown`]: dropping it leaves call tasks and
+/// the webhook worker running until the runtime stops.
+#[derive(Debug, Clone)]
+pub struct AgentCall {
+    inner: Arc<Inner>,
+}
+
+/// Everything the clones of one service share. The submodules reach the
+/// fields directly: they are the service's own parts, not its clients.
+#[derive(Debug)]
+struct Inner {
+    store: Arc<dyn CallStore>,
+    outbox: Arc<dyn EventOutbox>,
+    idempotency: Arc<dyn IdempotencyStore>,
+    dialer: Arc<dyn Dialer>,
+    extractor: Arc<dyn Extractor>,
+    directory: Arc<dyn AccountDirectory>,
+    rate_limiter: Arc<dyn RateLimiter>,
+    ledger: Arc<dyn UsageLedger>,
+    guardrails: Guardrails,
+    billing_period: BillingPeriod,
+    delivery: DeliveryConfig,
+    timing: builder::Timing,
+    base_url: String,
+    /// Wakes the webhook worker when an event was queued.
+    wake: Arc<Notify>,
+    /// Cleared by shutdown: new placements are refused.
+    accepting: AtomicBool,
+    /// Calls counted from before their dial until their task ends.
+    running: AtomicUsize,
+    /// Notified when `running` drops to zero.
+    idle: Notify,
+    stop_calls: watch::Sender<bool>,
+    stop_delivery: watch::Sender<bool>,
+    delivery_task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl AgentCall {
+    /// The store of idempotency keys (the HTTP layer keeps its answers there).
+    pub fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.inner.idempotency
+    }
+
+    /// The guardrail engine, e.g. to check numbers before dialing.
+    pub fn guardrails(&self) -> &Guardrails {
+        &self.inner.guardrails
+    }
+
+    /// Resolves an API key; `None` when unknown.
+    pub async fn authenticate(&self, key: &ApiKey) -> Result<Option<Principal>, ServiceError> {
+        Ok(self.inner.directory.authenticate(key).await?)
+    }
+
+    /// A call placed by this principal's key; [`ServiceError::NotFound`] for
+    /// unknown ids and for calls of any other key, alike.
+    pub async fn get(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<CallRecord, ServiceError> {
+        Ok(self.owned_call(principal, id).await?.record)
+    }
+
+    /// The stored call with everything the service keeps (fields, caller ID,
+    /// per-field extraction notes…), same scoping as [`AgentCall::get`].
+    pub async fn get_stored(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<StoredCall, ServiceError> {
+        self.owned_call(principal, id).await
+    }
+
+    /// A page of the key's calls, most recent first. The query's `key_id` is
+    /// replaced by the principal's.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        mut query: ListQuery,
+    ) -> Result<ListPage, ServiceError> {
+        query.key_id = principal.key_id.clone();
+        match self.inner.store.list(&query).await {
+            Err(StoreError::NotFound(_)) => Err(ServiceError::InvalidCursor),
+            other => Ok(other?),
+        }
+    }
+
+    /// A call's recording; [`ServiceError::NotFound`] when there is none.
+    pub async fn recording(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<Recording, ServiceError> {
+        self.owned_call(principal, id).await?;
+        self.inner
+            .store
+            .recording(id)
+            .await?
+            .ok_or(ServiceError::NotFound)
+    }
+
+    /// The delivery state of a call's webhook events, same scoping as [`AgentCall::get`].
+    pub async fn deliveries(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<Vec<DeliveryState>, ServiceError> {
+        self.owned_call(principal, id).await?;
+        Ok(self.inner.outbox.deliveries(id).await?)
+    }
+
+    /// Schedules another delivery of an event now; `false` for an unknown event.
+    pub async fn redeliver(&self, event_id: &str) -> Result<bool, ServiceError> {
+        let scheduled = self.inner.outbox.redeliver(event_id, Utc::now()).await?;
+        self.inner.wake.notify_one();
+        Ok(scheduled)
+    }
+
+    /// Calls still running.
+    pub fn calls_in_flight(&self) -> usize {
+        self.inner.running.load(Ordering::Acquire)
+    }
+
+    /// The call if this principal's key placed it: other keys' calls answer
+    /// like unknown ones, so ids cannot be probed across keys.
+    async fn owned_call(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<StoredCall, ServiceError> {
+        match self.inner.store.get(id).await? {
+            Some(call) if call.key_id == principal.key_id => Ok(call),
+            _ => Err(ServiceError::NotFound),
+        }
+    }
+
+    /// The call's status as stored; `None` when it cannot be read (the
+    /// driver then treats the report as if nothing were known).
+    async fn status_of(&self, id: &CallId) -> Option<CallStatus> {
+        self.inner
+            .store
+            .get(id)
+            .await
+            .ok()
+            .flatten()
+            .map(|c| c.record.status)
+    }
+}

@@ -1,0 +1,195 @@
+//! Placing a call (checks, reservation, record, dial) and cancelling one.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use chrono::Utc;
+use serde_json::{Map, Value};
+
+use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
+use crate::accounts::Principal;
+use crate::dialer::ProgressHandle;
+use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
+use crate::guardrails::Rejection;
+use crate::state::{Ending, Transition};
+use crate::store::StoredCall;
+
+/// The answer to an accepted placement.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Placed {
+    /// The new call's id.
+    #[schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")]
+    pub call_id: CallId,
+    /// Always `queued`.
+    pub status: CallStatus,
+}
+
+impl AgentCall {
+    /// Places a call from a typed request.
+    pub async fn place(
+        &self,
+        principal: &Principal,
+        request: &PlacementRequest,
+    ) -> Result<Placed, ServiceError> {
+        let body = match serde_json::to_value(request) {
+            Ok(Value::Object(body)) => body,
+            _ => Map::new(),
+        };
+        self.place_json(principal, &body).await
+    }
+
+    /// Places a call from a request body (a JSON object), checking it in the
+    /// documented order. Returns once the carrier accepted the call; the call
+    /// then runs in its own task.
+    pub async fn place_json(
+        &self,
+        principal: &Principal,
+        body: &Map<String, Value>,
+    ) -> Result<Placed, ServiceError> {
+        let inner = &self.inner;
+        if !inner.accepting.load(Ordering::Acquire) {
+            return Err(ServiceError::ShuttingDown);
+        }
+        let account = &principal.account;
+        let approved = inner.guardrails.validate_json(body, account)?;
+        let now = Utc::now();
+        let permit = inner
+            .rate_limiter
+            .try_acquire(&principal.key_id, principal.calls_per_minute, now)
+            .await
+            .map_err(|limited| Rejection::RateLimited(limited.retry_after))?;
+        let period = inner.billing_period.start_of(now);
+        let max_minutes = inner
+            .guardrails
+            .config()
+            .max_call_duration
+            .as_secs()
+            .div_ceil(60)
+            .max(1);
+        let reserved = match inner
+            .ledger
+            .reserve(&account.id, period, account.minute_cap, max_minutes)
+            .await
+        {
+            Ok(reserved) => reserved,
+            Err(_) => {
+                inner.rate_limiter.refund(permit).await;
+                return Err(Rejection::OverMinuteCap.into());
+            }
+        };
+        let request = approved.request;
+        let mut record = CallRecord::queued(
+            CallId::generate(),
+            request.to.clone(),
+            request.objective.clone(),
+        );
+        record.metadata = request.metadata;
+        let call = StoredCall {
+            record,
+            account_id: account.id.clone(),
+            key_id: principal.key_id.clone(),
+            created_at: now,
+            caller_id: approved.caller_id,
+            context: request.context,
+            fields: request.fields,
+            webhook_url: request.webhook_url,
+            reserved_minutes: reserved,
+            extraction_notes: Default::default(),
+            version: 0,
+        };
+        if let Err(error) = inner.store.insert(&call).await {
+            // Nothing was placed: give back the permit and the whole
+            // reservation, billing nothing.
+            inner.rate_limiter.refund(permit).await;
+            inner.ledger.settle(&account.id, period, reserved, 0).await;
+            return Err(error.into());
+        }
+        let call_id = call.record.id.clone();
+        let (progress, reports) = ProgressHandle::channel(call_id.clone());
+        // Count the call before dialing so shutdown waits for it.
+        inner.running.fetch_add(1, Ordering::AcqRel);
+        if let Err(error) = inner
+            .dialer
+            .dial(super::driver::dial_request(&call), progress)
+            .await
+        {
+            tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
+            let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
+            // A single attempt, unlike the call task's retrying end: the
+            // client is still waiting and gets a store error as it is.
+            let result = self
+                .apply_transition(&call_id, Transition::End(ending), None, None)
+                .await;
+            self.call_finished();
+            result?;
+            return Err(ServiceError::PlacementFailed(error.to_string()));
+        }
+        self.spawn_follow(call_id, reports);
+        Ok(Placed {
+            call_id: call.record.id,
+            status: CallStatus::Queued,
+        })
+    }
+
+    /// Cancels a call of this principal's key and returns its record.
+    ///
+    /// - queued or dialing: the carrier is told to abandon it and it ends at
+    ///   once as `failed` with error `canceled` (`call.failed` fires, nothing
+    ///   is billed);
+    /// - in progress: the carrier hangs up and the call ends as `completed`
+    ///   with the partial transcript, summary and extraction; this waits up
+    ///   to [`AgentCallBuilder::cancel_wait`](super::AgentCallBuilder::cancel_wait)
+    ///   (10 seconds by default) for that end and returns the record as it
+    ///   stands;
+    /// - ended: [`ServiceError::AlreadyEnded`].
+    ///
+    /// Repeating a cancel that is still taking effect is harmless.
+    pub async fn cancel(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<CallRecord, ServiceError> {
+        let call = self.owned_call(principal, id).await?;
+        match call.record.status {
+            CallStatus::Queued | CallStatus::Dialing => {
+                let canceled = self
+                    .apply_transition(id, Transition::Cancel, None, None)
+                    .await?;
+                if let Some(canceled) = canceled {
+                    let _ = self.inner.dialer.hang_up(id).await;
+                    return Ok(canceled.record);
+                }
+                // It moved meanwhile (answered or ended): judge again.
+                let current = self.owned_call(principal, id).await?;
+                if current.record.status.is_terminal() {
+                    return Ok(current.record);
+                }
+                self.hang_up_and_wait(principal, id).await
+            }
+            CallStatus::InProgress => self.hang_up_and_wait(principal, id).await,
+            _ => Err(ServiceError::AlreadyEnded),
+        }
+    }
+
+    /// Asks the carrier to hang up an answered call and waits, for up to the
+    /// cancel wait, for the end it then reports (the call's task records it).
+    async fn hang_up_and_wait(
+        &self,
+        principal: &Principal,
+        id: &CallId,
+    ) -> Result<CallRecord, ServiceError> {
+        // An unknown-call answer means the carrier is already ending it.
+        let _ = self.inner.dialer.hang_up(id).await;
+        // A wait too long to represent never runs out.
+        let deadline = tokio::time::Instant::now().checked_add(self.inner.timing.cancel_wait);
+        loop {
+            let call = self.owned_call(principal, id).await?;
+            let waited = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
+            if call.record.status.is_terminal() || waited {
+                return Ok(call.record);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
