@@ -114,3 +114,69 @@ fn retry_after_seconds(wait: Duration) -> HeaderValue {
     let seconds = wait.as_millis().div_ceil(1000).max(1);
     HeaderValue::from(u64::try_from(seconds).unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoreError;
+
+    fn store_down() -> ApiError {
+        let cause: Box<dyn std::error::Error + Send + Sync> = "down".into();
+        ApiError::Service(ServiceError::Store(StoreError::Unavailable(cause)))
+    }
+
+    #[test]
+    fn only_server_failures_after_an_attempt_are_replayed() {
+        // Kept for replay: the placement was attempted and failed on our side.
+        let placement_failed = ApiError::Service(ServiceError::PlacementFailed("busy".into()));
+        assert!(placement_failed.is_replayable());
+        assert!(store_down().is_replayable());
+        // Freed: nothing was attempted, so a retry may go through.
+        let not_replayed = [
+            ApiError::Service(ServiceError::ShuttingDown),
+            ApiError::Service(ServiceError::Rejected(Rejection::ToRequired)),
+            ApiError::Service(ServiceError::Rejected(Rejection::OverMinuteCap)),
+            ApiError::Service(ServiceError::Rejected(Rejection::RateLimited(
+                Duration::from_secs(3),
+            ))),
+            ApiError::InvalidJson,
+            ApiError::IdempotencyKeyInUse,
+            ApiError::Unauthorized,
+        ];
+        for error in not_replayed {
+            assert!(!error.is_replayable(), "{error:?}");
+        }
+    }
+
+    #[test]
+    fn statuses_come_from_the_token_table() {
+        let cases = [
+            (store_down(), StatusCode::SERVICE_UNAVAILABLE, "store_error"),
+            (
+                ApiError::Service(ServiceError::Rejected(Rejection::UnknownField("x".into()))),
+                StatusCode::BAD_REQUEST,
+                "unknown_field",
+            ),
+            (
+                ApiError::Service(ServiceError::Rejected(Rejection::OverMinuteCap)),
+                StatusCode::TOO_MANY_REQUESTS,
+                "over_minute_cap",
+            ),
+            (
+                ApiError::MethodNotAllowed("GET"),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+            ),
+        ];
+        for (error, status, token) in cases {
+            assert_eq!(error.status_and_token(), (status, token));
+        }
+    }
+
+    #[test]
+    fn retry_after_rounds_up_to_whole_seconds() {
+        assert_eq!(retry_after_seconds(Duration::ZERO), "1");
+        assert_eq!(retry_after_seconds(Duration::from_millis(1_001)), "2");
+        assert_eq!(retry_after_seconds(Duration::from_secs(40)), "40");
+    }
+}

@@ -15,11 +15,15 @@ use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
 /// The answer to an accepted placement.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Placed {
     /// The new call's id.
-    #[schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")
+    )]
     pub call_id: CallId,
     /// Always `queued`.
     pub status: CallStatus,
