@@ -403,3 +403,58 @@ async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
     );
     assert_eq!(service.calls_in_flight(), 0);
 }
+
+#[tokio::test]
+async fn a_completed_call_without_fields_has_an_empty_extracted_object() {
+    let api = Api::new(service());
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550125", "objective": "Say hello"}),
+    )
+    .await;
+    let record = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!(record.status, CallStatus::Completed);
+    assert_eq!(record.extracted, Some(serde_json::Map::new()));
+    assert!(record.summary.is_some());
+    // On the wire: `{}`, not `null`.
+    let (_, _, bytes) = send(&api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}"))).await;
+    assert_eq!(json(&bytes)["extracted"], json!({}));
+}
+
+#[tokio::test]
+async fn recording_urls_follow_the_base_the_reading_service_is_configured_with() {
+    // Two services over one store, as two deployments (or a moved one) would be.
+    let store = Arc::new(agentcall::MemoryStore::new());
+    let old = builder()
+        .store(Arc::clone(&store))
+        .base_url("https://old.example.com")
+        .build()
+        .unwrap();
+    let id = place(
+        &Api::new(old.clone()),
+        KEY_A1,
+        json!({"to": "+14155550125", "objective": "Record this"}),
+    )
+    .await;
+    let record = wait_terminal(&Api::new(old.clone()), KEY_A1, &id).await;
+    assert_eq!(
+        record.recording_url,
+        Some(format!(
+            "https://old.example.com/v1/agent/calls/{id}/recording"
+        ))
+    );
+    let new = builder()
+        .store(store)
+        .base_url("https://new.example.com/")
+        .build()
+        .unwrap();
+    let api = Api::new(new.clone());
+    let (_, _, bytes) = send(&api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}"))).await;
+    let expected = format!("https://new.example.com/v1/agent/calls/{id}/recording");
+    assert_eq!(json(&bytes)["recordingUrl"], expected.as_str());
+    let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
+    assert_eq!(json(&bytes)["calls"][0]["recordingUrl"], expected.as_str());
+    old.shutdown(Duration::from_secs(1)).await;
+    new.shutdown(Duration::from_secs(1)).await;
+}

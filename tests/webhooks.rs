@@ -238,10 +238,19 @@ async fn a_dead_endpoint_does_not_delay_other_calls() {
         "still hanging while the others were delivered"
     );
     for id in others {
-        let states = service
-            .deliveries(&principal, &id.parse().unwrap())
-            .await
-            .unwrap();
+        // The receiver has the requests; the outcomes are recorded just after
+        // each answer, so give the last ones a moment (bounded) to land.
+        let mut states = Vec::new();
+        for _ in 0..200 {
+            states = service
+                .deliveries(&principal, &id.parse().unwrap())
+                .await
+                .unwrap();
+            if states.iter().all(|s| s.status == DeliveryStatus::Delivered) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         assert!(
             states.iter().all(|s| s.status == DeliveryStatus::Delivered),
             "{states:?}"
@@ -325,14 +334,31 @@ async fn given_up_events_can_be_redelivered() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
     assert_eq!((state.attempts, state.last_response_status), (2, Some(410)));
-    assert!(service.redeliver(&state.event_id).await.unwrap());
+    // Another key (even of the same account) cannot redeliver it.
+    let other = service
+        .authenticate(&ApiKey::new(KEY_A2))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!service.redeliver(&other, &state.event_id).await.unwrap());
+    assert!(
+        service
+            .redeliver(&principal, &state.event_id)
+            .await
+            .unwrap()
+    );
     receiver.wait_for(|r| r.len() >= 3).await;
     let bodies: Vec<_> = receiver.requests().iter().map(|r| r.body.clone()).collect();
     assert!(
         bodies.windows(2).all(|w| w[0] == w[1]),
         "redelivery resends the same event"
     );
-    assert!(!service.redeliver("no-such-event").await.unwrap());
+    assert!(
+        !service
+            .redeliver(&principal, "no-such-event")
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]
@@ -341,7 +367,12 @@ async fn targets_outside_loopback_policy_are_refused_by_the_ssrf_guard() {
     let receiver = Receiver::start().await;
     let mut config = guardrail_config();
     config.allow_insecure_loopback_webhooks = false;
-    let https_to_loopback = receiver.url.replace("http://", "https://");
+    // A name, not an address literal: literals the guard forbids are refused
+    // at placement already; a name is judged by what it resolves to.
+    let https_to_loopback = receiver
+        .url
+        .replace("http://127.0.0.1", "https://localhost");
+    assert_ne!(https_to_loopback, receiver.url);
     let service = builder()
         .guardrails(agentcall::Guardrails::new(config))
         .delivery(DeliveryConfig {
@@ -378,4 +409,12 @@ async fn targets_outside_loopback_policy_are_refused_by_the_ssrf_guard() {
         "{state:?}"
     );
     assert!(receiver.requests().is_empty());
+    // The address literal itself never gets that far.
+    let literal = receiver.url.replace("http://", "https://");
+    let body = json!({"to": "+14155550124", "objective": "x", "webhookUrl": literal});
+    let (status, _, bytes) = send(&api, post(Some(KEY_A1), body.to_string())).await;
+    assert_eq!(
+        (status, json(&bytes)["error"].as_str()),
+        (http::StatusCode::BAD_REQUEST, Some("invalid_webhook_url"))
+    );
 }

@@ -31,10 +31,8 @@ impl AgentCall {
         let mut recording_url = None;
         if let Some(recording) = outcome.recording {
             match self.inner.store.put_recording(call_id, recording).await {
-                Ok(()) => {
-                    let base = &self.inner.base_url;
-                    recording_url = Some(format!("{base}/v1/agent/calls/{call_id}/recording"));
-                }
+                // Stored as written now; reads derive it from the current base.
+                Ok(()) => recording_url = Some(super::recording_url(&self.inner.base_url, call_id)),
                 Err(error) => tracing::warn!(call_id = %call_id, %error, "recording not stored"),
             }
         }
@@ -52,7 +50,8 @@ impl AgentCall {
         {
             let transcript = ending.transcript.as_deref().unwrap_or("");
             let (extracted, summary, reasons) = self.extract(&call, transcript).await;
-            ending.extracted = (!call.fields.is_empty()).then_some(extracted);
+            // A completed call always has `extracted`: `{}` when it asked for no fields.
+            ending.extracted = Some(extracted);
             ending.summary = Some(summary);
             notes = Some(reasons);
         }

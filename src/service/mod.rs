@@ -168,10 +168,14 @@ impl AgentCall {
         mut query: ListQuery,
     ) -> Result<ListPage, ServiceError> {
         query.key_id = principal.key_id.clone();
-        match self.inner.store.list(&query).await {
-            Err(StoreError::NotFound(_)) => Err(ServiceError::InvalidCursor),
-            other => Ok(other?),
+        let mut page = match self.inner.store.list(&query).await {
+            Err(StoreError::NotFound(_)) => return Err(ServiceError::InvalidCursor),
+            other => other?,
+        };
+        for call in &mut page.calls {
+            self.present(call);
         }
+        Ok(page)
     }
 
     /// A call's recording; [`ServiceError::NotFound`] when there is none.
@@ -198,8 +202,28 @@ impl AgentCall {
         Ok(self.inner.outbox.deliveries(id).await?)
     }
 
-    /// Schedules another delivery of an event now; `false` for an unknown event.
-    pub async fn redeliver(&self, event_id: &str) -> Result<bool, ServiceError> {
+    /// Schedules another delivery of an event now, with the same scoping as
+    /// [`AgentCall::deliveries`]: `false` for an unknown event and for an
+    /// event of a call this principal's key did not place.
+    pub async fn redeliver(
+        &self,
+        principal: &Principal,
+        event_id: &str,
+    ) -> Result<bool, ServiceError> {
+        // Event ids are `<callId>:<event>:<ms>`: the call says whose it is.
+        let Some(call_id) = event_id
+            .split_once(':')
+            .and_then(|(call, _)| call.parse::<CallId>().ok())
+        else {
+            return Ok(false);
+        };
+        let events = match self.deliveries(principal, &call_id).await {
+            Err(ServiceError::NotFound) => return Ok(false),
+            other => other?,
+        };
+        if !events.iter().any(|event| event.event_id == event_id) {
+            return Ok(false);
+        }
         let scheduled = self.inner.outbox.redeliver(event_id, Utc::now()).await?;
         self.inner.wake.notify_one();
         Ok(scheduled)
@@ -218,8 +242,21 @@ impl AgentCall {
         id: &CallId,
     ) -> Result<StoredCall, ServiceError> {
         match self.inner.store.get(id).await? {
-            Some(call) if call.key_id == principal.key_id => Ok(call),
+            Some(mut call) if call.key_id == principal.key_id => {
+                self.present(&mut call);
+                Ok(call)
+            }
             _ => Err(ServiceError::NotFound),
+        }
+    }
+
+    /// Derives what a stored call shows from this service's settings rather
+    /// than from what was stored: the recording URL follows the configured
+    /// base, so moving the service (or a row written by another instance)
+    /// never serves a stale address.
+    fn present(&self, call: &mut StoredCall) {
+        if call.record.recording_url.is_some() {
+            call.record.recording_url = Some(recording_url(&self.inner.base_url, &call.record.id));
         }
     }
 
@@ -234,4 +271,9 @@ impl AgentCall {
             .flatten()
             .map(|c| c.record.status)
     }
+}
+
+/// The authenticated address of a call's recording under `base`.
+pub(crate) fn recording_url(base: &str, id: &CallId) -> String {
+    format!("{base}/v1/agent/calls/{id}/recording")
 }
