@@ -458,3 +458,99 @@ async fn recording_urls_follow_the_base_the_reading_service_is_configured_with()
     old.shutdown(Duration::from_secs(1)).await;
     new.shutdown(Duration::from_secs(1)).await;
 }
+
+/// A rate limiter that holds the first placement until the test lets it go.
+#[derive(Debug)]
+struct GatedLimiter {
+    entered: tokio::sync::Notify,
+    gate: tokio::sync::Semaphore,
+    first: std::sync::atomic::AtomicBool,
+}
+
+impl Default for GatedLimiter {
+    fn default() -> Self {
+        Self {
+            entered: tokio::sync::Notify::new(),
+            gate: tokio::sync::Semaphore::new(0),
+            first: std::sync::atomic::AtomicBool::new(true),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl agentcall::guardrails::RateLimiter for GatedLimiter {
+    async fn try_acquire(
+        &self,
+        key_id: &agentcall::KeyId,
+        limit: u32,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<agentcall::guardrails::RatePermit, agentcall::guardrails::RateLimited> {
+        if self.first.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            self.entered.notify_one();
+            let _pass = self.gate.acquire().await.expect("gate open");
+        }
+        agentcall::guardrails::MemoryRateLimiter::new()
+            .try_acquire(key_id, limit, now)
+            .await
+    }
+
+    async fn refund(&self, _: agentcall::guardrails::RatePermit) {}
+}
+
+#[tokio::test]
+async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
+    let limiter = Arc::new(GatedLimiter::default());
+    // Calls ring for an hour: only shutdown can end this one.
+    let ringing = SimulationConfig {
+        ring: Duration::from_secs(3600),
+        talk: Duration::from_secs(1),
+    };
+    let service = builder()
+        .dialer(Arc::new(SimulatedDialer::new(ringing)))
+        .rate_limiter(Arc::clone(&limiter) as Arc<dyn agentcall::guardrails::RateLimiter>)
+        .build()
+        .unwrap();
+    let me = service
+        .authenticate(&agentcall::ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+    let request = agentcall::PlacementRequest::new("+14155550125", "Admitted before the stop");
+    let placing = {
+        let (service, me) = (service.clone(), me.clone());
+        tokio::spawn(async move { service.place(&me, &request).await })
+    };
+    limiter.entered.notified().await; // past admission, held in the limiter
+    let mut stopping = {
+        let service = service.clone();
+        tokio::spawn(async move { service.shutdown(Duration::from_millis(200)).await })
+    };
+    // Wait (bounded) until the service refuses new placements.
+    let late = agentcall::PlacementRequest::new("+14155550125", "After the stop");
+    let mut refused = false;
+    for _ in 0..500 {
+        if let Err(agentcall::ServiceError::ShuttingDown) = service.place(&me, &late).await {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    assert!(refused, "shutdown never started refusing");
+    // Shutdown cannot be over while an admitted placement is still pending
+    // (after its grace it waits up to 5 s more for calls to end).
+    let early = tokio::time::timeout(Duration::from_millis(500), &mut stopping).await;
+    assert!(
+        early.is_err(),
+        "shutdown returned before the admitted placement ended"
+    );
+    limiter.gate.add_permits(1);
+    let placed = placing.await.unwrap().expect("admitted before the stop");
+    stopping.await.unwrap();
+    // Shutdown waited for the admitted call and ended it, with its record.
+    let record = service.get(&me, &placed.call_id).await.unwrap();
+    assert_eq!(
+        (record.status, record.error.as_deref()),
+        (CallStatus::Failed, Some("service_shutdown"))
+    );
+    assert_eq!(service.calls_in_flight(), 0);
+}

@@ -82,7 +82,9 @@ impl AgentCall {
     ///    outbox (a durable store delivers them after a restart).
     pub async fn shutdown(&self, grace: Duration) {
         let inner = &self.inner;
-        inner.accepting.store(false, Ordering::Release);
+        // SeqCst pairs with the placement's count-then-check (see
+        // `Admission`): a placement either sees this or is counted below.
+        inner.accepting.store(false, Ordering::SeqCst);
         let deadline = tokio::time::Instant::now() + grace;
         let _ = tokio::time::timeout_at(deadline, self.wait_idle()).await;
         if self.calls_in_flight() > 0 {
@@ -124,7 +126,7 @@ impl AgentCall {
 
     /// Uncounts a call whose task (or failed placement) is over.
     pub(super) fn call_finished(&self) {
-        if self.inner.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.inner.running.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.inner.idle.notify_waiters();
         }
     }

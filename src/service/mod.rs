@@ -231,7 +231,7 @@ impl AgentCall {
 
     /// Calls still running.
     pub fn calls_in_flight(&self) -> usize {
-        self.inner.running.load(Ordering::Acquire)
+        self.inner.running.load(Ordering::SeqCst)
     }
 
     /// The call if this principal's key placed it: other keys' calls answer

@@ -52,7 +52,11 @@ impl AgentCall {
         body: &Map<String, Value>,
     ) -> Result<Placed, ServiceError> {
         let inner = &self.inner;
-        if !inner.accepting.load(Ordering::Acquire) {
+        // Counted before the check, so `shutdown` (which stops accepting and
+        // then waits for the count) either refuses this placement or waits
+        // for its call; a placement can never slip past both.
+        let admission = Admission::enter(self);
+        if !inner.accepting.load(Ordering::SeqCst) {
             return Err(ServiceError::ShuttingDown);
         }
         let account = &principal.account;
@@ -111,8 +115,6 @@ impl AgentCall {
         }
         let call_id = call.record.id.clone();
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
-        // Count the call before dialing so shutdown waits for it.
-        inner.running.fetch_add(1, Ordering::AcqRel);
         if let Err(error) = inner
             .dialer
             .dial(super::driver::dial_request(&call), progress)
@@ -125,10 +127,12 @@ impl AgentCall {
             let result = self
                 .apply_transition(&call_id, Transition::End(ending), None, None)
                 .await;
-            self.call_finished();
+            drop(admission);
             result?;
             return Err(ServiceError::PlacementFailed(error.to_string()));
         }
+        // From here the call's task holds the count and uncounts it at the end.
+        admission.hand_over();
         self.spawn_follow(call_id, reports);
         Ok(Placed {
             call_id: call.record.id,
@@ -194,6 +198,36 @@ impl AgentCall {
                 return Ok(call.record);
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// A placement counted in the service's running calls from admission on;
+/// dropping it uncounts the placement, unless it was handed over to the
+/// call's task.
+struct Admission<'a> {
+    service: &'a AgentCall,
+    handed_over: bool,
+}
+
+impl<'a> Admission<'a> {
+    fn enter(service: &'a AgentCall) -> Self {
+        service.inner.running.fetch_add(1, Ordering::SeqCst);
+        Self {
+            service,
+            handed_over: false,
+        }
+    }
+
+    fn hand_over(mut self) {
+        self.handed_over = true;
+    }
+}
+
+impl Drop for Admission<'_> {
+    fn drop(&mut self) {
+        if !self.handed_over {
+            self.service.call_finished();
         }
     }
 }
