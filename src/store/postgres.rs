@@ -42,6 +42,7 @@
 //! advisory lock, so instances starting together apply them once.
 
 use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 use crate::domain::KeyId;
@@ -51,9 +52,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::Postgres;
 use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions, PgQueryResult};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool};
 
-use super::sql::codec::{db_error, duration_nanos, migrate_error, nanos};
+use super::sql::codec::{db_error, duration_nanos, nanos};
 use super::sql::{Db, Dialect, delegate_store};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");
@@ -68,21 +69,12 @@ const LOCK_CLASS: i32 = 0x6167_6374;
 /// How long a placement refused for a database failure should wait.
 const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
-/// PostgreSQL's part of the shared SQL store: writers run in parallel and
-/// serialise on row locks.
+/// PostgreSQL's part of the shared SQL store: the [`Dialect`]'s defaults
+/// (writers run in parallel and serialise on row locks).
 pub(crate) struct PostgresDialect;
 
 impl Dialect for PostgresDialect {
     type Db = Postgres;
-    const QUEUE_WRITES: bool = false;
-    const BEGIN_WRITE: &'static str = "BEGIN";
-    const CLAIM_LOCK: &'static str = " FOR UPDATE OF o SKIP LOCKED";
-    const ROW_LOCK: &'static str = " FOR UPDATE";
-    const GREATEST: &'static str = "GREATEST";
-
-    fn rows_affected(result: &PgQueryResult) -> u64 {
-        result.rows_affected()
-    }
 }
 
 /// Calls, recordings, the outbox and idempotency keys in PostgreSQL, shared
@@ -99,23 +91,14 @@ impl PostgresStore {
     /// Connects to a `postgres://` URL with a pool of ten connections and
     /// applies the embedded migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let pool = PgPoolOptions::new()
-            .max_connections(POOL_SIZE)
-            .connect(url)
-            .await
-            .map_err(db_error)?;
-        Self::connect_with(pool).await
+        let options = PgConnectOptions::from_str(url).map_err(db_error)?;
+        Self::connect_with(Db::<PostgresDialect>::open_pool(POOL_SIZE, options).await?).await
     }
 
     /// Uses an existing pool and applies the embedded migrations.
     pub async fn connect_with(pool: PgPool) -> Result<Self, StoreError> {
-        MIGRATOR.run(&pool).await.map_err(migrate_error)?;
-        Ok(Self { db: Db::new(pool) })
-    }
-
-    /// The connection pool.
-    pub fn pool(&self) -> &PgPool {
-        &self.db.pool
+        let db = Db::migrated(pool, &MIGRATOR).await?;
+        Ok(Self { db })
     }
 
     /// A rate limiter on the same pool, exact across every instance sharing
@@ -124,19 +107,6 @@ impl PostgresStore {
         PostgresRateLimiter {
             pool: self.db.pool.clone(),
         }
-    }
-
-    /// A usage ledger on the same pool, shared by every instance.
-    pub fn usage_ledger(&self) -> PostgresUsageLedger {
-        PostgresUsageLedger {
-            db: self.db.clone(),
-        }
-    }
-
-    /// Closes the pool, waiting for connections in use to be returned.
-    /// Later calls fail with [`StoreError::Unavailable`].
-    pub async fn close(&self) {
-        self.db.pool.close().await;
     }
 }
 
@@ -150,12 +120,6 @@ fn debug_pool(f: &mut fmt::Formatter<'_>, name: &str, pool: &PgPool) -> fmt::Res
         .field("username", &options.get_username())
         .field("connections", &pool.size())
         .finish_non_exhaustive()
-}
-
-impl fmt::Debug for PostgresStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_pool(f, "PostgresStore", &self.db.pool)
-    }
 }
 
 /// Per-key placement limits shared by every instance on the database: an
@@ -299,13 +263,13 @@ pub struct PostgresUsageLedger {
     db: Db<PostgresDialect>,
 }
 
-impl fmt::Debug for PostgresUsageLedger {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_pool(f, "PostgresUsageLedger", &self.db.pool)
-    }
-}
-
-delegate_store!(PostgresStore, PostgresUsageLedger);
+delegate_store!(
+    /// A usage ledger on the same pool, shared by every instance.
+    PostgresStore,
+    PostgresUsageLedger,
+    PgPool,
+    debug_pool
+);
 
 #[cfg(test)]
 mod tests {
@@ -313,7 +277,7 @@ mod tests {
 
     #[tokio::test]
     async fn debug_shows_where_but_not_the_password() {
-        let pool = PgPoolOptions::new()
+        let pool = sqlx::postgres::PgPoolOptions::new()
             .connect_lazy("postgres://someone:hunter2-secret@db.example:6543/calls")
             .expect("a valid URL");
         let store = PostgresStore { db: Db::new(pool) };

@@ -41,12 +41,9 @@ use std::time::Duration;
 use crate::store::StoreError;
 use sqlx::Sqlite;
 use sqlx::migrate::Migrator;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
-    SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqliteSynchronous};
 
-use super::sql::codec::{db_error, migrate_error};
+use super::sql::codec::db_error;
 use super::sql::{Db, Dialect, delegate_store};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
@@ -63,16 +60,19 @@ pub(crate) struct SqliteDialect;
 
 impl Dialect for SqliteDialect {
     type Db = Sqlite;
+    // Writers wait their turn in the process rather than spin on
+    // `SQLITE_BUSY`.
     const QUEUE_WRITES: bool = true;
+    // Takes the write lock up front, so a read inside the transaction
+    // cannot go stale before its write; another process's writer is waited
+    // for, up to the busy timeout.
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
-    // The write transaction already excludes every other writer.
+    // No row locks (SQLite has no `FOR UPDATE`): a write transaction
+    // already excludes every other writer.
     const CLAIM_LOCK: &'static str = "";
     const ROW_LOCK: &'static str = "";
+    // The two-argument `MAX` is SQLite's `GREATEST`.
     const GREATEST: &'static str = "MAX";
-
-    fn rows_affected(result: &SqliteQueryResult) -> u64 {
-        result.rows_affected()
-    }
 }
 
 /// Calls, recordings, the outbox and idempotency keys in a SQLite database.
@@ -109,12 +109,7 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(BUSY_TIMEOUT);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(POOL_SIZE)
-            .connect_with(options)
-            .await
-            .map_err(db_error)?;
-        Self::connect_with(pool).await
+        Self::connect_with(Db::<SqliteDialect>::open_pool(POOL_SIZE, options).await?).await
     }
 
     /// Uses an existing pool and applies the embedded migrations.
@@ -123,40 +118,17 @@ impl SqliteStore {
     /// [module docs](self) they should enable WAL, `synchronous = FULL`,
     /// foreign keys and a busy timeout, as [`connect`](Self::connect) does.
     pub async fn connect_with(pool: SqlitePool) -> Result<Self, StoreError> {
-        MIGRATOR.run(&pool).await.map_err(migrate_error)?;
-        Ok(Self { db: Db::new(pool) })
-    }
-
-    /// The connection pool.
-    pub fn pool(&self) -> &SqlitePool {
-        &self.db.pool
-    }
-
-    /// A usage ledger in the same database, sharing the pool and the write
-    /// queue, so billed and reserved minutes survive a restart.
-    pub fn usage_ledger(&self) -> SqliteUsageLedger {
-        SqliteUsageLedger {
-            db: self.db.clone(),
-        }
-    }
-
-    /// Closes the pool, waiting for connections in use to be returned.
-    /// Later calls fail with [`StoreError::Unavailable`].
-    pub async fn close(&self) {
-        self.db.pool.close().await;
+        Ok(Self {
+            db: Db::migrated(pool, &MIGRATOR).await?,
+        })
     }
 }
 
-impl fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_db(f, "SqliteStore", &self.db)
-    }
-}
-
-fn debug_db(f: &mut fmt::Formatter<'_>, name: &str, db: &Db<SqliteDialect>) -> fmt::Result {
+/// Names the database file (the options hold nothing secret).
+fn debug_pool(f: &mut fmt::Formatter<'_>, name: &str, pool: &SqlitePool) -> fmt::Result {
     f.debug_struct(name)
-        .field("file", &db.pool.connect_options().get_filename())
-        .field("connections", &db.pool.size())
+        .field("file", &pool.connect_options().get_filename())
+        .field("connections", &pool.size())
         .finish_non_exhaustive()
 }
 
@@ -175,10 +147,11 @@ pub struct SqliteUsageLedger {
     db: Db<SqliteDialect>,
 }
 
-impl fmt::Debug for SqliteUsageLedger {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_db(f, "SqliteUsageLedger", &self.db)
-    }
-}
-
-delegate_store!(SqliteStore, SqliteUsageLedger);
+delegate_store!(
+    /// A usage ledger in the same database, sharing the pool and the write
+    /// queue, so billed and reserved minutes survive a restart.
+    SqliteStore,
+    SqliteUsageLedger,
+    SqlitePool,
+    debug_pool
+);

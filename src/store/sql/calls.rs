@@ -1,12 +1,14 @@
 //! Calls and their recordings.
 
 use bytes::Bytes;
+use sqlx::Database;
+use sqlx::query::Query;
 
 use super::codec::{
-    Param, UNFINISHED_SQL, corrupt, db_error, decode_call, encode_call, list_query, nanos,
-    version_column,
+    CallColumns, Param, UNFINISHED_SQL, corrupt, db_error, decode_call, encode_call, list_query,
+    nanos, version_column,
 };
-use super::{Db, shared};
+use super::{Db, RowsAffected, shared};
 use crate::domain::CallId;
 use crate::store::{ListPage, ListQuery, NewEvent, Recording, StoreError, StoredCall};
 
@@ -19,25 +21,38 @@ fn decode_calls(rows: Vec<(String, i64, String)>) -> Result<Vec<StoredCall>, Sto
 
 shared! {
 impl Db<D> {
+    /// Binds a call's columns as `$1` to `$7`, in the order of
+    /// [`CallColumns`]' fields: `id, key_id, account_id, created_ns, status,
+    /// version, doc`.
+    fn bind_call<'q>(
+        query: Query<'q, D::Db, <D::Db as Database>::Arguments<'q>>,
+        c: &'q CallColumns,
+    ) -> Query<'q, D::Db, <D::Db as Database>::Arguments<'q>> {
+        query
+            .bind(c.id.as_str())
+            .bind(c.key_id.as_str())
+            .bind(c.account_id.as_str())
+            .bind(c.created_ns)
+            .bind(c.status)
+            .bind(c.version)
+            .bind(c.doc.as_str())
+    }
+
     /// `CallStore::insert`.
     pub(crate) async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
         let c = encode_call(call)?;
         let _turn = self.turn().await;
-        let inserted = sqlx::query(
-            "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+        let inserted = Self::bind_call(
+            sqlx::query(
+                "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+            ),
+            &c,
         )
-        .bind(c.id.as_str())
-        .bind(c.key_id.as_str())
-        .bind(c.account_id.as_str())
-        .bind(c.created_ns)
-        .bind(c.status)
-        .bind(c.version)
-        .bind(c.doc.as_str())
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
-        if D::rows_affected(&inserted) == 0 {
+        if inserted.changed() == 0 {
             return Err(StoreError::AlreadyExists(call.record.id.clone()));
         }
         Ok(())
@@ -74,22 +89,18 @@ impl Db<D> {
         // On PostgreSQL a concurrent update of the row waits for this one's
         // commit, then re-checks `version` against the committed row and
         // matches nothing; on SQLite the write transactions take turns.
-        let updated = sqlx::query(
-            "UPDATE calls SET key_id = $1, account_id = $2, created_ns = $3, status = $4, \
-             version = $5, doc = $6 WHERE id = $7 AND version = $8",
+        let updated = Self::bind_call(
+            sqlx::query(
+                "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
+                 version = $6, doc = $7 WHERE id = $1 AND version = $8",
+            ),
+            &c,
         )
-        .bind(c.key_id.as_str())
-        .bind(c.account_id.as_str())
-        .bind(c.created_ns)
-        .bind(c.status)
-        .bind(c.version)
-        .bind(c.doc.as_str())
-        .bind(c.id.as_str())
         .bind(expected)
         .execute(tx.conn())
         .await
         .map_err(db_error)?;
-        if D::rows_affected(&updated) == 0 {
+        if updated.changed() == 0 {
             // Any row will do: only whether there is one matters.
             let exists = sqlx::query("SELECT 1 FROM calls WHERE id = $1")
                 .bind(c.id.as_str())
@@ -152,10 +163,8 @@ impl Db<D> {
                 Param::Text(value) => rows.bind(value),
             };
         }
-        let rows: Vec<(String, i64, String)> = rows
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db_error)?;
+        let rows: Vec<(String, i64, String)> =
+            rows.fetch_all(&self.pool).await.map_err(db_error)?;
         let mut calls = decode_calls(rows)?;
         let has_more = calls.len() > query.limit;
         calls.truncate(query.limit);
@@ -195,7 +204,7 @@ impl Db<D> {
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
-        if D::rows_affected(&stored) == 0 {
+        if stored.changed() == 0 {
             return Err(StoreError::NotFound(id.clone()));
         }
         Ok(())

@@ -43,18 +43,23 @@ mod usage;
 
 use std::sync::Arc;
 
-use sqlx::pool::PoolConnection;
-use sqlx::{Database, Pool, Transaction};
+use sqlx::migrate::{Migrate, Migrator};
+use sqlx::pool::{PoolConnection, PoolOptions};
+use sqlx::{Connection, Database, Pool, Transaction};
 use tokio::sync::{Mutex, MutexGuard};
 
 use crate::store::StoreError;
-use codec::db_error;
+use codec::{db_error, migrate_error};
 
 /// What sets one SQL backend apart from the other; everything else is
 /// shared (see the [module docs](self)).
+///
+/// The defaults are standard SQL as PostgreSQL speaks it, for a backend
+/// whose writers run in parallel and serialise on row locks; a backend
+/// overrides what it does differently.
 pub(crate) trait Dialect: Send + Sync + 'static {
     /// The sqlx driver.
-    type Db: Database;
+    type Db: Database<QueryResult: RowsAffected, Connection: Migrate>;
 
     /// Whether this process queues its writes on an async mutex.
     ///
@@ -62,35 +67,46 @@ pub(crate) trait Dialect: Send + Sync + 'static {
     /// their turn instead of spinning on `SQLITE_BUSY`. Where it is true, a
     /// sequence of statements that would tolerate other writers in between
     /// (idempotency `begin`) runs as one write transaction, since the turn
-    /// serialises it anyway; where it is false (PostgreSQL), it runs as
-    /// separate statements, so it holds no locks between them.
-    const QUEUE_WRITES: bool;
+    /// serialises it anyway; where it is false, it runs as separate
+    /// statements, so it holds no locks between them.
+    const QUEUE_WRITES: bool = false;
 
-    /// The statement that begins a write transaction. SQLite's
-    /// `BEGIN IMMEDIATE` takes the write lock up front, so a read inside the
-    /// transaction cannot go stale before its write (another process's
-    /// writer is waited for, up to the busy timeout).
-    const BEGIN_WRITE: &'static str;
+    /// The statement that begins a write transaction.
+    const BEGIN_WRITE: &'static str = "BEGIN";
 
-    /// Appended to the query that selects due events for a claim: on
-    /// PostgreSQL, `FOR UPDATE OF o SKIP LOCKED`, so instances claiming at
-    /// once skip each other's rows instead of waiting for them. Empty (or
-    /// starting with a space).
-    const CLAIM_LOCK: &'static str;
+    /// Appended to the query that selects due events for a claim (alias
+    /// `o`), so instances claiming at once skip each other's rows instead
+    /// of waiting for them. Empty, or starting with a space.
+    const CLAIM_LOCK: &'static str = " FOR UPDATE OF o SKIP LOCKED";
 
-    /// Appended to a read whose row the transaction will update, to lock
-    /// the row against other writers until the commit: `FOR UPDATE` on
-    /// PostgreSQL; empty on SQLite, whose write transaction already excludes
-    /// every other writer. Empty (or starting with a space).
-    const ROW_LOCK: &'static str;
+    /// Appended to a read whose row the transaction then updates, to lock
+    /// the row against other writers until the commit. Empty, or starting
+    /// with a space.
+    const ROW_LOCK: &'static str = " FOR UPDATE";
 
-    /// The scalar function for the larger of two values (`GREATEST`;
-    /// SQLite's two-argument `MAX`).
-    const GREATEST: &'static str;
+    /// The scalar function for the larger of two values.
+    const GREATEST: &'static str = "GREATEST";
+}
 
-    /// How many rows a statement changed (sqlx has no backend-neutral way
-    /// to ask).
-    fn rows_affected(result: &<Self::Db as Database>::QueryResult) -> u64;
+/// How many rows a statement changed: sqlx has no backend-neutral way to
+/// ask.
+pub(crate) trait RowsAffected {
+    /// Rows inserted, updated or deleted.
+    fn changed(&self) -> u64;
+}
+
+#[cfg(feature = "sqlite")]
+impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
+    fn changed(&self) -> u64 {
+        self.rows_affected()
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl RowsAffected for sqlx::postgres::PgQueryResult {
+    fn changed(&self) -> u64 {
+        self.rows_affected()
+    }
 }
 
 /// Writes `impl<D: Dialect> <type> where <bounds> { … }` with the bounds the
@@ -138,8 +154,34 @@ impl<D: Dialect> Clone for Db<D> {
     }
 }
 
+/// The options a connection of `D` is opened with.
+pub(crate) type ConnectOptions<D> =
+    <<<D as Dialect>::Db as Database>::Connection as Connection>::Options;
+
 impl<D: Dialect> Db<D> {
-    /// Wraps a pool (whose migrations have been applied).
+    /// Opens a pool of at most `size` connections.
+    pub(crate) async fn open_pool(
+        size: u32,
+        options: ConnectOptions<D>,
+    ) -> Result<Pool<D::Db>, StoreError> {
+        PoolOptions::new()
+            .max_connections(size)
+            .connect_with(options)
+            .await
+            .map_err(db_error)
+    }
+
+    /// Applies the backend's embedded migrations to `pool` (those applied
+    /// already are skipped) and wraps it.
+    pub(crate) async fn migrated(
+        pool: Pool<D::Db>,
+        migrator: &Migrator,
+    ) -> Result<Self, StoreError> {
+        migrator.run(&pool).await.map_err(migrate_error)?;
+        Ok(Self::new(pool))
+    }
+
+    /// Wraps a pool whose migrations have been applied.
     pub(crate) fn new(pool: Pool<D::Db>) -> Self {
         Self {
             pool,
@@ -229,11 +271,46 @@ impl<DB: Database> Steps<'_, DB> {
     }
 }
 
-/// Implements the store traits for a public store type and the usage
-/// ledger trait for its ledger type, by handing every call to the [`Db`]
-/// each holds in a field named `db`.
+/// What the public store and ledger types of both backends have in common,
+/// written once: `pool`, `usage_ledger` (documented by the docs given) and
+/// `close` on the store, `Debug` on both (by `$debug(f, name, pool)`), and
+/// the store and ledger traits, each call handed to the [`Db`] the types
+/// hold in a field named `db`.
 macro_rules! delegate_store {
-    ($store:ty, $ledger:ty) => {
+    ($(#[$ledger_doc:meta])* $store:ident, $ledger:ident, $pool:ty, $debug:path) => {
+        impl $store {
+            /// The connection pool.
+            pub fn pool(&self) -> &$pool {
+                &self.db.pool
+            }
+
+            $(#[$ledger_doc])*
+            pub fn usage_ledger(&self) -> $ledger {
+                $ledger {
+                    db: self.db.clone(),
+                }
+            }
+
+            /// Closes the pool, waiting for connections in use to be returned.
+            /// Later calls fail with
+            /// [`StoreError::Unavailable`](crate::store::StoreError::Unavailable).
+            pub async fn close(&self) {
+                self.db.pool.close().await;
+            }
+        }
+
+        impl std::fmt::Debug for $store {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                $debug(f, stringify!($store), &self.db.pool)
+            }
+        }
+
+        impl std::fmt::Debug for $ledger {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                $debug(f, stringify!($ledger), &self.db.pool)
+            }
+        }
+
         #[async_trait::async_trait]
         impl $crate::store::CallStore for $store {
             async fn insert(

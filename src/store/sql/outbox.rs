@@ -8,7 +8,7 @@ use super::codec::{
     EVENT_COLUMNS, EventRow, db_error, delivery_status_name, duration_nanos, from_nanos, lease_sql,
     nanos, sql_int,
 };
-use super::{Db, shared};
+use super::{Db, RowsAffected, shared};
 use crate::domain::CallId;
 use crate::store::{AttemptOutcome, DeliveryState, DeliveryStatus, PendingDelivery, StoreError};
 
@@ -149,7 +149,7 @@ impl Db<D> {
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
-        Ok(D::rows_affected(&updated) > 0)
+        Ok(updated.changed() > 0)
     }
 }
 }
