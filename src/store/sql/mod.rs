@@ -14,14 +14,19 @@
 //! - spelling (`GREATEST` versus SQLite's scalar `MAX`).
 //!
 //! Everything else — every statement, the order they run in, how rows
-//! decode ([`codec`]) — is shared. The backend modules
-//! ([`sqlite`](crate::store::sqlite), [`postgres`](crate::store::postgres))
-//! keep what is theirs alone: the public types, connect options, pools,
-//! migrations and, for PostgreSQL, the rate limiter.
+//! decode ([`codec`]), opening pools and applying migrations — is shared.
+//! The backend modules ([`sqlite`](crate::store::sqlite),
+//! [`postgres`](crate::store::postgres)) keep what is theirs alone: their
+//! [`Dialect`], the public types and their constructors, connect options,
+//! the embedded migrations and, for PostgreSQL, the rate limiter.
 //!
 //! Statements number their parameters `$1, $2, …`, which both drivers
 //! accept, so placeholders need no dialect (statements written at run time
 //! number theirs too: [`codec::Statement`]).
+//!
+//! A column added to a table is written in one place: the statements here
+//! and, for calls, [`codec::CallColumns`] (bound by one function for both
+//! `insert` and `update`). Only the migrations exist once per backend.
 //!
 //! # Bounds
 //!
@@ -31,9 +36,13 @@
 //! on [`Dialect`]. They are written once, in the `shared!` macro, and every
 //! generic `impl` block of this module is written through it.
 //!
-//! The public store types wrap a [`Db`] and implement the store traits by
-//! handing each call to it; `delegate_store!` writes those impls once for
-//! both backends.
+//! # Public types
+//!
+//! The public store and ledger types of each backend wrap a [`Db`]. The
+//! store traits, the accessors both backends offer (`pool`, `usage_ledger`,
+//! `close`) and `Debug` are written once, in `delegate_store!`, which hands
+//! each call to the [`Db`]: the traits' impls must be on the public types,
+//! and a generic public type would put the dialect in the public API.
 
 mod calls;
 pub(crate) mod codec;
