@@ -153,3 +153,74 @@ impl Db<D> {
     }
 }
 }
+
+#[cfg(all(test, feature = "sqlite"))]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use bytes::Bytes;
+
+    use super::LEASE_BATCH;
+    use crate::domain::{ApiKey, CallId, CallRecord, EventKind};
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{CallStore, EventOutbox, NewEvent, StoredCall};
+
+    /// A claim larger than one lease statement leases every event it hands
+    /// out, once.
+    #[tokio::test]
+    async fn large_claims_lease_in_batches() {
+        let path =
+            std::env::temp_dir().join(format!("agentcall-lease-{}.sqlite", CallId::generate()));
+        let store = SqliteStore::open(&path).await.expect("open");
+        let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("a time");
+        let key = ApiKey::new("lease").id();
+        let events = LEASE_BATCH + 1;
+        for _ in 0..events {
+            let call = StoredCall {
+                record: CallRecord::queued(CallId::generate(), "+14155550123", "Hi"),
+                account_id: "acct".parse().expect("account id"),
+                key_id: key.clone(),
+                created_at: at,
+                caller_id: "+14155550100".into(),
+                context: None,
+                fields: Vec::new(),
+                webhook_url: None,
+                reserved_minutes: 0,
+                extraction_notes: BTreeMap::new(),
+                version: 0,
+            };
+            store.insert(&call).await.expect("insert");
+            let event = NewEvent {
+                event_id: format!("{}:completed", call.record.id),
+                call_id: call.record.id.clone(),
+                account_id: call.account_id.clone(),
+                kind: EventKind::Completed,
+                url: "https://example.com/hook".into(),
+                body: Bytes::from_static(b"{}"),
+                created_at: at,
+                first_attempt_at: at,
+            };
+            store.update(&call, vec![event]).await.expect("update");
+        }
+        let lease = std::time::Duration::from_secs(60);
+        let claimed = store
+            .claim_due(at, events + 10, lease)
+            .await
+            .expect("claim");
+        let ids: BTreeSet<_> = claimed.iter().map(|d| d.event.event_id.clone()).collect();
+        assert_eq!(ids.len(), events);
+        assert!(
+            store
+                .claim_due(at, events, lease)
+                .await
+                .expect("claim")
+                .is_empty(),
+            "every claimed event is leased"
+        );
+        assert_eq!(store.next_due().await.expect("next due"), Some(at + lease));
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+}
