@@ -103,7 +103,9 @@ pub(crate) const UNFINISHED_SQL: &str = "('queued', 'dialing', 'in_progress')";
 /// A value bound to a statement written at run time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Param<'a> {
+    /// An integer (times, counts, cursors).
     Int(i64),
+    /// A string (ids, wire names).
     Text(&'a str),
 }
 

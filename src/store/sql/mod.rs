@@ -248,8 +248,8 @@ impl<DB: Database> WriteTx<'_, DB> {
     }
 
     /// Rolls back now rather than on drop, so the write lock is released
-    /// before the turn is (a dropped transaction rolls back later, on the
-    /// connection's next use).
+    /// before the turn is (dropping a transaction only queues its
+    /// rollback).
     async fn rollback(self) -> Result<(), StoreError> {
         self.tx.rollback().await.map_err(db_error)
     }
