@@ -1,5 +1,5 @@
-//! What the SQL stores share: how records become rows and back, and the
-//! arithmetic both backends must agree on.
+//! How records become rows and back, and the arithmetic both SQL backends
+//! must agree on.
 //!
 //! # Row layout
 //!
@@ -29,7 +29,6 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use serde::de::IntoDeserializer;
 use serde::{Deserialize, Serialize};
-use sqlx::{Database, Encode, QueryBuilder, Type};
 
 /// Stored data that does not decode.
 #[derive(Debug)]
@@ -50,6 +49,11 @@ pub(crate) fn corrupt(what: impl Into<String>) -> StoreError {
 
 /// A store error for a failed database operation.
 pub(crate) fn db_error(error: sqlx::Error) -> StoreError {
+    StoreError::Unavailable(Box::new(error))
+}
+
+/// A store error for embedded migrations that failed to apply.
+pub(crate) fn migrate_error(error: sqlx::migrate::MigrateError) -> StoreError {
     StoreError::Unavailable(Box::new(error))
 }
 
@@ -96,6 +100,45 @@ pub(crate) fn version_column(version: u64, id: &CallId) -> Result<i64, StoreErro
 /// migrations, so the query uses it.
 pub(crate) const UNFINISHED_SQL: &str = "('queued', 'dialing', 'in_progress')";
 
+/// A value bound to a statement written at run time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Param<'a> {
+    /// An integer (times, counts, cursors).
+    Int(i64),
+    /// A string (ids, wire names).
+    Text(&'a str),
+}
+
+/// A statement written at run time, with its parameters in `$N` order
+/// (both drivers take `$N` placeholders).
+///
+/// Not sqlx's `QueryBuilder`: running its query from generic code borrows
+/// the builder for as long as the values bound to it live.
+#[derive(Debug)]
+pub(crate) struct Statement<'a> {
+    pub(crate) sql: String,
+    pub(crate) params: Vec<Param<'a>>,
+}
+
+impl<'a> Statement<'a> {
+    fn new(sql: &str) -> Self {
+        Self {
+            sql: sql.to_owned(),
+            params: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, sql: &str) {
+        self.sql.push_str(sql);
+    }
+
+    /// Appends the next placeholder, standing for `param`.
+    fn push_bind(&mut self, param: Param<'a>) {
+        self.params.push(param);
+        self.sql.push_str(&format!("${}", self.params.len()));
+    }
+}
+
 /// The page query of [`ListQuery`]: `id, version, doc` of at most
 /// `limit + 1` calls, newest first, so the caller can tell `has_more`.
 ///
@@ -103,44 +146,52 @@ pub(crate) const UNFINISHED_SQL: &str = "('queued', 'dialing', 'in_progress')";
 /// conditions in use are written, so the cursor is a range condition on the
 /// `(key_id, created_ns, id)` index and a page costs O(limit) rows read
 /// (plus those a status filter skips), however deep it is.
-pub(crate) fn list_query<'a, DB>(
+pub(crate) fn list_query<'a>(
     query: &'a ListQuery,
     cursor: Option<(i64, &'a str)>,
-) -> QueryBuilder<'a, DB>
-where
-    DB: Database,
-    DB::Arguments<'a>: Default,
-    &'a str: Encode<'a, DB> + Type<DB>,
-    i64: Encode<'a, DB> + Type<DB>,
-{
-    let mut sql = QueryBuilder::new("SELECT id, version, doc FROM calls WHERE key_id = ");
-    sql.push_bind(query.key_id.as_str());
+) -> Statement<'a> {
+    let mut sql = Statement::new("SELECT id, version, doc FROM calls WHERE key_id = ");
+    sql.push_bind(Param::Text(query.key_id.as_str()));
     if let Some((created_ns, id)) = cursor {
         sql.push(" AND (created_ns, id) < (");
-        sql.push_bind(created_ns);
+        sql.push_bind(Param::Int(created_ns));
         sql.push(", ");
-        sql.push_bind(id);
+        sql.push_bind(Param::Text(id));
         sql.push(")");
     }
     if let Some(after) = query.created_after {
         sql.push(" AND created_ns > ");
-        sql.push_bind(nanos(after));
+        sql.push_bind(Param::Int(nanos(after)));
     }
     if let Some(before) = query.created_before {
         sql.push(" AND created_ns < ");
-        sql.push_bind(nanos(before));
+        sql.push_bind(Param::Int(nanos(before)));
     }
     if !query.statuses.is_empty() {
         sql.push(" AND status IN (");
-        let mut statuses = sql.separated(", ");
-        for status in &query.statuses {
-            statuses.push_bind(status.as_str());
+        for (i, status) in query.statuses.iter().enumerate() {
+            if i > 0 {
+                sql.push(", ");
+            }
+            sql.push_bind(Param::Text(status.as_str()));
         }
         sql.push(")");
     }
     sql.push(" ORDER BY created_ns DESC, id DESC LIMIT ");
-    sql.push_bind(sql_int(query.limit).saturating_add(1));
+    sql.push_bind(Param::Int(sql_int(query.limit).saturating_add(1)));
     sql
+}
+
+/// `UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ($2, …)` with `seqs`
+/// placeholders for the `seq`s: the lease of a claim.
+pub(crate) fn lease_sql(seqs: usize) -> String {
+    let placeholders: Vec<String> = (2..seqs.saturating_add(2))
+        .map(|n| format!("${n}"))
+        .collect();
+    format!(
+        "UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ({})",
+        placeholders.join(", ")
+    )
 }
 
 /// The call's columns as the stores write them.
@@ -518,6 +569,37 @@ mod tests {
                 status
             );
         }
+    }
+
+    #[test]
+    fn run_time_statements_number_their_parameters() {
+        let key = ApiKey::new("k").id();
+        let mut query = ListQuery::new(key.clone(), 10);
+        query.statuses = vec![CallStatus::Queued, CallStatus::Completed];
+        query.created_after = Some(from_nanos(5));
+        let list = list_query(&query, Some((7, "call_x")));
+        assert_eq!(
+            list.sql,
+            "SELECT id, version, doc FROM calls WHERE key_id = $1 \
+             AND (created_ns, id) < ($2, $3) AND created_ns > $4 AND status IN ($5, $6) \
+             ORDER BY created_ns DESC, id DESC LIMIT $7"
+        );
+        assert_eq!(
+            list.params,
+            [
+                Param::Text(key.as_str()),
+                Param::Int(7),
+                Param::Text("call_x"),
+                Param::Int(5),
+                Param::Text("queued"),
+                Param::Text("completed"),
+                Param::Int(11),
+            ]
+        );
+        assert_eq!(
+            lease_sql(2),
+            "UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ($2, $3)"
+        );
     }
 
     #[test]

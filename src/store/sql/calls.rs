@@ -1,0 +1,227 @@
+//! Calls and their recordings.
+
+use bytes::Bytes;
+use sqlx::Database;
+use sqlx::query::Query;
+
+use super::codec::{
+    CallColumns, Param, UNFINISHED_SQL, corrupt, db_error, decode_call, encode_call, list_query,
+    nanos, version_column,
+};
+use super::{Db, RowsAffected, shared};
+use crate::domain::CallId;
+use crate::store::{ListPage, ListQuery, NewEvent, Recording, StoreError, StoredCall};
+
+/// Decodes `(id, version, doc)` rows.
+fn decode_calls(rows: Vec<(String, i64, String)>) -> Result<Vec<StoredCall>, StoreError> {
+    rows.iter()
+        .map(|(id, version, doc)| decode_call(id, *version, doc))
+        .collect()
+}
+
+shared! {
+impl Db<D> {
+    /// Binds a call's columns as `$1` to `$7`, in the order of
+    /// [`CallColumns`]' fields: `id, key_id, account_id, created_ns, status,
+    /// version, doc`.
+    fn bind_call<'q>(
+        query: Query<'q, D::Db, <D::Db as Database>::Arguments<'q>>,
+        c: &'q CallColumns,
+    ) -> Query<'q, D::Db, <D::Db as Database>::Arguments<'q>> {
+        query
+            .bind(c.id.as_str())
+            .bind(c.key_id.as_str())
+            .bind(c.account_id.as_str())
+            .bind(c.created_ns)
+            .bind(c.status)
+            .bind(c.version)
+            .bind(c.doc.as_str())
+    }
+
+    /// `CallStore::insert`.
+    pub(crate) async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
+        let c = encode_call(call)?;
+        let _turn = self.turn().await;
+        let inserted = Self::bind_call(
+            sqlx::query(
+                "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+            ),
+            &c,
+        )
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if inserted.changed() == 0 {
+            return Err(StoreError::AlreadyExists(call.record.id.clone()));
+        }
+        Ok(())
+    }
+
+    /// `CallStore::get`.
+    pub(crate) async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
+        let row: Option<(String, i64, String)> =
+            sqlx::query_as("SELECT id, version, doc FROM calls WHERE id = $1")
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_error)?;
+        row.map(|(id, version, doc)| decode_call(&id, version, &doc))
+            .transpose()
+    }
+
+    /// `CallStore::update`: compare-and-set on the version, and the events
+    /// in the same transaction.
+    pub(crate) async fn update(
+        &self,
+        call: &StoredCall,
+        events: Vec<NewEvent>,
+    ) -> Result<u64, StoreError> {
+        let id = &call.record.id;
+        let next_version = call
+            .version
+            .checked_add(1)
+            .ok_or_else(|| corrupt(format!("call {id}: version overflow")))?;
+        let mut c = encode_call(call)?;
+        c.version = version_column(next_version, id)?;
+        let expected = version_column(call.version, id)?;
+        let mut tx = self.write().await?;
+        // On PostgreSQL a concurrent update of the row waits for this one's
+        // commit, then re-checks `version` against the committed row and
+        // matches nothing; on SQLite the write transactions take turns.
+        let updated = Self::bind_call(
+            sqlx::query(
+                "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
+                 version = $6, doc = $7 WHERE id = $1 AND version = $8",
+            ),
+            &c,
+        )
+        .bind(expected)
+        .execute(tx.conn())
+        .await
+        .map_err(db_error)?;
+        if updated.changed() == 0 {
+            // Any row will do: only whether there is one matters.
+            let exists = sqlx::query("SELECT 1 FROM calls WHERE id = $1")
+                .bind(c.id.as_str())
+                .fetch_optional(tx.conn())
+                .await
+                .map_err(db_error)?;
+            return Err(match exists {
+                Some(_) => StoreError::Conflict {
+                    id: id.clone(),
+                    expected: call.version,
+                },
+                None => StoreError::NotFound(id.clone()),
+            });
+        }
+        for event in &events {
+            sqlx::query(
+                "INSERT INTO outbox (event_id, call_id, account_id, kind, url, body, created_ns, \
+                 first_attempt_ns, next_attempt_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) \
+                 ON CONFLICT (event_id) DO NOTHING",
+            )
+            .bind(event.event_id.as_str())
+            .bind(event.call_id.as_str())
+            .bind(event.account_id.as_str())
+            .bind(event.kind.as_str())
+            .bind(event.url.as_str())
+            .bind(event.body.as_ref())
+            .bind(nanos(event.created_at))
+            .bind(nanos(event.first_attempt_at))
+            .execute(tx.conn())
+            .await
+            .map_err(db_error)?;
+        }
+        tx.commit().await?;
+        Ok(next_version)
+    }
+
+    /// `CallStore::list`: one range scan of the `(key_id, created_ns, id)`
+    /// index from the cursor.
+    pub(crate) async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+        let cursor = match &query.starting_after {
+            Some(cursor) => {
+                let created_ns: Option<i64> = sqlx::query_scalar(
+                    "SELECT created_ns FROM calls WHERE id = $1 AND key_id = $2",
+                )
+                .bind(cursor.as_str())
+                .bind(query.key_id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_error)?;
+                let created_ns = created_ns.ok_or_else(|| StoreError::NotFound(cursor.clone()))?;
+                Some((created_ns, cursor.as_str()))
+            }
+            None => None,
+        };
+        let statement = list_query(query, cursor);
+        let mut rows = sqlx::query_as(&statement.sql);
+        for param in &statement.params {
+            rows = match *param {
+                Param::Int(value) => rows.bind(value),
+                Param::Text(value) => rows.bind(value),
+            };
+        }
+        let rows: Vec<(String, i64, String)> =
+            rows.fetch_all(&self.pool).await.map_err(db_error)?;
+        let mut calls = decode_calls(rows)?;
+        let has_more = calls.len() > query.limit;
+        calls.truncate(query.limit);
+        Ok(ListPage { calls, has_more })
+    }
+
+    /// `CallStore::unfinished`, on the `calls_unfinished` index.
+    pub(crate) async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
+        let sql = format!(
+            "SELECT id, version, doc FROM calls WHERE status IN {UNFINISHED_SQL} \
+             ORDER BY created_ns, id"
+        );
+        let rows = sqlx::query_as(&sql)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        decode_calls(rows)
+    }
+
+    /// `CallStore::put_recording`: one statement that stores nothing when
+    /// the call is unknown.
+    pub(crate) async fn put_recording(
+        &self,
+        id: &CallId,
+        recording: Recording,
+    ) -> Result<(), StoreError> {
+        let _turn = self.turn().await;
+        let stored = sqlx::query(
+            "INSERT INTO recordings (call_id, content_type, bytes) \
+             SELECT id, $2, $3 FROM calls WHERE id = $1 \
+             ON CONFLICT (call_id) DO UPDATE SET content_type = excluded.content_type, \
+             bytes = excluded.bytes",
+        )
+        .bind(id.as_str())
+        .bind(recording.content_type.as_str())
+        .bind(recording.bytes.as_ref())
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if stored.changed() == 0 {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        Ok(())
+    }
+
+    /// `CallStore::recording`.
+    pub(crate) async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError> {
+        let row: Option<(String, Vec<u8>)> =
+            sqlx::query_as("SELECT content_type, bytes FROM recordings WHERE call_id = $1")
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_error)?;
+        Ok(row.map(|(content_type, bytes)| Recording {
+            content_type,
+            bytes: Bytes::from(bytes),
+        }))
+    }
+}
+}

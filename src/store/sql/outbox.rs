@@ -1,0 +1,226 @@
+//! The webhook outbox: events wait here until they are delivered or given up.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::codec::{
+    EVENT_COLUMNS, EventRow, db_error, delivery_status_name, duration_nanos, from_nanos, lease_sql,
+    nanos, sql_int,
+};
+use super::{Db, RowsAffected, shared};
+use crate::domain::CallId;
+use crate::store::{AttemptOutcome, DeliveryState, DeliveryStatus, PendingDelivery, StoreError};
+
+/// Events leased by one statement at most: keeps a claim of any size
+/// within both drivers' limits on bound parameters.
+const LEASE_BATCH: usize = 500;
+
+shared! {
+impl Db<D> {
+    /// `EventOutbox::claim_due`: reads the due events and pushes their next
+    /// attempt to `now + lease` in one write transaction, so no event is
+    /// handed out twice within its lease.
+    pub(crate) async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+        lease: Duration,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
+        let now = nanos(now);
+        let until = now.saturating_add(duration_nanos(lease));
+        // An event waits while an earlier event of its call has no attempt
+        // (spec 6.1 rule 4); a claimed but unattempted event still counts.
+        // With PostgreSQL's `SKIP LOCKED`, rows another instance is claiming
+        // are skipped, not waited for; a row claimed and committed meanwhile
+        // is re-checked against `next_attempt_ns <= now` and dropped.
+        let sql = format!(
+            "SELECT {EVENT_COLUMNS} FROM outbox o \
+             WHERE o.next_attempt_ns IS NOT NULL AND o.next_attempt_ns <= $1 \
+             AND NOT EXISTS (SELECT 1 FROM outbox p \
+                 WHERE p.call_id = o.call_id AND p.seq < o.seq AND p.attempts = 0) \
+             ORDER BY o.next_attempt_ns, o.seq LIMIT $2{}",
+            D::CLAIM_LOCK
+        );
+        let mut tx = self.write().await?;
+        let rows: Vec<EventRow> = sqlx::query_as(&sql)
+            .bind(now)
+            .bind(sql_int(limit))
+            .fetch_all(tx.conn())
+            .await
+            .map_err(db_error)?;
+        let seqs: Vec<i64> = rows.iter().map(|row| row.seq).collect();
+        for batch in seqs.chunks(LEASE_BATCH) {
+            let sql = lease_sql(batch.len());
+            let mut lease = sqlx::query(&sql).bind(until);
+            for seq in batch {
+                lease = lease.bind(*seq);
+            }
+            lease.execute(tx.conn()).await.map_err(db_error)?;
+        }
+        let claimed = rows
+            .into_iter()
+            .map(EventRow::into_pending)
+            .collect::<Result<Vec<_>, _>>()?;
+        tx.commit().await?;
+        Ok(claimed)
+    }
+
+    /// `EventOutbox::record_attempt`.
+    pub(crate) async fn record_attempt(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError> {
+        let query = match outcome {
+            AttemptOutcome::Delivered { status } => sqlx::query(
+                "UPDATE outbox SET attempts = attempts + 1, status = $2, \
+                 last_response_status = $3, last_error = NULL, delivered_ns = $4, \
+                 next_attempt_ns = NULL WHERE event_id = $1",
+            )
+            .bind(event_id)
+            .bind(delivery_status_name(DeliveryStatus::Delivered))
+            .bind(i64::from(status))
+            .bind(nanos(now)),
+            AttemptOutcome::Failed {
+                status,
+                error,
+                retry_at,
+            } => sqlx::query(
+                "UPDATE outbox SET attempts = attempts + 1, status = COALESCE($2, status), \
+                 last_response_status = $3, last_error = $4, next_attempt_ns = $5 \
+                 WHERE event_id = $1",
+            )
+            .bind(event_id)
+            .bind(
+                retry_at
+                    .is_none()
+                    .then_some(delivery_status_name(DeliveryStatus::GaveUp)),
+            )
+            .bind(status.map(i64::from))
+            .bind(error)
+            .bind(retry_at.map(nanos)),
+        };
+        let _turn = self.turn().await;
+        query.execute(&self.pool).await.map_err(db_error)?;
+        Ok(())
+    }
+
+    /// `EventOutbox::next_due`, on the `outbox_due` index.
+    pub(crate) async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let due: Option<i64> = sqlx::query_scalar(
+            "SELECT MIN(next_attempt_ns) FROM outbox WHERE next_attempt_ns IS NOT NULL",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(due.map(from_nanos))
+    }
+
+    /// `EventOutbox::deliveries`, in emission order.
+    pub(crate) async fn deliveries(
+        &self,
+        call_id: &CallId,
+    ) -> Result<Vec<DeliveryState>, StoreError> {
+        let sql = format!("SELECT {EVENT_COLUMNS} FROM outbox WHERE call_id = $1 ORDER BY seq");
+        let rows: Vec<EventRow> = sqlx::query_as(&sql)
+            .bind(call_id.as_str())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        rows.into_iter().map(EventRow::into_state).collect()
+    }
+
+    /// `EventOutbox::redeliver`.
+    pub(crate) async fn redeliver(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let _turn = self.turn().await;
+        let updated = sqlx::query(
+            "UPDATE outbox SET status = $2, delivered_ns = NULL, next_attempt_ns = $3 \
+             WHERE event_id = $1",
+        )
+        .bind(event_id)
+        .bind(delivery_status_name(DeliveryStatus::Pending))
+        .bind(nanos(now))
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(updated.changed() > 0)
+    }
+}
+}
+
+#[cfg(all(test, feature = "sqlite"))]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use bytes::Bytes;
+
+    use super::LEASE_BATCH;
+    use crate::domain::{ApiKey, CallId, CallRecord, EventKind};
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{CallStore, EventOutbox, NewEvent, StoredCall};
+
+    /// A claim larger than one lease statement leases every event it hands
+    /// out, once.
+    #[tokio::test]
+    async fn large_claims_lease_in_batches() {
+        let path =
+            std::env::temp_dir().join(format!("agentcall-lease-{}.sqlite", CallId::generate()));
+        let store = SqliteStore::open(&path).await.expect("open");
+        let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("a time");
+        let key = ApiKey::new("lease").id();
+        let events = LEASE_BATCH + 1;
+        for _ in 0..events {
+            let call = StoredCall {
+                record: CallRecord::queued(CallId::generate(), "+14155550123", "Hi"),
+                account_id: "acct".parse().expect("account id"),
+                key_id: key.clone(),
+                created_at: at,
+                caller_id: "+14155550100".into(),
+                context: None,
+                fields: Vec::new(),
+                webhook_url: None,
+                reserved_minutes: 0,
+                extraction_notes: BTreeMap::new(),
+                version: 0,
+            };
+            store.insert(&call).await.expect("insert");
+            let event = NewEvent {
+                event_id: format!("{}:completed", call.record.id),
+                call_id: call.record.id.clone(),
+                account_id: call.account_id.clone(),
+                kind: EventKind::Completed,
+                url: "https://example.com/hook".into(),
+                body: Bytes::from_static(b"{}"),
+                created_at: at,
+                first_attempt_at: at,
+            };
+            store.update(&call, vec![event]).await.expect("update");
+        }
+        let lease = std::time::Duration::from_secs(60);
+        let claimed = store
+            .claim_due(at, events + 10, lease)
+            .await
+            .expect("claim");
+        let ids: BTreeSet<_> = claimed.iter().map(|d| d.event.event_id.clone()).collect();
+        assert_eq!(ids.len(), events);
+        assert!(
+            store
+                .claim_due(at, events, lease)
+                .await
+                .expect("claim")
+                .is_empty(),
+            "every claimed event is leased"
+        );
+        assert_eq!(store.next_due().await.expect("next due"), Some(at + lease));
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Minute usage: billed and reserved minutes per account and period.
+
+use chrono::{DateTime, Utc};
+
+use super::codec::{db_error, minutes_to_reserve, nanos, sql_int, usage_counts};
+use super::{Db, shared};
+use crate::domain::AccountId;
+use crate::guardrails::{OverMinuteCap, Usage};
+use crate::store::StoreError;
+
+shared! {
+impl Db<D> {
+    /// `UsageLedger::reserve`. The trait has no error channel: when the
+    /// database fails, the placement is refused rather than run unmetered.
+    pub(crate) async fn reserve(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        cap: u64,
+        max_minutes: u64,
+    ) -> Result<u64, OverMinuteCap> {
+        match self.try_reserve(account, period, cap, max_minutes).await {
+            Ok(0) => Err(OverMinuteCap),
+            Ok(grant) => Ok(grant),
+            Err(error) => {
+                tracing::error!(%error, %account, "usage ledger unavailable; refusing to reserve minutes");
+                Err(OverMinuteCap)
+            }
+        }
+    }
+
+    /// `UsageLedger::settle`; a database failure is logged and the
+    /// settlement lost.
+    pub(crate) async fn settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) {
+        if let Err(error) = self.try_settle(account, period, reserved, billed).await {
+            tracing::error!(%error, %account, reserved, billed, "usage ledger unavailable; settlement lost");
+        }
+    }
+
+    /// `UsageLedger::usage`; a database failure is logged and reported as
+    /// no usage.
+    pub(crate) async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
+        self.try_usage(account, period)
+            .await
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, %account, "usage ledger unavailable; reporting no usage");
+                Usage::default()
+            })
+    }
+
+    /// Reads and raises the period's row in one write transaction, with the
+    /// row locked where the dialect locks rows, so `billed + reserved`
+    /// never exceeds the cap.
+    async fn try_reserve(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        cap: u64,
+        max_minutes: u64,
+    ) -> Result<u64, StoreError> {
+        let period = nanos(period);
+        let mut tx = self.write().await?;
+        // The row must exist for a row lock to serialise first reservations.
+        sqlx::query(
+            "INSERT INTO usage (account_id, period_ns) VALUES ($1, $2) \
+             ON CONFLICT (account_id, period_ns) DO NOTHING",
+        )
+        .bind(account.as_str())
+        .bind(period)
+        .execute(tx.conn())
+        .await
+        .map_err(db_error)?;
+        let sql = format!(
+            "SELECT billed, reserved FROM usage WHERE account_id = $1 AND period_ns = $2{}",
+            D::ROW_LOCK
+        );
+        let (billed, reserved): (i64, i64) = sqlx::query_as(&sql)
+            .bind(account.as_str())
+            .bind(period)
+            .fetch_one(tx.conn())
+            .await
+            .map_err(db_error)?;
+        let (billed, reserved) = usage_counts(billed, reserved)?;
+        let grant = minutes_to_reserve(billed, reserved, cap, max_minutes);
+        if grant == 0 {
+            // Nothing to record, not even the empty row.
+            tx.rollback().await?;
+            return Ok(0);
+        }
+        sqlx::query(
+            "UPDATE usage SET reserved = reserved + $3 WHERE account_id = $1 AND period_ns = $2",
+        )
+        .bind(account.as_str())
+        .bind(period)
+        .bind(sql_int(grant))
+        .execute(tx.conn())
+        .await
+        .map_err(db_error)?;
+        tx.commit().await?;
+        Ok(grant)
+    }
+
+    /// Releases the reservation and bills what was used, in one upsert.
+    async fn try_settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), StoreError> {
+        let sql = format!(
+            "INSERT INTO usage (account_id, period_ns, billed, reserved) VALUES ($1, $2, $3, 0) \
+             ON CONFLICT (account_id, period_ns) DO UPDATE SET \
+                 reserved = {}(usage.reserved - $4, 0), billed = usage.billed + $3",
+            D::GREATEST
+        );
+        let _turn = self.turn().await;
+        sqlx::query(&sql)
+            .bind(account.as_str())
+            .bind(nanos(period))
+            .bind(sql_int(billed.min(reserved)))
+            .bind(sql_int(reserved))
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn try_usage(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+    ) -> Result<Usage, StoreError> {
+        let row: Option<(i64, i64)> = sqlx::query_as(
+            "SELECT billed, reserved FROM usage WHERE account_id = $1 AND period_ns = $2",
+        )
+        .bind(account.as_str())
+        .bind(nanos(period))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_error)?;
+        let (billed, reserved) = match row {
+            Some((billed, reserved)) => usage_counts(billed, reserved)?,
+            None => (0, 0),
+        };
+        Ok(Usage { billed, reserved })
+    }
+}
+}
