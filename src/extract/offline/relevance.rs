@@ -1,0 +1,239 @@
+use super::lexicon::{
+    BARE_QUESTION_WORDS, FILLERS, GENERIC_NAME_WORDS, STOPWORDS, STREET_SUFFIXES,
+};
+use super::profile::{FieldProfile, FieldUnit, NumberProfile, StringKind, ValueKind};
+use super::transcript::{Sentence, Transcript, Turn};
+use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::tokens::Token;
+use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
+use crate::extract::text::vocabulary::COLORS;
+
+pub(super) fn keyword_score(profile: &FieldProfile, stems: &[String]) -> f64 {
+    keyword_score_in(profile, &[stems])
+}
+
+/// For each keyword of `profile`, whether `stems` mention it.
+pub(super) fn keyword_mask(profile: &FieldProfile, stems: &[String]) -> Vec<bool> {
+    profile
+        .keywords
+        .iter()
+        .map(|k| {
+            stems
+                .iter()
+                .any(|s| !s.is_empty() && stems_match(&k.stem, s))
+        })
+        .collect()
+}
+
+/// Score of the union of several keyword masks; zero unless the field's
+/// required tokens (digits of its name) are all present.
+pub(super) fn mask_score(profile: &FieldProfile, masks: &[&[bool]]) -> f64 {
+    let hit = |i: usize| masks.iter().any(|m| m.get(i).copied().unwrap_or(false));
+    let required_ok = profile.required.iter().all(|r| {
+        profile
+            .keywords
+            .iter()
+            .enumerate()
+            .any(|(i, k)| k.stem == *r && hit(i))
+    });
+    if !required_ok {
+        return 0.0;
+    }
+    profile
+        .keywords
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| hit(*i))
+        .map(|(_, k)| k.weight)
+        .sum()
+}
+
+/// Keyword score over several stem lists taken together (each keyword
+/// counts once).
+pub(super) fn keyword_score_in(profile: &FieldProfile, lists: &[&[String]]) -> f64 {
+    let all = || {
+        lists
+            .iter()
+            .flat_map(|l| l.iter())
+            .filter(|s| !s.is_empty())
+    };
+    if !profile.required.iter().all(|r| all().any(|s| s == r)) {
+        return 0.0;
+    }
+    profile
+        .keywords
+        .iter()
+        .filter(|k| all().any(|s| stems_match(&k.stem, s)))
+        .map(|k| k.weight)
+        .sum()
+}
+
+/// Whether a sentence holds a value of the field's distinctive kind.
+pub(super) fn type_bonus(profile: &FieldProfile, s: &Sentence) -> bool {
+    match &profile.kind {
+        ValueKind::Text(StringKind::Weekday) => s
+            .tokens
+            .iter()
+            .any(|t| t.is_word() && vocabulary::weekday(&t.lower).is_some()),
+        ValueKind::Text(StringKind::Month | StringKind::Date) => s
+            .tokens
+            .iter()
+            .any(|t| t.is_word() && vocabulary::month(t).is_some()),
+        ValueKind::Text(StringKind::Color) => {
+            s.tokens.iter().any(|t| COLORS.contains(&t.lower.as_str()))
+        }
+        ValueKind::Text(StringKind::Time)
+        | ValueKind::Number(NumberProfile {
+            unit: FieldUnit::Clock,
+            ..
+        }) => s.numbers.iter().any(|m| m.unit == Unit::Clock),
+        ValueKind::Text(StringKind::Address) => {
+            s.numbers.iter().any(|m| {
+                s.tokens
+                    .get(m.end)
+                    .is_some_and(|t| t.is_word() && t.is_capitalized())
+                    || matches!(m.unit, Unit::Count(_))
+                        && s.tokens
+                            .get(m.end.saturating_sub(1))
+                            .is_some_and(Token::is_capitalized)
+            }) || s.tokens.iter().enumerate().any(|(i, t)| {
+                i > 0
+                    && t.is_capitalized()
+                    && STREET_SUFFIXES.contains(&t.lower.as_str())
+                    && s.tokens
+                        .get(i - 1)
+                        .is_some_and(|p| p.is_word() && p.is_capitalized())
+            })
+        }
+        ValueKind::Text(StringKind::Options(opts)) => opts.iter().any(|o| {
+            o.split_whitespace()
+                .last()
+                .is_some_and(|last| s.stems.contains(&stem(last)))
+        }),
+        _ => false,
+    }
+}
+
+/// The noun a wh-question asks for: "What flavors do you offer?" →
+/// flavor; "What's the total?" → total; "How much is the deposit?" → deposit.
+pub(super) fn question_focus(toks: &[Token]) -> Vec<String> {
+    let ws: Vec<&Token> = toks.iter().filter(|t| t.is_word()).collect();
+    let Some(start) = ws
+        .iter()
+        .position(|t| !set!(FILLERS).contains(t.lower.as_str()) || t.lower == "and")
+    else {
+        return Vec::new();
+    };
+    let rest = &ws[start..];
+    let skip_to = match rest
+        .iter()
+        .map(|t| t.lower.as_str())
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["what" | "which", ..] | ["what's", ..] => 1,
+        ["how", "much" | "many", ..] => 2,
+        _ => return Vec::new(),
+    };
+    rest.iter()
+        .skip(skip_to)
+        .map(|t| t.lower.as_str())
+        .skip_while(|w| {
+            matches!(
+                *w,
+                "is" | "are"
+                    | "was"
+                    | "the"
+                    | "a"
+                    | "an"
+                    | "your"
+                    | "his"
+                    | "her"
+                    | "their"
+                    | "kind"
+                    | "of"
+                    | "type"
+                    | "sort"
+            )
+        })
+        .take(2)
+        .take_while(|w| !set!(STOPWORDS).contains(w))
+        .map(stem)
+        .collect()
+}
+
+/// Parts of a turn's topic score for one field.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct TurnParts {
+    has_question: bool,
+    /// Every question sentence is bare.
+    bare: bool,
+    /// Keyword score of the question sentences (with their type bonus).
+    pub(super) q: f64,
+    /// Keyword score of the whole turn.
+    pub(super) all: f64,
+    /// The question's asked-for noun is one of the field's words.
+    pub(super) focus: f64,
+    bonus: f64,
+}
+
+pub(super) fn turn_parts(
+    profile: &FieldProfile,
+    transcript: &Transcript,
+    masks: &[Vec<bool>],
+    turn: &Turn,
+) -> TurnParts {
+    let mut q_stems: Vec<&[bool]> = Vec::new();
+    let mut all_stems: Vec<&[bool]> = Vec::new();
+    let mut p = TurnParts {
+        bare: true,
+        ..TurnParts::default()
+    };
+    let mut q_bonus = false;
+    let mut any_bonus = false;
+    for &s in &turn.sentences {
+        let sent = &transcript.sentences[s];
+        let b = type_bonus(profile, sent);
+        if sent.question {
+            p.has_question = true;
+            // The noun the question asks for weighs extra.
+            if sent.focus.iter().any(|f| {
+                profile.is_own_word(f) && !GENERIC_NAME_WORDS.iter().any(|g| stem(g) == *f)
+            }) {
+                p.focus += 1.0;
+            }
+            q_stems.extend(masks.get(s).map(Vec::as_slice));
+            p.bare &= is_bare_question(sent);
+            q_bonus |= b;
+        }
+        all_stems.extend(masks.get(s).map(Vec::as_slice));
+        any_bonus |= b;
+    }
+    p.q = mask_score(profile, &q_stems) + if q_bonus { 1.0 } else { 0.0 } + p.focus.min(1.0);
+    p.all = mask_score(profile, &all_stems);
+    p.bonus = if any_bonus { 1.0 } else { 0.0 };
+    p
+}
+
+/// Combines [`TurnParts`]. `context_question`: the question names nothing
+/// any field is about, so (like a bare one) it refers to the statements
+/// around it ("When could you do it? She was hoping for this week.").
+pub(super) fn turn_score(p: TurnParts, context_question: bool) -> f64 {
+    if !p.has_question || p.bare || context_question {
+        return p.all + p.bonus;
+    }
+    // A real question is about what it names; the statements around it
+    // ("Devon has a small dog. Are pets allowed?") only add a little.
+    if p.q <= 0.0 {
+        return 0.0;
+    }
+    p.q + 0.25 * (p.all - p.q).max(0.0)
+}
+
+/// A question with no content words of its own.
+pub(super) fn is_bare_question(s: &Sentence) -> bool {
+    s.word_lowers().all(|w| {
+        set!(STOPWORDS).contains(w) || set!(FILLERS).contains(w) || BARE_QUESTION_WORDS.contains(&w)
+    })
+}

@@ -1,0 +1,632 @@
+use super::boolean::Polarity;
+use super::evidence::{Analysis, Evidence, Role};
+use super::lexicon::{CAPITALISED_NON_NAMES, DODGES, FILLERS, ORG_WORDS};
+use super::number::{is_clock, last_cue_with_followers};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
+use super::profile::{FieldProfile, NamePart, StringKind};
+use super::string_candidates::{
+    address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
+    option_choice, proper_spans, quote_candidates,
+};
+use super::transcript::{Speaker, clause_text};
+use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::stem::stem;
+use crate::extract::text::tokens::Token;
+use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
+use crate::extract::text::vocabulary::COLORS;
+
+#[derive(Debug, Clone)]
+pub(super) struct StringCandidate {
+    pub(super) sentence: usize,
+    pub(super) turn: usize,
+    pub(super) clause: usize,
+    pub(super) text: String,
+    /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
+    rank: u8,
+    pub(super) echo: bool,
+}
+
+impl Analysis<'_, '_> {
+    pub(super) fn extract_string(&self, f: usize, string_kind: &StringKind) -> Option<String> {
+        let profile = &self.profiles[f];
+        let mut evidence = self.evidence(f, false);
+        // "The bag's been located. It's sitting in Denver.": a reply that names
+        // the field goes on to give the value in its next sentence.
+        if !matches!(string_kind, StringKind::Generic | StringKind::Quote) {
+            let extra: Vec<Evidence> = evidence
+                .iter()
+                .filter(|e| {
+                    e.role == Role::Direct
+                        && self.transcript.turns[self.transcript.sentences[e.sentence].turn].speaker
+                            != Speaker::Agent
+                })
+                .filter_map(|e| {
+                    let next = e.sentence + 1;
+                    let same_turn = self
+                        .transcript
+                        .sentences
+                        .get(next)
+                        .is_some_and(|n| n.turn == self.transcript.sentences[e.sentence].turn);
+                    (same_turn && !evidence.iter().any(|x| x.sentence == next)).then_some(
+                        Evidence {
+                            sentence: next,
+                            role: Role::Direct,
+                            region: e.region,
+                        },
+                    )
+                })
+                .collect();
+            evidence.extend(extra);
+            evidence.sort_by_key(|e| (e.sentence, e.role));
+            evidence.dedup_by_key(|e| e.sentence);
+        }
+        let mut candidates: Vec<StringCandidate> = Vec::new();
+        let mut echo_cands: Vec<StringCandidate> = Vec::new();
+        let mut offered: Vec<String> = Vec::new();
+        for e in &evidence {
+            let mut found = match e.role {
+                Role::Question => {
+                    if !self.answered_yes(profile, e.region) {
+                        continue;
+                    }
+                    self.question_candidates(profile, string_kind, e.sentence)
+                }
+                Role::Answer if self.reply_refuses(e.sentence) => continue,
+                role => {
+                    // Bare-phrase answers ("Algebra.") only as replies to a question about the field.
+                    let fragments = role == Role::Answer && self.asks_about(f, e.region);
+                    self.string_candidates(
+                        profile,
+                        string_kind,
+                        e.sentence,
+                        role,
+                        fragments,
+                        &mut offered,
+                    )
+                }
+            };
+            if e.role == Role::Echo {
+                for c in &mut found {
+                    c.echo = true;
+                }
+                echo_cands.extend(found);
+            } else {
+                candidates.extend(found);
+            }
+        }
+        for c in echo_cands {
+            if candidates.iter().any(|o| same_text(&o.text, &c.text)) {
+                candidates.push(c);
+            }
+        }
+        if candidates.is_empty() {
+            return self.string_fallback(profile, string_kind);
+        }
+        candidates.sort_by_key(|c| (c.sentence, c.clause));
+        let chosen = pick_string(self, candidates)?;
+        Some(finish_string(string_kind, &chosen.text))
+    }
+
+    /// Whether the reply to the question in turn `open` is a clear yes.
+    fn answered_yes(&self, profile: &FieldProfile, open: usize) -> bool {
+        let Some(Some(region)) = self.regions.get(open) else {
+            return false;
+        };
+        let asker = self.transcript.turns[open].speaker;
+        let Some(&reply) = region
+            .turns
+            .iter()
+            .find(|&&u| self.transcript.turns[u].speaker != asker)
+        else {
+            return false;
+        };
+        self.reply_polarity(
+            profile,
+            &self.transcript.turns[reply].sentences,
+            false,
+            reply == open + 1,
+            true,
+        ) == Some(Polarity::Yes)
+    }
+
+    /// A reply that opens with a refusal or a dodge ("No, they're still
+    /// arguing", "No clue, sorry") carries no value for a string field.
+    fn reply_refuses(&self, s: usize) -> bool {
+        let sent = &self.transcript.sentences[s];
+        let turn = &self.transcript.turns[sent.turn];
+        let Some(&first) = turn.sentences.first() else {
+            return false;
+        };
+        let first_sent = &self.transcript.sentences[first];
+        let Some(c) = first_sent.clause_ids().into_iter().find(|&c| {
+            clause_text(first_sent, c)
+                .split(' ')
+                .any(|w| !w.is_empty() && !set!(FILLERS).contains(w))
+        }) else {
+            return false;
+        };
+        let text = clause_text(first_sent, c);
+        let opens_no = text
+            .split(' ')
+            .find(|w| !set!(FILLERS).contains(w))
+            .is_some_and(|w| matches!(w, "no" | "nope" | "nah"))
+            && !has_any_phrase(text, &["no problem", "no worries"]);
+        let first_text: String = first_sent.word_lowers().collect::<Vec<_>>().join(" ");
+        let dodge = has_split_phrase(&first_text, phrases!(DODGES));
+        // Only when nothing after a correction cue rescues it.
+        let later_cue = turn.sentences.iter().any(|&x| {
+            let st = &self.transcript.sentences[x];
+            st.clause_ids().into_iter().any(|k| {
+                (x != first || k != c)
+                    && has_any_phrase(clause_text(st, k), &["actually", "wait", "sorry"])
+            })
+        });
+        (opens_no || dodge) && !later_cue
+    }
+
+    fn question_candidates(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+        s: usize,
+    ) -> Vec<StringCandidate> {
+        let sent = &self.transcript.sentences[s];
+        let mut out = Vec::new();
+        match string_kind {
+            StringKind::Name { common, .. } => {
+                for (start, end) in proper_spans(sent, self.transcript) {
+                    out.push(self.cand(s, start, join_tokens(&sent.tokens[start..end]), 1));
+                }
+                if out.is_empty() && *common {
+                    out.extend(modifier_candidates(self, profile, s, true));
+                }
+            }
+            StringKind::Generic => out.extend(modifier_candidates(self, profile, s, true)),
+            _ => {}
+        }
+        out
+    }
+
+    pub(super) fn cand(&self, s: usize, tok: usize, text: String, rank: u8) -> StringCandidate {
+        let sent = &self.transcript.sentences[s];
+        StringCandidate {
+            sentence: s,
+            turn: sent.turn,
+            clause: sent.token_clauses.get(tok).copied().unwrap_or(0),
+            text,
+            rank,
+            echo: false,
+        }
+    }
+
+    fn string_candidates(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+        s: usize,
+        role: Role,
+        fragments: bool,
+        offered: &mut Vec<String>,
+    ) -> Vec<StringCandidate> {
+        let sent = &self.transcript.sentences[s];
+        let answerer = role == Role::Answer;
+        // The answering side's check-backs ("that's a Saturday, right?") assert a value.
+        let asserts = answerer
+            && !matches!(
+                string_kind,
+                StringKind::Generic | StringKind::Quote | StringKind::Code
+            );
+        if sent.question && !asserts {
+            return Vec::new();
+        }
+        let mut out: Vec<StringCandidate> = Vec::new();
+        let lower_words: Vec<(usize, &str)> = sent
+            .tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_word())
+            .map(|(i, t)| (i, t.lower.as_str()))
+            .collect();
+        let negated_clause = |ti: usize| -> bool {
+            let c = sent.token_clauses.get(ti).copied().unwrap_or(0);
+            is_negated_text(clause_text(sent, c))
+        };
+        match string_kind {
+            StringKind::Weekday => {
+                let vals: Vec<(usize, &str)> = lower_words
+                    .iter()
+                    .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
+                    .collect();
+                push_values(self, s, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Month => {
+                let vals: Vec<(usize, &str)> = sent
+                    .tokens
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| vocabulary::month(t).map(|m| (i, m)))
+                    .collect();
+                push_values(self, s, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Color => {
+                let vals: Vec<(usize, &str)> = lower_words
+                    .iter()
+                    .filter_map(|(i, w)| COLORS.iter().find(|c| *c == w).map(|c| (*i, *c)))
+                    .collect();
+                push_values(self, s, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Date => {
+                let vals = self.dates_in(s);
+                let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
+                push_values(self, s, &refs, &negated_clause, &mut out);
+            }
+            StringKind::Time => {
+                let vals: Vec<(usize, String)> = sent
+                    .numbers
+                    .iter()
+                    .filter(|m| is_clock(m))
+                    .map(|m| (m.start, format_clock(m)))
+                    .collect();
+                let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
+                push_values(self, s, &refs, &negated_clause, &mut out);
+            }
+            StringKind::Options(opts) => {
+                let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+                let present: Vec<&String> = opts.iter().filter(|o| option_in(&text, o)).collect();
+                if present.len() >= 2 && lower_words.iter().any(|(_, w)| *w == "or") {
+                    return out;
+                }
+                for o in present {
+                    let last = o.split_whitespace().last().map(stem).unwrap_or_default();
+                    let Some(ti) = sent.stems.iter().position(|st| *st == last) else {
+                        continue;
+                    };
+                    if negated_clause(ti) {
+                        continue;
+                    }
+                    out.push(self.cand(s, ti, o.clone(), 0));
+                }
+            }
+            StringKind::Address => out.extend(address_candidates(self, s)),
+            StringKind::Code => {
+                if answerer || role == Role::Direct || role == Role::Echo {
+                    out.extend(code_candidates(self, s));
+                }
+            }
+            StringKind::Quote => out.extend(quote_candidates(self, s)),
+            StringKind::Name { person, common, .. } => {
+                let objective_names = |txt: &str| {
+                    self.transcript
+                        .objective_lower
+                        .contains(&txt.to_lowercase())
+                };
+                for (start, end) in proper_spans(sent, self.transcript) {
+                    let txt = join_tokens(&sent.tokens[start..end]);
+                    // Names containing the field's own words are the organisation ("Greenway Pharmacy").
+                    let own = sent.stems.get(start..end).unwrap_or(&[]).iter().any(|st| {
+                        profile.heads.iter().any(|h| h == st) || (*person && profile.is_keyword(st))
+                    });
+                    if own || (*person && objective_names(&txt)) {
+                        continue;
+                    }
+                    out.push(self.cand(s, start, txt, 0));
+                }
+                // "Name of the treatment": a common-noun answer ("deep conditioning treatment").
+                if out.is_empty() && *common {
+                    out.extend(modifier_candidates(self, profile, s, false));
+                }
+            }
+            StringKind::Generic => {
+                out.extend(modifier_candidates(self, profile, s, false));
+                if answerer {
+                    out.extend(generic_candidates(self, profile, s, offered, fragments));
+                } else {
+                    out.extend(option_choice(self, s, offered));
+                }
+            }
+        }
+        out
+    }
+
+    fn dates_in(&self, s: usize) -> Vec<(usize, String)> {
+        let sent = &self.transcript.sentences[s];
+        let mut out = Vec::new();
+        for m in &sent.numbers {
+            if m.value < 1.0
+                || m.value > 31.0
+                || m.value.fract() != 0.0
+                || m.unit != Unit::None && !matches!(m.unit, Unit::Count(_))
+            {
+                continue;
+            }
+            let before = m.start.checked_sub(1).and_then(|i| sent.tokens.get(i));
+            let month_before = before.and_then(vocabulary::month);
+            // "the 19th of October"
+            let month_after = sent
+                .tokens
+                .get(m.end)
+                .filter(|t| t.lower == "of")
+                .and_then(|_| sent.tokens.get(m.end + 1))
+                .and_then(vocabulary::month);
+            let month = month_before.or(month_after).or_else(|| {
+                (m.ordinal && before.is_some_and(|t| t.lower == "the"))
+                    .then(|| self.month_before(s, m.start))
+                    .flatten()
+            });
+            if let Some(mo) = month {
+                out.push((m.start, format!("{mo} {}", m.value as u32)));
+            }
+        }
+        out
+    }
+
+    /// Nearest month named before token `tok` of sentence `s`.
+    fn month_before(&self, s: usize, tok: usize) -> Option<&'static str> {
+        let sent = &self.transcript.sentences[s];
+        if let Some(m) = sent
+            .tokens
+            .get(..tok)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find_map(vocabulary::month)
+        {
+            return Some(m);
+        }
+        self.transcript
+            .sentences
+            .get(..s)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find_map(|x| x.tokens.iter().rev().find_map(vocabulary::month))
+    }
+
+    /// When nothing raised the field: for kinds whose values are unmistakable
+    /// (weekday, month, date, colour, time, street, quoted words) take the last
+    /// one stated anywhere; for people, the name the conversation uses most.
+    fn string_fallback(&self, profile: &FieldProfile, string_kind: &StringKind) -> Option<String> {
+        match string_kind {
+            StringKind::Weekday
+            | StringKind::Month
+            | StringKind::Date
+            | StringKind::Color
+            | StringKind::Time
+            | StringKind::Address
+            | StringKind::Quote => {
+                let mut offered = Vec::new();
+                let mut last: Option<StringCandidate> = None;
+                for (s, sent) in self.transcript.sentences.iter().enumerate() {
+                    // The other side's check-backs ("the blue one?") assert a value.
+                    let by_agent = self.transcript.turns[sent.turn].speaker == Speaker::Agent;
+                    if sent.question && by_agent {
+                        continue;
+                    }
+                    let role = if sent.question {
+                        Role::Answer
+                    } else {
+                        Role::Direct
+                    };
+                    let found =
+                        self.string_candidates(profile, string_kind, s, role, false, &mut offered);
+                    if let Some(c) = found.into_iter().next_back() {
+                        last = Some(c);
+                    }
+                }
+                last.map(|c| finish_string(string_kind, &c.text))
+            }
+            StringKind::Name {
+                person: true, part, ..
+            } => self.person_fallback(*part),
+            _ => None,
+        }
+    }
+
+    /// The person the call is with or about, for fields like "name of the
+    /// tuner": the most-mentioned name that is neither in the objective nor
+    /// the agent's client; a self-introduction counts extra.
+    fn person_fallback(&self, part: NamePart) -> Option<String> {
+        let mut counts: Vec<(String, f64, usize)> = Vec::new();
+        let clients = self.client_names();
+        for (s, sent) in self.transcript.sentences.iter().enumerate() {
+            for (start, end) in proper_spans(sent, self.transcript) {
+                let toks = &sent.tokens[start..end];
+                let name = join_tokens(toks);
+                let key = person_key(toks);
+                if key.is_empty()
+                    || self
+                        .transcript
+                        .objective_lower
+                        .contains(&key.to_lowercase())
+                    || clients.contains(&key)
+                {
+                    continue;
+                }
+                let lw: Vec<&str> = toks.iter().map(|t| t.lower.as_str()).collect();
+                if lw
+                    .iter()
+                    .any(|w| set!(ORG_WORDS).contains(w) || set!(CAPITALISED_NON_NAMES).contains(w))
+                {
+                    continue;
+                }
+                let intro = self.is_intro(s, start, end);
+                let w = 1.0 + if intro { 2.0 } else { 0.0 };
+                match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some(entry) => {
+                        entry.1 += w;
+                        if name.split_whitespace().count() > entry.0.split_whitespace().count() {
+                            entry.0 = key.clone();
+                        }
+                    }
+                    None => counts.push((key, w, s)),
+                }
+            }
+        }
+        let best = counts.iter().map(|c| c.1).fold(0.0_f64, f64::max);
+        let top: Vec<&(String, f64, usize)> = counts.iter().filter(|c| c.1 == best).collect();
+        let (name, score, _) = top.first()?;
+        if top.len() > 1 || *score < 2.0 {
+            return None;
+        }
+        Some(name_part(name, part))
+    }
+
+    /// Whether the span is a self-introduction or a greeting ("this is
+    /// Marco", "Hi Walt", "Jake speaking").
+    fn is_intro(&self, s: usize, start: usize, end: usize) -> bool {
+        let sent = &self.transcript.sentences[s];
+        let lw = |i: usize| sent.tokens.get(i).map(|t| t.lower.as_str());
+        let before2 = start.checked_sub(2).and_then(&lw);
+        let before1 = start.checked_sub(1).and_then(&lw);
+        let mr = matches!(before1, Some("mr" | "ms" | "mrs" | "dr"));
+        let (b1, b2) = if mr {
+            (
+                start.checked_sub(2).and_then(&lw),
+                start.checked_sub(3).and_then(&lw),
+            )
+        } else {
+            (before1, before2)
+        };
+        matches!(
+            (b2, b1),
+            (Some("this"), Some("is"))
+                | (Some("name"), Some("is"))
+                | (Some("with"), Some("speaking"))
+        ) || matches!(b1, Some("hi" | "hello" | "hey" | "thanks" | "thank"))
+            || matches!(lw(end), Some("speaking" | "here"))
+            || (matches!(b1, Some(",")) && matches!(b2, Some("you" | "thanks")))
+    }
+
+    /// Names the agent calls on behalf of ("calling for a customer, Janelle Price").
+    fn client_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for sent in &self.transcript.sentences {
+            let lw: Vec<&str> = sent.tokens.iter().map(|t| t.lower.as_str()).collect();
+            for (start, end) in proper_spans(sent, self.transcript) {
+                let window: Vec<&str> = lw
+                    .get(start.saturating_sub(6)..start)
+                    .unwrap_or(&[])
+                    .to_vec();
+                let joined = window.join(" ");
+                // "on behalf of X", "calling for X", "for a customer, X".
+                let for_a = matches!(
+                    window.as_slice(),
+                    [.., "for", "a" | "an" | "my" | "our", _, ","]
+                );
+                if joined.contains("behalf of") || joined.ends_with("calling for") || for_a {
+                    out.push(person_key(&sent.tokens[start..end]));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Canonical key of a person span: without titles.
+fn person_key(toks: &[Token]) -> String {
+    toks.iter()
+        .filter(|t| !matches!(t.lower.as_str(), "mr" | "ms" | "mrs" | "dr"))
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn name_part(name: &str, part: NamePart) -> String {
+    let ws: Vec<&str> = name
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(
+                w.to_lowercase().trim_end_matches('.'),
+                "mr" | "ms" | "mrs" | "dr"
+            )
+        })
+        .collect();
+    match part {
+        NamePart::First => ws.first().map(|w| w.to_string()).unwrap_or_default(),
+        NamePart::Last => ws.last().map(|w| w.to_string()).unwrap_or_default(),
+        NamePart::Full => ws.join(" "),
+    }
+}
+
+fn push_values(
+    analysis: &Analysis,
+    s: usize,
+    vals: &[(usize, &str)],
+    negated: &dyn Fn(usize) -> bool,
+    out: &mut Vec<StringCandidate>,
+) {
+    let sent = &analysis.transcript.sentences[s];
+    let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| *v).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    // An offer ("Tuesday, Wednesday, or Friday") names no single value.
+    if distinct.len() >= 2 && sent.word_lowers().any(|w| w == "or") {
+        return;
+    }
+    for (ti, v) in vals {
+        if negated(*ti) {
+            continue;
+        }
+        out.push(analysis.cand(s, *ti, v.to_string(), 0));
+    }
+}
+
+fn same_text(a: &str, b: &str) -> bool {
+    let na = normalize_words(a);
+    let nb = normalize_words(b);
+    !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na))
+}
+
+fn normalize_words(s: &str) -> String {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(stem)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Within a reply, candidates after the last correction cue win; then the
+/// best-ranked, earliest one. Across replies the last wins.
+fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<StringCandidate> {
+    let mut by_turn: Vec<(usize, Vec<StringCandidate>)> = Vec::new();
+    for c in candidates {
+        match by_turn.last_mut() {
+            Some((t, v)) if *t == c.turn => v.push(c),
+            _ => by_turn.push((c.turn, vec![c])),
+        }
+    }
+    let (turn, group) = by_turn.pop()?;
+    let cue = last_cue_with_followers(analysis, turn, group.iter().map(|c| c.clause).collect());
+    let mut group: Vec<StringCandidate> = group
+        .into_iter()
+        .filter(|c| cue.is_none_or(|k| c.clause >= k))
+        .collect();
+    group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
+    group.into_iter().next()
+}
+
+fn finish_string(string_kind: &StringKind, text: &str) -> String {
+    let t = text.trim().trim_matches(|c: char| {
+        c.is_ascii_punctuation() && c != '\'' && c != '"' && c != ')' && c != '('
+    });
+    let t = t.trim();
+    match string_kind {
+        StringKind::Name { part, .. } => name_part(t, *part),
+        _ => t.to_string(),
+    }
+}
+
+fn format_clock(m: &NumberMention) -> String {
+    let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+    let suffix = match m.pm {
+        Some(true) => " pm",
+        Some(false) => " am",
+        None => "",
+    };
+    if mm == 0 {
+        format!("{h}{suffix}")
+    } else {
+        format!("{h}:{mm:02}{suffix}")
+    }
+}
