@@ -73,8 +73,8 @@ impl Analysis<'_, '_> {
     }
 
     /// An unprompted mention settles a yes/no field only if it names two of
-    /// the field's words ("the bag's been located") or replies to a turn
-    /// that touched the field at all: "Heat and water included" says
+    /// the field's words ("the parcel has been found") or replies to a turn
+    /// that touched the field at all: "Towels and soap provided" says
     /// nothing about parking.
     fn direct_bool_ok(&self, f: usize, s: usize) -> bool {
         let sent = &self.transcript.sentences[s];
@@ -97,8 +97,8 @@ impl Analysis<'_, '_> {
         );
         // The field came up in the last few turns.
         let recent = (sent.turn.saturating_sub(3)..sent.turn).any(|t| self.topic[f][t] >= 1.0);
-        // "it's not ready yet" speaks of the thing at hand; "Heat and water
-        // included" names a different subject.
+        // "it isn't finished yet" speaks of the thing at hand; "Towels and
+        // soap provided" names a different subject.
         let first_kw = sent
             .topic_stems
             .iter()
@@ -132,7 +132,7 @@ impl Analysis<'_, '_> {
         distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
     }
 
-    /// "Would she prefer in-person or online?" answered "Online's fine."
+    /// "Would he like the window or the aisle?" answered "The aisle's fine."
     fn alternative_answer(&self, f: usize, open: usize, reply: &[usize]) -> Option<Polarity> {
         let profile = &self.profiles[f];
         let q = self.transcript.turns[open]
@@ -241,7 +241,7 @@ impl Analysis<'_, '_> {
     ) -> Option<Polarity> {
         // Strong answers and dodges always count; a weak (implicit) answer
         // counts when nothing strong came before it in the reply, and may
-        // override an earlier dodge ("let me check… the 12th is booked").
+        // override an earlier dodge ("let me look… the 3rd is taken").
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Empty,
@@ -291,7 +291,7 @@ impl Analysis<'_, '_> {
                     }
                     Some((pol, true)) => state = State::Strong(pol),
                     Some((pol, false)) => {
-                        // An echo of the keywords alone ("the patio, uh") is not an answer.
+                        // An echo of the keywords alone ("the garden, um") is not an answer.
                         let substantive = content.iter().any(|w| {
                             !DETERMINERS.contains(w)
                                 && !profile.is_own_word(&stem(w))
@@ -306,8 +306,8 @@ impl Analysis<'_, '_> {
                             State::Dodge => hold,
                             State::Strong(_) => false,
                         };
-                        // "Cash or debit only": naming only other things means no.
-                        // "Just a cat." to "any dogs?": naming only other things.
+                        // "Bank transfer only": naming only other things means no.
+                        // "Just a rabbit." to "any birds?": naming only other things.
                         let own = clause_stems.iter().any(|st| profile.is_own_word(st));
                         let exclusive = has_any_phrase(text, &["only"])
                             || text
@@ -370,7 +370,7 @@ fn clause_polarity(
                 strong = Some((i, Polarity::Yes));
                 continue;
             }
-            // "Tuesday — no, sorry, Wednesday": a self-correction, not an answer.
+            // "Monday — no, sorry, Thursday": a self-correction, not an answer.
             if seen_informative
                 && i == 0
                 && matches!(next, Some("wait" | "sorry" | "actually" | "i"))
@@ -382,7 +382,7 @@ fn clause_polarity(
             }
         }
         if let Some(p) = phrases!(STRONG_NO).iter().find(|p| starts_split(p)) {
-            // "not sure" was handled as a dodge; "no need"/"no dogs" are no.
+            // "not sure" was handled as a dodge; "no need"/"no parking" are no.
             let n = p.len();
             let echo = phrases!(SHORT_NEGATIVE_ECHOES).contains(p);
             if echo && words.len() > i + n + 1 {
@@ -419,7 +419,7 @@ fn clause_polarity(
         return Some((p, true));
     }
     if content.is_empty() {
-        // Acceptance words open a reply ("Okay, yep."), but "okay" later is a filler.
+        // Acceptance words open a reply ("Okay, fine then."), but "okay" later is a filler.
         if turn_initial && words.iter().any(|w| ACCEPT_WORDS.contains(w)) {
             return Some((Polarity::Yes, false));
         }

@@ -24,7 +24,7 @@ pub(super) enum Role {
     Asker,
     /// A sentence that mentions the field outright.
     Direct,
-    /// The asking side's first words after the answer ("Wednesday it is.").
+    /// The asking side's first words after the answer ("Friday it is, then.").
     Echo,
     /// The question that raised the field (used only when answered "yes").
     Question,
@@ -97,7 +97,7 @@ impl<'d, 's> Analysis<'d, 's> {
                     .collect()
             })
             .collect();
-        // "Will it need one?": a bare follow-up question that raises nothing
+        // "Does it have one?": a bare follow-up question that raises nothing
         // itself is about what the other side just said.
         for t in 1..transcript.turns.len() {
             let bare_question = transcript.turns[t]
@@ -110,7 +110,7 @@ impl<'d, 's> Analysis<'d, 's> {
                 && quiet
                 && transcript.turns[t - 1].speaker != transcript.turns[t].speaker
             {
-                // Only for fields the question does touch ("need" in "Will it need one?").
+                // Only for fields the question does touch ("have" in "Does it have one?").
                 for row in &mut topic {
                     if row[t] > 0.0 {
                         row[t] = row[t].max(row[t - 1]);
@@ -197,7 +197,7 @@ impl<'d, 's> Analysis<'d, 's> {
         keyword_score_in(profile, &stems) + bonus
     }
 
-    /// "I can do strawberry or cherry": a turn offering alternatives.
+    /// "I can do blue or green": a turn offering alternatives.
     fn turn_offers(&self, t: usize) -> bool {
         self.transcript.turns[t].sentences.iter().any(|&s| {
             let ws: Vec<&str> = self.transcript.sentences[s].word_lowers().collect();
@@ -290,7 +290,7 @@ impl<'d, 's> Analysis<'d, 's> {
     /// or speaks again without having been asked anything).
     fn region_of(&self, open: usize) -> Option<Region> {
         let asker = self.transcript.turns[open].speaker;
-        // The agent's statements propose ("I'm calling to confirm …"); the other
+        // The agent's statements propose ("I'm calling to check that …"); the other
         // side only invites an answer by asking about the field itself.
         let opens = if asker == Speaker::Agent {
             !self.raised[open].is_empty()
@@ -327,8 +327,8 @@ impl<'d, 's> Analysis<'d, 's> {
     /// than about `f`.
     fn belongs_elsewhere(&self, f: usize, s: usize, among: &[usize]) -> bool {
         let mine = self.relevance[f][s];
-        // Only fields of the same type compete: "the bag's been located" can
-        // settle a yes/no field and still lead to a city.
+        // Only fields of the same type compete: "the parcel has been found"
+        // can settle a yes/no field and still lead to a place.
         let ty = self.profiles[f].definition.field_type;
         among.iter().any(|&g| {
             g != f
@@ -338,8 +338,8 @@ impl<'d, 's> Analysis<'d, 's> {
         })
     }
 
-    /// A rate field ("hourly rate in dollars") and an amount stated at that
-    /// rate ("$165 an hour"): the shape alone is strong evidence.
+    /// A rate field ("weekly rate in dollars") and an amount stated at that
+    /// rate ("$90 a week"): the shape alone is strong evidence.
     fn typed_rate(&self, f: usize, sent: &Sentence) -> bool {
         let ValueKind::Number(number_profile) = &self.profiles[f].kind else {
             return false;
@@ -402,8 +402,8 @@ impl<'d, 's> Analysis<'d, 's> {
                 for &s in &self.transcript.turns[c].sentences {
                     // Up to the closer's first question; echoes only ever
                     // confirm a value already given, so a sentence that also
-                    // touches another field ("She has the conference code, so
-                    // one forty-five.") is still safe to read.
+                    // touches another field ("She has the loyalty card, so
+                    // two twenty.") is still safe to read.
                     if self.transcript.sentences[s].question {
                         break;
                     }

@@ -84,7 +84,7 @@ pub(super) fn stemmed_synonyms() -> &'static [Vec<String>] {
     })
 }
 
-/// Things whose value is a proper name ("Name of the venue", "brand").
+/// Things whose value is a proper name ("name of the bakery", "brand").
 #[rustfmt::skip]
 pub(super) const NAMED_THINGS: &[&str] = &[
     "park", "venue", "shop", "store", "company", "brand", "provider", "business", "restaurant", "hotel",
@@ -170,8 +170,8 @@ pub(super) const STRONG_NO: &[&str] = &[
 ];
 
 /// Pronoun + negated auxiliary: a strong "no" only as the whole reply
-/// ("We don't."), not inside a longer clause ("he can't step on the field
-/// without a physical").
+/// ("We don't."), not inside a longer clause ("she can't board
+/// without a ticket").
 #[rustfmt::skip]
 pub(super) const SHORT_NEGATIVE_ECHOES: &[&str] = &[
     "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't", "we aren't", "they aren't",
@@ -229,7 +229,7 @@ pub(super) const CORRECTION_CUES: &[&str] = &[
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was
-/// just said ("Do any of those work?", "Will it need one?").
+/// just said ("Does either of those work?", "Does it have one?").
 #[rustfmt::skip]
 pub(super) const BARE_QUESTION_WORDS: &[&str] = &[
     "work", "works", "have", "has", "do", "does", "need", "needs", "sound", "sounds", "right", "correct",

@@ -30,7 +30,7 @@ impl Analysis<'_, '_> {
             return self.extract_clock_number(f, number_profile);
         }
         let mut evidence = self.evidence(f, false);
-        // "Recheck in a month. So, four weeks.": a reformulation right after
+        // "Come back in a year. So, twelve months.": a reformulation right after
         // a mention belongs with it.
         let extra: Vec<Evidence> = evidence
             .iter()
@@ -90,7 +90,7 @@ impl Analysis<'_, '_> {
             }
         }
         // Echoes only confirm what was said, and the one they confirm is
-        // the one that stands ("… or one forty-five." "So one forty-five.").
+        // the one that stands ("… or two twenty." "So two twenty.").
         for mut c in echo_cands {
             let confirmed = candidates
                 .iter()
@@ -131,7 +131,7 @@ impl Analysis<'_, '_> {
             (Some(_), RangePreference::Neither) => return None,
             (None, _) => pick.value,
         };
-        // An ambiguous spoken amount settled by another mention ("Fourteen fifty" … "Fourteen hundred fifty").
+        // An ambiguous spoken amount settled by another mention ("Sixteen twenty" … "Sixteen hundred twenty").
         if let Some(alt) = pick.alt
             && candidates
                 .iter()
@@ -170,7 +170,7 @@ impl Analysis<'_, '_> {
                 continue;
             }
             let value = m.value * factor;
-            // "One fifty-nine a night. With the code it's one forty-five.": a
+            // "Two ten a night. With the discount it's one ninety.": a
             // bare amount in the same reply keeps the rate said before it.
             let inherited =
                 if m.per.is_none() && matches!(m.unit, Unit::None | Unit::Money | Unit::Pound) {
@@ -188,7 +188,7 @@ impl Analysis<'_, '_> {
                 ),
                 None => per_fit(number_profile, m),
             };
-            // "a fifty dollar cleaning deposit": the amount belongs to the noun
+            // "a forty dollar key deposit": the amount belongs to the noun
             // it qualifies; another charge's noun means another field.
             let after: Vec<&str> = (m.end..m.end + 3)
                 .filter_map(|i| sent.tokens.get(i))
@@ -214,7 +214,7 @@ impl Analysis<'_, '_> {
             if sent.conditional {
                 score -= 1.0;
             }
-            // "up to fifty pounds" for a maximum, "at least ten" for a minimum.
+            // "up to thirty kilos" for a maximum, "at least ten" for a minimum.
             let before: Vec<&str> = (m.start.saturating_sub(2)..m.start)
                 .filter_map(|i| sent.tokens.get(i))
                 .filter(|t| t.is_word())
@@ -253,7 +253,7 @@ impl Analysis<'_, '_> {
             });
         }
         // "no fee", "free", "no charge": zero (unless the sentence states an
-        // amount and the zero is an exception: "waived for students on free lunch").
+        // amount and the zero is an exception: "waived for members on weekdays").
         if matches!(number_profile.unit, FieldUnit::Money | FieldUnit::Count) && out.is_empty() {
             let words: Vec<&str> = sent.word_lowers().collect();
             for (i, w) in words.iter().enumerate() {
@@ -363,7 +363,7 @@ impl Analysis<'_, '_> {
         })
     }
 
-    /// "put me down as a six, not a seven": a later "A, not B" with B equal
+    /// "make it a four, not a five": a later "A, not B" with B equal
     /// to the value replaces it with A.
     fn apply_not_corrections(&self, from_sent: usize, mut value: f64) -> f64 {
         for sent in self.transcript.sentences.iter().skip(from_sent + 1) {
@@ -389,7 +389,7 @@ impl Analysis<'_, '_> {
         value
     }
 
-    /// "Same as a month's rent": copies the value of the number field the
+    /// "Same as the deposit": copies the value of the number field the
     /// phrase names.
     pub(super) fn same_as_reference(
         &self,
@@ -477,7 +477,7 @@ impl Analysis<'_, '_> {
         Some(f64::from(hour) + f64::from(mm) / 60.0)
     }
 
-    /// A sentence offering several values ("Monday at ten or Tuesday at four").
+    /// A sentence offering several values ("Friday at nine or Saturday at two").
     fn is_offer(&self, s: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
         let has_or = s.word_lowers().any(|w| w == "or");
         has_or && count(s) >= 2
@@ -563,7 +563,7 @@ fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
     }
 }
 
-/// Within one reply, a correction cue ("actually", "oh, hang on", "so") makes
+/// Within one reply, a correction cue ("actually", "hang on", "so") makes
 /// the numbers before it stale, provided a fitting number follows it.
 fn suppress_before_cues(
     analysis: &Analysis,
@@ -600,7 +600,7 @@ pub(super) fn last_cue_with_followers(
         let sent = &analysis.transcript.sentences[s];
         for c in sent.clause_ids() {
             let text = clause_text(sent, c);
-            // "Large. Well, extra large": a mid-reply "well" revises.
+            // "Blue. Well, dark blue": a mid-reply "well" revises.
             let well = c > 0 && text.split(' ').next() == Some("well");
             if well || has_split_phrase(text, phrases!(CORRECTION_CUES)) {
                 cue_clauses.push(c);

@@ -50,7 +50,7 @@ pub(super) fn is_refusal_text(text: &str) -> bool {
 
 pub(super) fn is_negated_text(text: &str) -> bool {
     let ws: Vec<&str> = text.split(' ').collect();
-    // "our supplier's out", "we're out of it": out of stock.
+    // "the store's out", "we're out of it": out of stock.
     let out_of_stock =
         ws.windows(2).any(|p| {
             p[1] == "out"
@@ -59,7 +59,7 @@ pub(super) fn is_negated_text(text: &str) -> bool {
                     || matches!(p[0], "is" | "are" | "all" | "sold"))
         }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"]);
     // "full", "busy", "hard" are negative only as predicates ("we're full",
-    // "mornings are hard"), not as modifiers ("after a full clean").
+    // "evenings are hard"), not as modifiers ("a full tank").
     let predicate = |i: usize| {
         i.checked_sub(1).and_then(|j| ws.get(j)).is_some_and(|p| {
             p.ends_with("'re")

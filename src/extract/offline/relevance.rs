@@ -115,8 +115,8 @@ pub(super) fn type_bonus(profile: &FieldProfile, s: &Sentence) -> bool {
     }
 }
 
-/// The noun a wh-question asks for: "What flavors do you offer?" →
-/// flavor; "What's the total?" → total; "How much is the deposit?" → deposit.
+/// The noun a wh-question asks for: "What sizes do you stock?" →
+/// size; "What's the balance?" → balance; "How much is the toll?" → toll.
 pub(super) fn question_focus(toks: &[Token]) -> Vec<String> {
     let ws: Vec<&Token> = toks.iter().filter(|t| t.is_word()).collect();
     let Some(start) = ws
@@ -218,13 +218,13 @@ pub(super) fn turn_parts(
 
 /// Combines [`TurnParts`]. `context_question`: the question names nothing
 /// any field is about, so (like a bare one) it refers to the statements
-/// around it ("When could you do it? She was hoping for this week.").
+/// around it ("When could you come? He hoped for Monday.").
 pub(super) fn turn_score(p: TurnParts, context_question: bool) -> f64 {
     if !p.has_question || p.bare || context_question {
         return p.all + p.bonus;
     }
     // A real question is about what it names; the statements around it
-    // ("Devon has a small dog. Are pets allowed?") only add a little.
+    // ("Sam has a parrot. Are birds allowed?") only add a little.
     if p.q <= 0.0 {
         return 0.0;
     }

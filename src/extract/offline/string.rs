@@ -31,7 +31,7 @@ impl Analysis<'_, '_> {
     pub(super) fn extract_string(&self, f: usize, string_kind: &StringKind) -> Option<String> {
         let profile = &self.profiles[f];
         let mut evidence = self.evidence(f, false);
-        // "The bag's been located. It's sitting in Denver.": a reply that names
+        // "The parcel has been found. It's waiting in Leeds.": a reply that names
         // the field goes on to give the value in its next sentence.
         if !matches!(string_kind, StringKind::Generic | StringKind::Quote) {
             let extra: Vec<Evidence> = evidence
@@ -74,7 +74,7 @@ impl Analysis<'_, '_> {
                 }
                 Role::Answer if self.reply_refuses(e.sentence) => continue,
                 role => {
-                    // Bare-phrase answers ("Algebra.") only as replies to a question about the field.
+                    // Bare-phrase answers ("Geometry.") only as replies to a question about the field.
                     let fragments = role == Role::Answer && self.asks_about(f, e.region);
                     self.string_candidates(
                         profile,
@@ -130,8 +130,8 @@ impl Analysis<'_, '_> {
         ) == Some(Polarity::Yes)
     }
 
-    /// A reply that opens with a refusal or a dodge ("No, they're still
-    /// arguing", "No clue, sorry") carries no value for a string field.
+    /// A reply that opens with a refusal or a dodge ("No, nothing's
+    /// settled", "No idea at all") carries no value for a string field.
     fn reply_refuses(&self, s: usize) -> bool {
         let sent = &self.transcript.sentences[s];
         let turn = &self.transcript.turns[sent.turn];
@@ -211,7 +211,7 @@ impl Analysis<'_, '_> {
     ) -> Vec<StringCandidate> {
         let sent = &self.transcript.sentences[s];
         let answerer = role == Role::Answer;
-        // The answering side's check-backs ("that's a Saturday, right?") assert a value.
+        // The answering side's check-backs ("that's a Sunday, isn't it?") assert a value.
         let asserts = answerer
             && !matches!(
                 string_kind,
@@ -303,7 +303,7 @@ impl Analysis<'_, '_> {
                 };
                 for (start, end) in proper_spans(sent, self.transcript) {
                     let txt = join_tokens(&sent.tokens[start..end]);
-                    // Names containing the field's own words are the organisation ("Greenway Pharmacy").
+                    // Names containing the field's own words are the organisation ("Birchfield Bakery").
                     let own = sent.stems.get(start..end).unwrap_or(&[]).iter().any(|st| {
                         profile.heads.iter().any(|h| h == st) || (*person && profile.is_keyword(st))
                     });
@@ -312,7 +312,7 @@ impl Analysis<'_, '_> {
                     }
                     out.push(self.cand(s, start, txt, 0));
                 }
-                // "Name of the treatment": a common-noun answer ("deep conditioning treatment").
+                // "Name of the course": a common-noun answer ("beginner pottery course").
                 if out.is_empty() && *common {
                     out.extend(modifier_candidates(self, profile, s, false));
                 }
@@ -398,7 +398,7 @@ impl Analysis<'_, '_> {
                 let mut offered = Vec::new();
                 let mut last: Option<StringCandidate> = None;
                 for (s, sent) in self.transcript.sentences.iter().enumerate() {
-                    // The other side's check-backs ("the blue one?") assert a value.
+                    // The other side's check-backs ("the green one?") assert a value.
                     let by_agent = self.transcript.turns[sent.turn].speaker == Speaker::Agent;
                     if sent.question && by_agent {
                         continue;
@@ -473,7 +473,7 @@ impl Analysis<'_, '_> {
     }
 
     /// Whether the span is a self-introduction or a greeting ("this is
-    /// Marco", "Hi Walt", "Jake speaking").
+    /// Ingrid", "Hi Thaddeus", "Tobias speaking").
     fn is_intro(&self, s: usize, start: usize, end: usize) -> bool {
         let sent = &self.transcript.sentences[s];
         let lw = |i: usize| sent.tokens.get(i).map(|t| t.lower.as_str());
@@ -498,7 +498,7 @@ impl Analysis<'_, '_> {
             || (matches!(b1, Some(",")) && matches!(b2, Some("you" | "thanks")))
     }
 
-    /// Names the agent calls on behalf of ("calling for a customer, Janelle Price").
+    /// Names the agent calls on behalf of ("calling for a customer, Iris Lund").
     fn client_names(&self) -> Vec<String> {
         let mut out = Vec::new();
         for sent in &self.transcript.sentences {
@@ -560,7 +560,7 @@ fn push_values(
     let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| *v).collect();
     distinct.sort_unstable();
     distinct.dedup();
-    // An offer ("Tuesday, Wednesday, or Friday") names no single value.
+    // An offer ("Monday, Thursday, or Saturday") names no single value.
     if distinct.len() >= 2 && sent.word_lowers().any(|w| w == "or") {
         return;
     }

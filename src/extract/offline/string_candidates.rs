@@ -32,7 +32,7 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         {
             return false;
         }
-        // "That's", "We'll": sentence openers, not names (a possessive "Dev's" is fine).
+        // "That's", "We'll": sentence openers, not names (a possessive "Kim's" is fine).
         let base = l.strip_suffix("'s").unwrap_or(l);
         if set!(STOPWORDS).contains(l)
             || set!(STOPWORDS).contains(base)
@@ -41,7 +41,7 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         {
             return false;
         }
-        // Spelled-out letters ("C-R-U-Z") are not names.
+        // Spelled-out letters ("K-O-V") are not names.
         let letters = t.text.chars().filter(|c| c.is_alphabetic()).count();
         if letters <= 1 {
             return false;
@@ -75,7 +75,7 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
             continue;
         }
         let span_end = end;
-        // Possessive "Dev's" → "Dev".
+        // Possessive "Kim's" → "Kim".
         spans.push((start, span_end));
     }
     spans
@@ -133,7 +133,7 @@ pub(super) fn address_candidates(analysis: &Analysis, s: usize) -> Vec<StringCan
             out.push(analysis.cand(s, m.start, format!("{d} {}", street.join(" ")), 0));
         }
     }
-    // Without a house number: "on Fulton Avenue".
+    // Without a house number: "on Maple Road".
     if out.is_empty() {
         let toks = &sent.tokens;
         for (i, t) in toks.iter().enumerate() {
@@ -160,7 +160,7 @@ pub(super) fn address_candidates(analysis: &Analysis, s: usize) -> Vec<StringCan
 pub(super) fn code_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandidate> {
     let sent = &analysis.transcript.sentences[s];
     let mut out = Vec::new();
-    // Spelled codes: "D-E-N-four-four-eight", "C 7 7 2".
+    // Spelled codes: "K-L-M-two-zero-nine", "B 5 3 1".
     let mut i = 0;
     while i < sent.tokens.len() {
         let mut code = String::new();
@@ -193,7 +193,7 @@ pub(super) fn code_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandid
             .iter()
             .filter(|t| !t.is_punct('-') && !t.is_punct(','))
             .count();
-        // "DEN44812", "7 2 1 9" (digit by digit), "4B" (glued).
+        // "KLM20931", "5 3 8 0" (digit by digit), "4B" (glued).
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
         let spelled = pieces >= 3 && code.len() >= 3;
         if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
@@ -255,7 +255,7 @@ fn join_raw(toks: &[Token]) -> String {
     out.trim_end_matches(['.', ' ']).to_string()
 }
 
-/// "raspberry filling", "a deep conditioning treatment": the words before a
+/// "lemon icing", "a beginner pottery course": the words before a
 /// head noun of the field name.
 pub(super) fn modifier_candidates(
     analysis: &Analysis,
@@ -313,7 +313,7 @@ pub(super) fn modifier_candidates(
             {
                 break;
             }
-            // "is also taking song requests": a verb, not a modifier.
+            // "is also running evening classes": a verb, not a modifier.
             let verb_like = (l.ends_with("ing") || l.ends_with("ed"))
                 && (1..=2).any(|b| {
                     j.checked_sub(b)
@@ -362,7 +362,7 @@ pub(super) fn modifier_candidates(
     out
 }
 
-/// Bare answers: "Algebra.", "Salmon for me.", "Ava's is peanuts."
+/// Bare answers: "Geometry.", "Tofu for me.", "Mia's is shellfish."
 pub(super) fn generic_candidates(
     analysis: &Analysis,
     profile: &FieldProfile,
@@ -372,8 +372,8 @@ pub(super) fn generic_candidates(
 ) -> Vec<StringCandidate> {
     let sent = &analysis.transcript.sentences[s];
     let mut out = Vec::new();
-    // Remember offers ("I can do strawberry or cherry", "Chocolate, vanilla,
-    // or lemon") so a later choice can be read.
+    // Remember offers ("I can do blue or green", "Oak, walnut,
+    // or pine") so a later choice can be read.
     if let Some(list) = listed_options(sent) {
         offered.extend(list);
         return out;
@@ -398,14 +398,14 @@ pub(super) fn generic_candidates(
         }
     }
     out.extend(option_choice(analysis, s, offered));
-    // "Raspberry, hmm, our supplier's out": a value named only to be refused.
+    // "Lemon, hmm, the store's out": a value named only to be refused.
     let whole: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
     if !fragments || is_refusal_text(&whole) || has_split_phrase(&whole, phrases!(DODGES)) {
         return out;
     }
     for c in sent.clause_ids() {
         let text = clause_text(sent, c);
-        // "Yes, thanks for calling back": pleasantries carry no value.
+        // "Yes, thanks so much": pleasantries carry no value.
         if text.is_empty() || text.split(' ').any(|w| set!(CLOSINGS).contains(w)) {
             continue;
         }
@@ -437,7 +437,7 @@ pub(super) fn generic_candidates(
                 lo += p.split(' ').count();
                 continue;
             }
-            // "Ava's is peanuts": drop a short subject before "is".
+            // "Mia's is shellfish": drop a short subject before "is".
             if let Some(is) = rest.iter().position(|w| matches!(*w, "is" | "are" | "was"))
                 && is <= 2
                 && is + 1 < rest.len()
@@ -513,7 +513,7 @@ fn token_index(sent: &Sentence, tok: &Token) -> usize {
         .unwrap_or(0)
 }
 
-/// The items of a short list with "or": "Chocolate, vanilla, or lemon."
+/// The items of a short list with "or": "Oak, walnut, or pine."
 fn listed_options(sent: &Sentence) -> Option<Vec<String>> {
     let ids = sent.clause_ids();
     let texts: Vec<&str> = ids

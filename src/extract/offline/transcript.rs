@@ -24,13 +24,13 @@ pub(super) struct Sentence {
     pub(super) token_clauses: Vec<usize>,
     /// (clause id, its lower-case words joined by spaces).
     clause_texts: Vec<(usize, String)>,
-    /// `stems` with words of subordinate clauses ("when it's ready", "if …")
+    /// `stems` with words of subordinate clauses ("when it's done", "if …")
     /// blanked: they mention a topic without asking about it.
     pub(super) topic_stems: Vec<String>,
     pub(super) question: bool,
     /// Starts with "if"/"unless": the whole sentence is hypothetical.
     pub(super) conditional: bool,
-    /// For "What flavors …?" / "How much is the deposit?": the stems of the
+    /// For "What sizes …?" / "How much is the toll?": the stems of the
     /// noun the question asks for.
     pub(super) focus: Vec<String>,
     pub(super) numbers: Vec<NumberMention>,
@@ -171,7 +171,7 @@ impl Transcript {
                 let nums = find_numbers(&toks);
                 let first_word = toks.iter().position(Token::is_word);
                 let mut topic_stems: Vec<String> = stems.clone();
-                // Unit words after a number ("ninety minutes") are units, not topics.
+                // Unit words after a number ("forty minutes") are units, not topics.
                 for m in &nums {
                     let after_number = (m.start..m.end)
                         .find(|&i| {
@@ -200,7 +200,7 @@ impl Transcript {
                         }
                     }
                 }
-                // Words inside a multi-word name ("Comfort Air Heating") are not topics.
+                // Words inside a multi-word name ("Blue Ridge Plumbing") are not topics.
                 let capish = |t: &Token| {
                     t.is_word()
                         && t.is_capitalized()

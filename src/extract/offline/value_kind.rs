@@ -113,7 +113,7 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    // "doses per day" is a rate: the day is not the quantity's unit.
+    // "cups per day" is a rate: the day is not the quantity's unit.
     ws.iter().enumerate().find_map(|(i, w)| {
         let rate = i > 0
             && matches!(
@@ -199,8 +199,8 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
     }
     let org = any(ORG_WORDS);
     // The named thing must be what the field is about: in its name or at the
-    // head of the description ("City where …", "Water heater brand …"), not
-    // context ("… suggests the company improve").
+    // head of the description ("Town where …", "Oven brand …"), not
+    // context ("… asks the firm to call back").
     let desc_head: Vec<String> = text_words(desc).take(4).map(str::to_lowercase).collect();
     let heads_thing = name_words
         .iter()
@@ -226,7 +226,7 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
         .any(|w| set!(ORG_WORDS).contains(w.as_str()));
     let person_markers =
         part != NamePart::Full || phrase("full name") || any(PERSON_WORDS) || role_noun;
-    // A thing named in the description ("dental insurance") wins over a
+    // A thing named in the description ("home insurance") wins over a
     // vague person word unless a role or name part says otherwise.
     let vague = org && !any(PERSON_WORDS) && !role_noun && part == NamePart::Full;
     let person = !name_is_thing && person_markers && !vague;
@@ -241,7 +241,7 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
 }
 
 /// True when the description names a thing only as the place a person
-/// works ("the pharmacy staff member"): the field is still about the person.
+/// works ("the bakery staff member"): the field is still about the person.
 fn person_markers_only(name_words: &[String], text: &str) -> bool {
     let name_is_thing = name_words
         .iter()
@@ -249,8 +249,8 @@ fn person_markers_only(name_words: &[String], text: &str) -> bool {
     !name_is_thing && PERSON_WORDS.iter().any(|w| has_word(text, w))
 }
 
-/// Options listed in a description: "Tom's entrée: chicken, salmon, or
-/// mushroom risotto", "(morning or afternoon)".
+/// Options listed in a description: "Main course: beef, trout, or
+/// bean stew", "(weekday or weekend)".
 fn parse_options(desc: &str) -> Option<Vec<String>> {
     let mut segments: Vec<String> = Vec::new();
     if let Some((_, after)) = desc.split_once(':') {

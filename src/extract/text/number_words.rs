@@ -177,7 +177,7 @@ pub(super) fn interpret(elems: &[NumberWord], leading_a: bool) -> Option<Interpr
                     (a * 100.0 + b, Some(a + b / 100.0))
                 }
             } else if *wa == 2 && a >= 10.0 && *wb == 1 {
-                // "forty-eight five" → 48,500
+                // "thirty-two five" → 32,500
                 (a * 1000.0 + b * 100.0, None)
             } else {
                 (digits.parse::<f64>().ok()?, None)

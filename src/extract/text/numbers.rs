@@ -11,10 +11,10 @@ pub(crate) struct NumberMention {
     pub(crate) end: usize,
     /// Default reading.
     pub(crate) value: f64,
-    /// The other reading of an ambiguous spoken amount ("fourteen fifty":
+    /// The other reading of an ambiguous spoken amount ("sixteen twenty":
     /// 14.50 vs 1450).
     pub(crate) alt: Option<f64>,
-    /// Digit-by-digit reading, for codes and house numbers ("two twelve" → "212").
+    /// Digit-by-digit reading, for codes and house numbers ("three fourteen" → "314").
     pub(crate) digits: Option<String>,
     /// Spoken as two groups that read as a clock time ("seven-thirty").
     pub(crate) clock: Option<(u32, u32)>,
@@ -167,7 +167,7 @@ fn parse_at(toks: &[Token], i: usize) -> Option<NumberMention> {
     let mut m = match toks.get(j)?.kind {
         TokenKind::Num => parse_digits(toks, j)?,
         TokenKind::Word => {
-            // A capitalised number word inside a name ("Studio Nine") is not a quantity.
+            // A capitalised number word inside a name ("Platform Nine") is not a quantity.
             let in_name = toks.get(j).is_some_and(Token::is_capitalized)
                 && j > 0
                 && toks
@@ -382,7 +382,7 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
     if elems.is_empty() {
         return None;
     }
-    // A lone "one" is usually a pronoun ("this one", "the big round one").
+    // A lone "one" is usually a pronoun ("this one", "the small red one").
     if elems == [NumberWord::Unit(1)] && !leading_a && !half {
         let prev = if j > 0 { word_at(toks, j - 1) } else { None };
         if one_is_pronoun(prev, word_at(toks, k)) {
@@ -464,7 +464,7 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
     }
 }
 
-/// Links "six to eight", "between $1,200 and $1,500", "6-8", "six or seven".
+/// Links "six to eight", "between $2,300 and $2,600", "6-8", "six or seven".
 fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
     for idx in 0..ms.len().saturating_sub(1) {
         let (a_end, b_start) = (ms[idx].end, ms[idx + 1].start);
@@ -484,7 +484,7 @@ fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
         if !is_range || clocky(&ms[idx]) || clocky(&ms[idx + 1]) {
             continue;
         }
-        // The unit of the second end applies to both ("six to eight hours").
+        // The unit of the second end applies to both ("two to four hours").
         if ms[idx].unit == Unit::None {
             ms[idx].unit = ms[idx + 1].unit.clone();
         }
@@ -538,7 +538,7 @@ mod tests {
 
     #[test]
     fn units_and_ranges() {
-        let ms = find_numbers(&tokenize("six to eight hours"));
+        let ms = find_numbers(&tokenize("two to four hours"));
         assert_eq!(ms.len(), 2);
         assert_eq!(ms[0].unit, Unit::Duration(DurationUnit::Hour));
         assert_eq!(ms[0].range_with, Some(1));

@@ -20,7 +20,7 @@ pub(crate) enum Unit {
     Duration(DurationUnit),
     /// Clock time (am/pm/o'clock).
     Clock,
-    /// Any other noun after the number ("3 movers", "ten-pack"), stemmed.
+    /// Any other noun after the number ("3 boxes", "six-pack"), stemmed.
     Count(String),
 }
 
@@ -75,7 +75,7 @@ impl DurationUnit {
 }
 
 pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
-    // Hyphenated unit ("40-gallon", "ten-pack", "three-hour").
+    // Hyphenated unit ("20-litre", "six-pack", "two-hour").
     let hyphen = toks
         .get(m.end)
         .is_some_and(|t| t.is_punct('-') && !t.space_before);
@@ -91,7 +91,7 @@ pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
     if found {
         m.end = unit_idx + 1;
     }
-    // "ten thirty in the morning", "eight at night".
+    // "nine fifteen in the morning", "eight at night".
     let phrase: Vec<&str> = (m.end..m.end + 3)
         .filter_map(|i| word_at(toks, i))
         .collect();
