@@ -4,65 +4,69 @@ use super::lexicon::{
     STRONG_NO, STRONG_YES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
-use super::profile::FieldProfile;
-use super::transcript::{Speaker, clause_text};
+use super::profile::{FieldIndex, FieldProfile};
+use super::transcript::{SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::stem::{stem, stems_match};
 
+/// How a reply answers a yes/no question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Polarity {
     Yes,
     No,
+    /// Declined to answer ("not sure", "let me check").
     Dodge,
 }
 
 impl Analysis<'_, '_> {
-    pub(super) fn extract_bool(&self, f: usize) -> Option<bool> {
-        let profile = &self.profiles[f];
-        let evidence = self.evidence(f, true);
+    /// The yes/no value of `field`: the polarity of the last reply (or
+    /// unprompted statement) that answers it, `None` when that is a dodge.
+    pub(super) fn extract_bool(&self, field: FieldIndex) -> Option<bool> {
+        let profile = &self.profiles[field];
+        let evidence = self.evidence(field, true);
         let mut last: Option<Polarity> = None;
         // Group answer sentences by turn so the clause logic sees whole replies.
-        let mut i = 0;
-        while i < evidence.len() {
-            let e = evidence[i];
-            let sent = &self.transcript.sentences[e.sentence];
-            let turn = sent.turn;
-            match e.role {
+        let mut position = 0;
+        while position < evidence.len() {
+            let item = evidence[position];
+            let turn = self.transcript.sentences[item.sentence].turn;
+            match item.role {
                 Role::Answer => {
-                    let mut group = vec![e.sentence];
-                    let mut j = i + 1;
-                    while j < evidence.len()
-                        && evidence[j].role == Role::Answer
-                        && self.transcript.sentences[evidence[j].sentence].turn == turn
+                    let mut group = vec![item.sentence];
+                    let mut next = position + 1;
+                    while next < evidence.len()
+                        && evidence[next].role == Role::Answer
+                        && self.transcript.sentences[evidence[next].sentence].turn == turn
                     {
-                        group.push(evidence[j].sentence);
-                        j += 1;
+                        group.push(evidence[next].sentence);
+                        next += 1;
                     }
-                    i = j;
-                    let alt = self.alternative_answer(f, e.region, &group);
-                    let direct_reply = turn == e.region + 1;
-                    if let Some(p) = alt.or_else(|| {
+                    position = next;
+                    let alternative = self.alternative_answer(field, item.region, &group);
+                    let direct_reply = turn == item.region.next();
+                    if let Some(polarity) = alternative.or_else(|| {
                         self.reply_polarity(
                             profile,
                             &group,
                             false,
                             direct_reply,
-                            self.asks_about(f, e.region),
+                            self.asks_about(field, item.region),
                         )
                     }) {
-                        last = Some(p);
+                        last = Some(polarity);
                     }
                 }
                 Role::Direct
                     if self.transcript.turns[turn].speaker != Speaker::Agent
-                        && self.direct_bool_ok(f, e.sentence) =>
+                        && self.direct_bool_ok(field, item.sentence) =>
                 {
-                    i += 1;
-                    if let Some(p) = self.reply_polarity(profile, &[e.sentence], true, false, true)
+                    position += 1;
+                    if let Some(polarity) =
+                        self.reply_polarity(profile, &[item.sentence], true, false, true)
                     {
-                        last = Some(p);
+                        last = Some(polarity);
                     }
                 }
-                _ => i += 1,
+                _ => position += 1,
             }
         }
         match last {
@@ -76,9 +80,9 @@ impl Analysis<'_, '_> {
     /// the field's words ("the parcel has been found") or replies to a turn
     /// that touched the field at all: "Towels and soap provided" says
     /// nothing about parking.
-    fn direct_bool_ok(&self, f: usize, s: usize) -> bool {
-        let sent = &self.transcript.sentences[s];
-        let profile = &self.profiles[f];
+    fn direct_bool_ok(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let profile = &self.profiles[field];
         let mut matched: Vec<&str> = sent
             .topic_stems
             .iter()
@@ -96,23 +100,25 @@ impl Analysis<'_, '_> {
             Some("yes" | "yeah" | "yep" | "yup" | "no" | "nope" | "nah")
         );
         // The field came up in the last few turns.
-        let recent = (sent.turn.saturating_sub(3)..sent.turn).any(|t| self.topic[f][t] >= 1.0);
+        let recent = (sent.turn.0.saturating_sub(3)..sent.turn.0)
+            .map(TurnIndex)
+            .any(|turn| self.topic(field, turn) >= 1.0);
         // "it isn't finished yet" speaks of the thing at hand; "Towels and
         // soap provided" names a different subject.
-        let first_kw = sent
+        let first_keyword = sent
             .topic_stems
             .iter()
             .position(|st| profile.is_keyword(st))
             .unwrap_or(0);
-        let clause = sent.token_clauses.get(first_kw).copied();
+        let clause = sent.token_clauses.get(first_keyword).copied();
         let other_subject = sent
             .tokens
             .iter()
             .zip(&sent.stems)
-            .take(first_kw)
+            .take(first_keyword)
             .enumerate()
-            .any(|(i, (t, st))| {
-                sent.token_clauses.get(i).copied() == clause
+            .any(|(token, (t, st))| {
+                sent.token_clauses.get(token).copied() == clause
                     && t.is_word()
                     && !set!(STOPWORDS).contains(t.lower.as_str())
                     && !set!(FILLERS).contains(t.lower.as_str())
@@ -124,23 +130,28 @@ impl Analysis<'_, '_> {
                     )
             });
         // A reply inside the exchange about another field is about that field.
-        let elsewhere = self.regions.iter().enumerate().any(|(t, r)| {
-            r.as_ref().is_some_and(|r| r.turns.contains(&sent.turn))
-                && !self.raised[t].is_empty()
-                && self.topic[f][t] <= 0.0
+        let elsewhere = self.regions().any(|(open, region)| {
+            region.turns.contains(&sent.turn)
+                && !self.raised(open).is_empty()
+                && self.topic(field, open) <= 0.0
         });
         distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
     }
 
     /// "Would he like the window or the aisle?" answered "The aisle's fine."
-    fn alternative_answer(&self, f: usize, open: usize, reply: &[usize]) -> Option<Polarity> {
-        let profile = &self.profiles[f];
+    fn alternative_answer(
+        &self,
+        field: FieldIndex,
+        open: TurnIndex,
+        reply: &[SentenceIndex],
+    ) -> Option<Polarity> {
+        let profile = &self.profiles[field];
         let q = self.transcript.turns[open]
             .sentences
             .iter()
             .rev()
-            .map(|&s| &self.transcript.sentences[s])
-            .find(|s| s.question)?;
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)?;
         let words: Vec<(&str, &str)> = q
             .tokens
             .iter()
@@ -189,8 +200,8 @@ impl Analysis<'_, '_> {
         let positive_right = rs > ls;
         let mut hit_l = 0;
         let mut hit_r = 0;
-        for &s in reply {
-            let sent = &self.transcript.sentences[s];
+        for &sentence in reply {
+            let sent = &self.transcript.sentences[sentence];
             if sent.question {
                 continue;
             }
@@ -204,8 +215,8 @@ impl Analysis<'_, '_> {
             }
         }
         // A negated mention ("not online") is not a choice; let polarity decide.
-        let negated = reply.iter().any(|&s| {
-            let text: String = self.transcript.sentences[s]
+        let negated = reply.iter().any(|&sentence| {
+            let text: String = self.transcript.sentences[sentence]
                 .word_lowers()
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -222,7 +233,7 @@ impl Analysis<'_, '_> {
         })
     }
 
-    /// Polarity of a reply made of `sents` (one turn). `direct`: the reply was
+    /// Polarity of a reply made of `sentences` (one turn). `direct`: the reply was
     /// not prompted, so only clauses naming the field (or clear yes/no) count.
     ///
     /// `first_reply`: the turn right after the question, where a bare
@@ -234,7 +245,7 @@ impl Analysis<'_, '_> {
     pub(super) fn reply_polarity(
         &self,
         profile: &FieldProfile,
-        sents: &[usize],
+        sentences: &[SentenceIndex],
         direct: bool,
         first_reply: bool,
         weak_ok: bool,
@@ -252,19 +263,18 @@ impl Analysis<'_, '_> {
         let mut state = State::Empty;
         let mut hold = false;
         let mut seen_informative = false;
-        for &s in sents {
-            let sent = &self.transcript.sentences[s];
+        for &sentence in sentences {
+            let sent = &self.transcript.sentences[sentence];
             if sent.question {
                 continue;
             }
-            let turn_first = self.transcript.turns[sent.turn].sentences.first() == Some(&s);
-            for (ci, c) in sent.clause_ids().into_iter().enumerate() {
-                let text = clause_text(sent, c);
+            let turn_first = self.transcript.turns[sent.turn].sentences.first() == Some(&sentence);
+            for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
+                let text = clause_text(sent, clause);
                 if text.is_empty() {
                     continue;
                 }
-                let r = sent.clause_range(c);
-                let clause_stems = sent.stems.get(r).unwrap_or(&[]);
+                let clause_stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);
                 let content: Vec<&str> = text
                     .split(' ')
                     .filter(|w| !set!(FILLERS).contains(w))
@@ -276,7 +286,7 @@ impl Analysis<'_, '_> {
                     continue;
                 }
                 let mentions_field = clause_stems.iter().any(|st| profile.is_strong_keyword(st));
-                let turn_initial = turn_first && ci == 0 && first_reply;
+                let turn_initial = turn_first && clause_position == 0 && first_reply;
                 let p = clause_polarity(text, &content, turn_initial, seen_informative);
                 match p {
                     // "Let me check…" is followed by the answer; "I'm not sure" is final.

@@ -1,11 +1,11 @@
 use super::lexicon::FILLERS;
 use super::phrase::has_any_phrase;
-use super::profile::{FieldProfile, FieldUnit, ValueKind};
+use super::profile::{FieldIndex, FieldProfile, FieldUnit, ValueKind};
 use super::relevance::{
     TurnParts, is_bare_question, keyword_mask, keyword_score_in, mask_score, turn_parts,
     turn_score, type_bonus,
 };
-use super::transcript::{Sentence, Speaker, Transcript};
+use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript, TurnIndex};
 use super::value_kind::per_canonical;
 use crate::extract::text::units::Unit;
 
@@ -16,6 +16,8 @@ pub(super) const DIRECT_THRESHOLD: f64 = 1.75;
 /// A region never spans more turns than this.
 const MAX_REGION_TURNS: usize = 8;
 
+/// Why a sentence counts as evidence for a field; the order breaks ties
+/// when one sentence qualifies twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Role {
     /// A reply by the answering side of a region.
@@ -30,90 +32,103 @@ pub(super) enum Role {
     Question,
 }
 
+/// One sentence that may carry a field's value, and why it was picked.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Evidence {
-    pub(super) sentence: usize,
+    pub(super) sentence: SentenceIndex,
     pub(super) role: Role,
     /// Opening turn of the region (for `Question`/`Answer`), else the sentence's turn.
-    pub(super) region: usize,
+    pub(super) region: TurnIndex,
 }
 
+/// The replies to a turn that raised a field.
 pub(super) struct Region {
-    pub(super) turns: Vec<usize>,
+    pub(super) turns: Vec<TurnIndex>,
     /// First asking-side turn after the region (its leading sentences are echoes).
-    closer: Option<usize>,
+    closer: Option<TurnIndex>,
 }
 
+/// The transcript and field profiles with the scores every stage needs,
+/// computed once: how strongly each sentence and turn is about each field,
+/// which fields each turn raises, and the region each turn opens.
 pub(super) struct Analysis<'d, 's> {
     pub(super) transcript: &'d Transcript,
     pub(super) profiles: &'s [FieldProfile<'s>],
-    /// kw relevance per (field, sentence).
-    pub(super) relevance: Vec<Vec<f64>>,
-    /// Topic score per (field, turn).
-    pub(super) topic: Vec<Vec<f64>>,
-    /// Regions opened by each turn.
-    pub(super) regions: Vec<Option<Region>>,
-    /// `topics(t, 0.6)` for every turn.
-    pub(super) raised: Vec<Vec<usize>>,
+    /// Keyword relevance per field, per sentence.
+    relevance: Vec<Vec<f64>>,
+    /// Topic score per field, per turn.
+    topic: Vec<Vec<f64>>,
+    /// Region opened by each turn, if any.
+    regions: Vec<Option<Region>>,
+    /// `topics(turn, 0.6)` for every turn.
+    raised: Vec<Vec<FieldIndex>>,
 }
 
 impl<'d, 's> Analysis<'d, 's> {
+    /// Scores every sentence and turn against every field, then finds the
+    /// fields each turn raises and the regions they open.
     pub(super) fn new(transcript: &'d Transcript, profiles: &'s [FieldProfile<'s>]) -> Self {
         // Which keywords each sentence mentions, per field: computed once,
         // then unions give turn scores without re-matching words.
         let masks: Vec<Vec<Vec<bool>>> = profiles
             .iter()
-            .map(|sp| {
+            .map(|profile| {
                 transcript
                     .sentences
                     .iter()
-                    .map(|s| keyword_mask(sp, &s.topic_stems))
+                    .map(|sentence| keyword_mask(profile, &sentence.topic_stems))
                     .collect()
             })
             .collect();
         let relevance: Vec<Vec<f64>> = profiles
             .iter()
             .zip(&masks)
-            .map(|(sp, m)| m.iter().map(|mask| mask_score(sp, &[mask])).collect())
+            .map(|(profile, field_masks)| {
+                field_masks
+                    .iter()
+                    .map(|mask| mask_score(profile, &[mask]))
+                    .collect()
+            })
             .collect();
         let parts: Vec<Vec<TurnParts>> = profiles
             .iter()
             .zip(&masks)
-            .map(|(sp, m)| {
+            .map(|(profile, field_masks)| {
                 transcript
                     .turns
                     .iter()
-                    .map(|t| turn_parts(sp, transcript, m, t))
+                    .map(|turn| turn_parts(profile, transcript, field_masks, turn))
                     .collect()
             })
             .collect();
+        let turn_count = transcript.turns.len();
         let mut topic: Vec<Vec<f64>> = (0..profiles.len())
-            .map(|f| {
-                (0..transcript.turns.len())
-                    .map(|t| {
-                        let context_question = parts.iter().all(|row| row[t].q <= 0.0);
-                        turn_score(parts[f][t], context_question)
+            .map(|field| {
+                (0..turn_count)
+                    .map(|turn| {
+                        let context_question = parts.iter().all(|row| row[turn].question <= 0.0);
+                        turn_score(parts[field][turn], context_question)
                     })
                     .collect()
             })
             .collect();
         // "Does it have one?": a bare follow-up question that raises nothing
         // itself is about what the other side just said.
-        for t in 1..transcript.turns.len() {
-            let bare_question = transcript.turns[t]
+        for turn in 1..turn_count {
+            let bare_question = transcript.turns[turn]
                 .sentences
                 .iter()
-                .map(|&s| &transcript.sentences[s])
-                .any(|s| s.question && is_bare_question(s));
-            let quiet = topic.iter().all(|row| row[t] < TOPIC_THRESHOLD);
+                .map(|&sentence| &transcript.sentences[sentence])
+                .any(|sentence| sentence.question && is_bare_question(sentence));
+            let quiet = topic.iter().all(|row| row[turn] < TOPIC_THRESHOLD);
             if bare_question
                 && quiet
-                && transcript.turns[t - 1].speaker != transcript.turns[t].speaker
+                && transcript.turns[turn - 1].speaker != transcript.turns[turn].speaker
             {
                 // Only for fields the question does touch ("have" in "Does it have one?").
                 for row in &mut topic {
-                    if row[t] > 0.0 {
-                        row[t] = row[t].max(row[t - 1]);
+                    if row[turn] > 0.0 {
+                        row[turn] = row[turn].max(row[turn - 1]);
                     }
                 }
             }
@@ -126,70 +141,131 @@ impl<'d, 's> Analysis<'d, 's> {
             regions: Vec::new(),
             raised: Vec::new(),
         };
-        analysis.raised = (0..transcript.turns.len())
-            .map(|t| analysis.topics(t, 0.6))
+        analysis.raised = analysis
+            .turn_indices()
+            .map(|turn| analysis.topics(turn, 0.6))
             .collect();
-        analysis.regions = (0..transcript.turns.len())
-            .map(|t| analysis.region_of(t))
+        analysis.regions = analysis
+            .turn_indices()
+            .map(|turn| analysis.region_of(turn))
             .collect();
         analysis
     }
 
+    /// Every field, in the caller's order.
+    pub(super) fn field_indices(&self) -> impl Iterator<Item = FieldIndex> + use<> {
+        (0..self.profiles.len()).map(FieldIndex)
+    }
+
+    /// Every turn, in transcript order.
+    pub(super) fn turn_indices(&self) -> impl Iterator<Item = TurnIndex> + use<> {
+        (0..self.transcript.turns.len()).map(TurnIndex)
+    }
+
+    /// Every sentence with its index, in transcript order.
+    pub(super) fn sentences(
+        &self,
+    ) -> impl Iterator<Item = (SentenceIndex, &'d Sentence)> + use<'d> {
+        self.transcript
+            .sentences
+            .iter()
+            .enumerate()
+            .map(|(position, sentence)| (SentenceIndex(position), sentence))
+    }
+
+    /// How strongly `turn` is about `field`.
+    pub(super) fn topic(&self, field: FieldIndex, turn: TurnIndex) -> f64 {
+        self.topic[field.0][turn.0]
+    }
+
+    /// How strongly `sentence` mentions `field` (keywords only).
+    pub(super) fn relevance(&self, field: FieldIndex, sentence: SentenceIndex) -> f64 {
+        self.relevance[field.0][sentence.0]
+    }
+
+    /// The fields `turn` raises.
+    pub(super) fn raised(&self, turn: TurnIndex) -> &[FieldIndex] {
+        &self.raised[turn.0]
+    }
+
+    /// The region `turn` opens, if it opens one.
+    pub(super) fn region(&self, turn: TurnIndex) -> Option<&Region> {
+        self.regions.get(turn.0).and_then(Option::as_ref)
+    }
+
+    /// Every region with the turn that opened it.
+    pub(super) fn regions(&self) -> impl Iterator<Item = (TurnIndex, &Region)> {
+        self.regions
+            .iter()
+            .enumerate()
+            .filter_map(|(position, region)| Some((TurnIndex(position), region.as_ref()?)))
+    }
+
     /// Fields a turn raises: scores at least `TOPIC_THRESHOLD` and within `ratio` of the best.
-    pub(super) fn topics(&self, turn: usize, ratio: f64) -> Vec<usize> {
-        let best = (0..self.profiles.len())
-            .map(|f| self.topic[f][turn])
+    pub(super) fn topics(&self, turn: TurnIndex, ratio: f64) -> Vec<FieldIndex> {
+        let best = self
+            .field_indices()
+            .map(|field| self.topic(field, turn))
             .fold(0.0_f64, f64::max);
         if best < TOPIC_THRESHOLD {
             return Vec::new();
         }
-        (0..self.profiles.len())
-            .filter(|&f| {
-                self.topic[f][turn] >= TOPIC_THRESHOLD && self.topic[f][turn] >= ratio * best
+        self.field_indices()
+            .filter(|&field| {
+                self.topic(field, turn) >= TOPIC_THRESHOLD
+                    && self.topic(field, turn) >= ratio * best
             })
             .collect()
     }
 
-    /// Whether turn `t` asks a question about `f` itself (or a bare question
-    /// about what it just said).
-    pub(super) fn asks_about(&self, f: usize, t: usize) -> bool {
-        let bare = self.transcript.turns[t]
+    /// Whether `turn` asks a question about `field` itself (or a bare
+    /// question about what it just said).
+    pub(super) fn asks_about(&self, field: FieldIndex, turn: TurnIndex) -> bool {
+        let bare = self.transcript.turns[turn]
             .sentences
             .iter()
-            .map(|&s| &self.transcript.sentences[s])
-            .filter(|s| s.question)
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .filter(|sentence| sentence.question)
             .any(is_bare_question);
-        self.turn_has_question(t)
-            && (self.question_topic(f, t) >= TOPIC_THRESHOLD
-                || (bare && self.topic[f][t] >= TOPIC_THRESHOLD))
+        self.turn_has_question(turn)
+            && (self.question_topic(field, turn) >= TOPIC_THRESHOLD
+                || (bare && self.topic(field, turn) >= TOPIC_THRESHOLD))
     }
 
-    /// For yes/no fields: the turn raises `f` clearly more than any other
+    /// For yes/no fields: the turn raises `field` clearly more than any other
     /// yes/no field (a yes or no cannot answer a number or name, so those do
     /// not compete), and is not mostly about something else.
-    fn raises_strictly(&self, f: usize, turn: usize) -> bool {
-        let mine = self.topic[f][turn];
-        let all_best = (0..self.profiles.len())
-            .map(|g| self.topic[g][turn])
+    fn raises_strictly(&self, field: FieldIndex, turn: TurnIndex) -> bool {
+        let mine = self.topic(field, turn);
+        let all_best = self
+            .field_indices()
+            .map(|other| self.topic(other, turn))
             .fold(0.0_f64, f64::max);
-        let bool_best = (0..self.profiles.len())
-            .filter(|&g| matches!(self.profiles[g].kind, ValueKind::Boolean))
-            .map(|g| self.topic[g][turn])
+        let boolean_best = self
+            .field_indices()
+            .filter(|&other| matches!(self.profiles[other].kind, ValueKind::Boolean))
+            .map(|other| self.topic(other, turn))
             .fold(0.0_f64, f64::max);
-        mine >= TOPIC_THRESHOLD && mine >= 0.85 * bool_best && mine >= 0.5 * all_best
+        mine >= TOPIC_THRESHOLD && mine >= 0.85 * boolean_best && mine >= 0.5 * all_best
     }
 
     /// Keyword score of a turn's question sentences alone.
-    fn question_topic(&self, f: usize, t: usize) -> f64 {
-        let profile = &self.profiles[f];
-        let sents: Vec<&Sentence> = self.transcript.turns[t]
+    fn question_topic(&self, field: FieldIndex, turn: TurnIndex) -> f64 {
+        let profile = &self.profiles[field];
+        let questions: Vec<&Sentence> = self.transcript.turns[turn]
             .sentences
             .iter()
-            .map(|&s| &self.transcript.sentences[s])
-            .filter(|s| s.question)
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .filter(|sentence| sentence.question)
             .collect();
-        let stems: Vec<&[String]> = sents.iter().map(|s| s.topic_stems.as_slice()).collect();
-        let bonus = if sents.iter().any(|s| type_bonus(profile, s)) {
+        let stems: Vec<&[String]> = questions
+            .iter()
+            .map(|sentence| sentence.topic_stems.as_slice())
+            .collect();
+        let bonus = if questions
+            .iter()
+            .any(|sentence| type_bonus(profile, sentence))
+        {
             1.0
         } else {
             0.0
@@ -198,35 +274,40 @@ impl<'d, 's> Analysis<'d, 's> {
     }
 
     /// "I can do blue or green": a turn offering alternatives.
-    fn turn_offers(&self, t: usize) -> bool {
-        self.transcript.turns[t].sentences.iter().any(|&s| {
-            let ws: Vec<&str> = self.transcript.sentences[s].word_lowers().collect();
-            ws.iter().enumerate().any(|(i, w)| {
-                *w == "or"
-                    && i > 0
-                    && ws
-                        .get(i + 1)
-                        .is_some_and(|n| !matches!(*n, "so" | "not" | "anything" | "something"))
-            })
-        })
-    }
-
-    fn turn_has_question(&self, t: usize) -> bool {
-        self.transcript.turns[t]
+    fn turn_offers(&self, turn: TurnIndex) -> bool {
+        self.transcript.turns[turn]
             .sentences
             .iter()
-            .any(|&s| self.transcript.sentences[s].question)
+            .any(|&sentence| {
+                let words: Vec<&str> = self.transcript.sentences[sentence].word_lowers().collect();
+                words.iter().enumerate().any(|(position, word)| {
+                    *word == "or"
+                        && position > 0
+                        && words.get(position + 1).is_some_and(|next| {
+                            !matches!(*next, "so" | "not" | "anything" | "something")
+                        })
+                })
+            })
     }
 
-    fn is_clarification(&self, t: usize) -> bool {
-        let turn = &self.transcript.turns[t];
-        turn.sentences
+    fn turn_has_question(&self, turn: TurnIndex) -> bool {
+        self.transcript.turns[turn]
+            .sentences
             .iter()
-            .filter(|&&s| self.transcript.sentences[s].question)
-            .all(|&s| {
-                let sent = &self.transcript.sentences[s];
+            .any(|&sentence| self.transcript.sentences[sentence].question)
+    }
+
+    /// Whether every question in `turn` only asks the other side to repeat
+    /// or pin down what they said, rather than moving on.
+    fn is_clarification(&self, turn: TurnIndex) -> bool {
+        self.transcript.turns[turn]
+            .sentences
+            .iter()
+            .filter(|&&sentence| self.transcript.sentences[sentence].question)
+            .all(|&sentence| {
+                let sent = &self.transcript.sentences[sentence];
                 let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
-                let n = sent.word_lowers().count();
+                let word_count = sent.word_lowers().count();
                 let new_topic = has_any_phrase(
                     &text,
                     &["another", "other", "else", "anything", "any other"],
@@ -255,7 +336,7 @@ impl<'d, 's> Analysis<'d, 's> {
                     )
                 );
                 !new_topic
-                    && ((n <= 3 && !fresh_question)
+                    && ((word_count <= 3 && !fresh_question)
                         || has_any_phrase(
                             &text,
                             &[
@@ -288,150 +369,162 @@ impl<'d, 's> Analysis<'d, 's> {
     /// The replies to a turn that raises a field: the other side's turns until
     /// the asking side moves on (raises something else, asks a new question,
     /// or speaks again without having been asked anything).
-    fn region_of(&self, open: usize) -> Option<Region> {
+    fn region_of(&self, open: TurnIndex) -> Option<Region> {
         let asker = self.transcript.turns[open].speaker;
         // The agent's statements propose ("I'm calling to check that …"); the other
         // side only invites an answer by asking about the field itself.
         let opens = if asker == Speaker::Agent {
-            !self.raised[open].is_empty()
+            !self.raised(open).is_empty()
         } else {
-            (0..self.profiles.len()).any(|f| self.question_topic(f, open) >= TOPIC_THRESHOLD)
+            self.field_indices()
+                .any(|field| self.question_topic(field, open) >= TOPIC_THRESHOLD)
         };
         if !opens {
             return None;
         }
         let mut turns = Vec::new();
         let mut closer = None;
-        for u in open + 1..self.transcript.turns.len().min(open + 1 + MAX_REGION_TURNS) {
-            if self.transcript.turns[u].speaker == asker {
-                let has_topic = !self.raised[u].is_empty();
-                let question = self.turn_has_question(u);
-                let clarifying = question && self.is_clarification(u);
+        let end = self
+            .transcript
+            .turns
+            .len()
+            .min(open.0 + 1 + MAX_REGION_TURNS);
+        for reply in (open.0 + 1..end).map(TurnIndex) {
+            if self.transcript.turns[reply].speaker == asker {
+                let has_topic = !self.raised(reply).is_empty();
+                let question = self.turn_has_question(reply);
+                let clarifying = question && self.is_clarification(reply);
                 // The other side asked something back, or offered a choice.
-                let was_asked = u > 0
-                    && self.transcript.turns[u - 1].speaker != asker
-                    && (self.turn_has_question(u - 1) || self.turn_offers(u - 1));
+                let was_asked = reply.previous().is_some_and(|previous| {
+                    self.transcript.turns[previous].speaker != asker
+                        && (self.turn_has_question(previous) || self.turn_offers(previous))
+                });
                 // Answering the other side's question back keeps the region open.
                 let moves_on = if question { !clarifying } else { !was_asked };
                 if moves_on || (has_topic && !was_asked) {
-                    closer = Some(u);
+                    closer = Some(reply);
                     break;
                 }
             }
-            turns.push(u);
+            turns.push(reply);
         }
         Some(Region { turns, closer })
     }
 
     /// Whether a sentence is about another field (among `among`) much more
-    /// than about `f`.
-    fn belongs_elsewhere(&self, f: usize, s: usize, among: &[usize]) -> bool {
-        let mine = self.relevance[f][s];
+    /// than about `field`.
+    fn belongs_elsewhere(
+        &self,
+        field: FieldIndex,
+        sentence: SentenceIndex,
+        among: &[FieldIndex],
+    ) -> bool {
+        let mine = self.relevance(field, sentence);
         // Only fields of the same type compete: "the parcel has been found"
         // can settle a yes/no field and still lead to a place.
-        let ty = self.profiles[f].definition.field_type;
-        among.iter().any(|&g| {
-            g != f
-                && self.profiles[g].definition.field_type == ty
-                && self.relevance[g][s] >= DIRECT_THRESHOLD
-                && self.relevance[g][s] > mine + 0.5
+        let field_type = self.profiles[field].definition.field_type;
+        among.iter().any(|&other| {
+            other != field
+                && self.profiles[other].definition.field_type == field_type
+                && self.relevance(other, sentence) >= DIRECT_THRESHOLD
+                && self.relevance(other, sentence) > mine + 0.5
         })
     }
 
     /// A rate field ("weekly rate in dollars") and an amount stated at that
     /// rate ("$90 a week"): the shape alone is strong evidence.
-    fn typed_rate(&self, f: usize, sent: &Sentence) -> bool {
-        let ValueKind::Number(number_profile) = &self.profiles[f].kind else {
+    fn typed_rate(&self, field: FieldIndex, sentence: &Sentence) -> bool {
+        let ValueKind::Number(number_profile) = &self.profiles[field].kind else {
             return false;
         };
         let Some(want) = number_profile.per else {
             return false;
         };
         number_profile.unit == FieldUnit::Money
-            && sent.numbers.iter().any(|m| {
-                matches!(m.unit, Unit::Money | Unit::Pound | Unit::None)
-                    && m.per.as_deref().and_then(per_canonical) == Some(want)
+            && sentence.numbers.iter().any(|mention| {
+                matches!(mention.unit, Unit::Money | Unit::Pound | Unit::None)
+                    && mention.per.as_deref().and_then(per_canonical) == Some(want)
             })
     }
 
-    /// Evidence sentences for field `f`, in transcript order.
-    pub(super) fn evidence(&self, f: usize, strict: bool) -> Vec<Evidence> {
+    /// Evidence sentences for `field`, in transcript order. `strict` (for
+    /// yes/no fields) keeps only regions whose turn is clearly about it.
+    pub(super) fn evidence(&self, field: FieldIndex, strict: bool) -> Vec<Evidence> {
         let mut evidence: Vec<Evidence> = Vec::new();
-        for (t, region) in self.regions.iter().enumerate() {
-            let Some(region) = region else { continue };
+        for (open, region) in self.regions() {
             let raised = if strict {
-                self.raises_strictly(f, t)
+                self.raises_strictly(field, open)
             } else {
-                self.raised[t].contains(&f)
+                self.raised(open).contains(&field)
             };
             if !raised {
                 continue;
             }
-            let asker = self.transcript.turns[t].speaker;
+            let asker = self.transcript.turns[open].speaker;
             // A reply is shared out only among the fields this turn raised.
-            let raised_here = &self.raised[t];
-            for &s in &self.transcript.turns[t].sentences {
-                if self.transcript.sentences[s].question {
+            let raised_here = self.raised(open);
+            for &sentence in &self.transcript.turns[open].sentences {
+                if self.transcript.sentences[sentence].question {
                     evidence.push(Evidence {
-                        sentence: s,
+                        sentence,
                         role: Role::Question,
-                        region: t,
+                        region: open,
                     });
                 }
             }
-            for &u in &region.turns {
-                let role = if self.transcript.turns[u].speaker == asker {
+            for &reply in &region.turns {
+                let role = if self.transcript.turns[reply].speaker == asker {
                     Role::Asker
                 } else {
                     Role::Answer
                 };
-                for &s in &self.transcript.turns[u].sentences {
-                    if role == Role::Asker && self.transcript.sentences[s].question {
+                for &sentence in &self.transcript.turns[reply].sentences {
+                    if role == Role::Asker && self.transcript.sentences[sentence].question {
                         continue;
                     }
-                    if !self.belongs_elsewhere(f, s, raised_here) {
+                    if !self.belongs_elsewhere(field, sentence, raised_here) {
                         evidence.push(Evidence {
-                            sentence: s,
+                            sentence,
                             role,
-                            region: t,
+                            region: open,
                         });
                     }
                 }
             }
-            if let Some(c) = region.closer {
-                for &s in &self.transcript.turns[c].sentences {
+            if let Some(closer) = region.closer {
+                for &sentence in &self.transcript.turns[closer].sentences {
                     // Up to the closer's first question; echoes only ever
                     // confirm a value already given, so a sentence that also
                     // touches another field ("She has the loyalty card, so
                     // two twenty.") is still safe to read.
-                    if self.transcript.sentences[s].question {
+                    if self.transcript.sentences[sentence].question {
                         break;
                     }
                     evidence.push(Evidence {
-                        sentence: s,
+                        sentence,
                         role: Role::Echo,
-                        region: t,
+                        region: open,
                     });
                 }
             }
         }
-        for (s, sent) in self.transcript.sentences.iter().enumerate() {
-            let everyone: Vec<usize> = (0..self.profiles.len()).collect();
-            if sent.question || self.belongs_elsewhere(f, s, &everyone) {
+        let everyone: Vec<FieldIndex> = self.field_indices().collect();
+        for (sentence, sent) in self.sentences() {
+            if sent.question || self.belongs_elsewhere(field, sentence, &everyone) {
                 continue;
             }
-            if self.relevance[f][s] >= DIRECT_THRESHOLD
-                || (self.relevance[f][s] >= 1.0 && self.typed_rate(f, sent))
+            if self.relevance(field, sentence) >= DIRECT_THRESHOLD
+                || (self.relevance(field, sentence) >= 1.0 && self.typed_rate(field, sent))
             {
                 evidence.push(Evidence {
-                    sentence: s,
+                    sentence,
                     role: Role::Direct,
                     region: sent.turn,
                 });
             }
         }
-        evidence.sort_by_key(|e| (e.sentence, e.role));
-        evidence.dedup_by_key(|e| e.sentence);
+        evidence.sort_by_key(|item| (item.sentence, item.role));
+        evidence.dedup_by_key(|item| item.sentence);
         evidence
     }
 }

@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use self::evidence::Analysis;
-use self::profile::{ValueKind, build_profiles};
+use self::profile::{FieldIndex, ValueKind, build_profiles};
 use self::transcript::Transcript;
 use super::coerce::json_number;
 use crate::domain::FieldDefinition;
@@ -90,31 +90,35 @@ impl OfflineExtractor {
         let profiles = build_profiles(fields, &parsed);
         let analysis = Analysis::new(&parsed, &profiles);
         let mut out = Map::new();
-        let mut numbers: Vec<(usize, Option<f64>)> = Vec::new();
-        for (fi, profile) in profiles.iter().enumerate() {
+        let mut numbers: Vec<(FieldIndex, Option<f64>)> = Vec::new();
+        for field in analysis.field_indices() {
+            let profile = &analysis.profiles[field];
             if out.contains_key(&profile.definition.name) {
                 continue;
             }
-            let v = match &profile.kind {
-                ValueKind::Boolean => analysis.extract_bool(fi).map(Value::Bool),
+            let value = match &profile.kind {
+                ValueKind::Boolean => analysis.extract_bool(field).map(Value::Bool),
                 ValueKind::Number(number_profile) => {
-                    let v = analysis.extract_number(fi, number_profile);
-                    numbers.push((fi, v));
-                    v.and_then(json_number)
+                    let number = analysis.extract_number(field, number_profile);
+                    numbers.push((field, number));
+                    number.and_then(json_number)
                 }
-                ValueKind::Text(string_kind) => {
-                    analysis.extract_string(fi, string_kind).map(Value::String)
-                }
+                ValueKind::Text(string_kind) => analysis
+                    .extract_string(field, string_kind)
+                    .map(Value::String),
             };
-            out.insert(profile.definition.name.clone(), v.unwrap_or(Value::Null));
+            out.insert(
+                profile.definition.name.clone(),
+                value.unwrap_or(Value::Null),
+            );
         }
-        // "Same as the rent": copy another number field's value.
-        for (fi, v) in &numbers {
-            if v.is_none()
-                && let Some(copied) = analysis.same_as_reference(*fi, &numbers)
-                && let Some(j) = json_number(copied)
+        // "Same as the deposit": copy another number field's value.
+        for (field, number) in &numbers {
+            if number.is_none()
+                && let Some(copied) = analysis.same_as_reference(*field, &numbers)
+                && let Some(json) = json_number(copied)
             {
-                out.insert(profiles[*fi].definition.name.clone(), j);
+                out.insert(analysis.profiles[*field].definition.name.clone(), json);
             }
         }
         out

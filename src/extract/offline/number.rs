@@ -1,18 +1,21 @@
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role};
 use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES};
 use super::phrase::{has_split_phrase, is_negated_text};
-use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference, ValueKind};
+use super::profile::{
+    FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference, ValueKind,
+};
 use super::relevance::keyword_score;
-use super::transcript::{Sentence, Speaker, clause_text};
+use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
 
+/// A number that may be a field's value, with how well it fits.
 #[derive(Debug, Clone)]
 struct NumberCandidate {
-    pub(super) sentence: usize,
-    pub(super) turn: usize,
+    sentence: SentenceIndex,
+    turn: TurnIndex,
     /// Clause id within the turn.
     pub(super) clause: usize,
     pub(super) value: f64,
@@ -24,20 +27,26 @@ struct NumberCandidate {
 }
 
 impl Analysis<'_, '_> {
-    pub(super) fn extract_number(&self, f: usize, number_profile: &NumberProfile) -> Option<f64> {
-        let profile = &self.profiles[f];
+    /// The numeric value of `field`: the best-fitting number of the latest
+    /// reply that fits about as well as any, in the field's unit.
+    pub(super) fn extract_number(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<f64> {
+        let profile = &self.profiles[field];
         if number_profile.unit == FieldUnit::Clock {
-            return self.extract_clock_number(f, number_profile);
+            return self.extract_clock_number(field, number_profile);
         }
-        let mut evidence = self.evidence(f, false);
+        let mut evidence = self.evidence(field, false);
         // "Come back in a year. So, twelve months.": a reformulation right after
         // a mention belongs with it.
         let extra: Vec<Evidence> = evidence
             .iter()
             .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
             .filter_map(|e| {
-                let next = e.sentence + 1;
-                let n = self.transcript.sentences.get(next)?;
+                let next = e.sentence.next();
+                let n = self.transcript.sentences.get(next.0)?;
                 let reformulates = n.turn == self.transcript.sentences[e.sentence].turn
                     && !n.question
                     && matches!(
@@ -64,42 +73,41 @@ impl Analysis<'_, '_> {
         evidence.sort_by_key(|e| (e.sentence, e.role));
         evidence.dedup_by_key(|e| e.sentence);
         let mut candidates: Vec<NumberCandidate> = Vec::new();
-        let mut echo_cands: Vec<NumberCandidate> = Vec::new();
-        for e in &evidence {
-            if e.role == Role::Question {
+        let mut echo_candidates: Vec<NumberCandidate> = Vec::new();
+        for item in &evidence {
+            if item.role == Role::Question {
                 continue;
             }
-            let sent = &self.transcript.sentences[e.sentence];
-            if sent.question {
+            if self.transcript.sentences[item.sentence].question {
                 continue;
             }
-            let mut found = self.number_candidates(profile, number_profile, e.sentence);
+            let mut found = self.number_candidates(profile, number_profile, item.sentence);
             // A reply to the question about the field outranks a passing mention.
-            if matches!(e.role, Role::Answer | Role::Echo) {
-                for c in &mut found {
-                    c.score += 0.5;
+            if matches!(item.role, Role::Answer | Role::Echo) {
+                for candidate in &mut found {
+                    candidate.score += 0.5;
                 }
             }
-            if e.role == Role::Echo {
-                for c in &mut found {
-                    c.echo = true;
+            if item.role == Role::Echo {
+                for candidate in &mut found {
+                    candidate.echo = true;
                 }
-                echo_cands.extend(found);
+                echo_candidates.extend(found);
             } else {
                 candidates.extend(found);
             }
         }
         // Echoes only confirm what was said, and the one they confirm is
         // the one that stands ("… or two twenty." "So two twenty.").
-        for mut c in echo_cands {
+        for mut echo in echo_candidates {
             let confirmed = candidates
                 .iter()
-                .filter(|o| same(o.value, c.value) || o.alt.is_some_and(|a| same(a, c.value)))
+                .filter(|o| same(o.value, echo.value) || o.alt.is_some_and(|a| same(a, echo.value)))
                 .map(|o| o.score)
                 .reduce(f64::max);
             if let Some(score) = confirmed {
-                c.score = c.score.max(score);
-                candidates.push(c);
+                echo.score = echo.score.max(score);
+                candidates.push(echo);
             }
         }
         if candidates.is_empty() {
@@ -110,14 +118,14 @@ impl Analysis<'_, '_> {
         // Within a reply the best-fitting number wins (earliest on a tie);
         // across replies the latest reply that fits about as well wins.
         let mut per_turn: Vec<&NumberCandidate> = Vec::new();
-        for c in &candidates {
+        for candidate in &candidates {
             match per_turn.last_mut() {
-                Some(best) if best.turn == c.turn => {
-                    if c.score > best.score {
-                        *best = c;
+                Some(best) if best.turn == candidate.turn => {
+                    if candidate.score > best.score {
+                        *best = candidate;
                     }
                 }
-                _ => per_turn.push(c),
+                _ => per_turn.push(candidate),
             }
         }
         let best = per_turn
@@ -145,22 +153,23 @@ impl Analysis<'_, '_> {
         Some(self.apply_not_corrections(pick.sentence, value))
     }
 
+    /// The numbers of one sentence that fit the field, scored.
     fn number_candidates(
         &self,
         profile: &FieldProfile,
         number_profile: &NumberProfile,
-        s: usize,
+        sentence: SentenceIndex,
     ) -> Vec<NumberCandidate> {
-        let sent = &self.transcript.sentences[s];
+        let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
         let own_numbers: Vec<f64> = profile
             .required
             .iter()
             .filter_map(|r| r.parse::<f64>().ok())
             .collect();
-        for (mi, m) in sent.numbers.iter().enumerate() {
+        for (mention_index, m) in sent.numbers.iter().enumerate() {
             // The second end of a range is handled with the first.
-            if m.range_with.is_some_and(|o| o < mi) {
+            if m.range_with.is_some_and(|o| o < mention_index) {
                 continue;
             }
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
@@ -174,7 +183,7 @@ impl Analysis<'_, '_> {
             // bare amount in the same reply keeps the rate said before it.
             let inherited =
                 if m.per.is_none() && matches!(m.unit, Unit::None | Unit::Money | Unit::Pound) {
-                    self.previous_rate(s, mi)
+                    self.previous_rate(sentence, mention_index)
                 } else {
                     None
                 };
@@ -242,7 +251,7 @@ impl Analysis<'_, '_> {
                 (a.min(b), a.max(b))
             });
             out.push(NumberCandidate {
-                sentence: s,
+                sentence,
                 turn: sent.turn,
                 clause,
                 value,
@@ -275,10 +284,10 @@ impl Analysis<'_, '_> {
                         .enumerate()
                         .filter(|(_, t)| t.is_word())
                         .nth(i)
-                        .and_then(|(ti, _)| sent.token_clauses.get(ti).copied())
+                        .and_then(|(token, _)| sent.token_clauses.get(token).copied())
                         .unwrap_or(0);
                     out.push(NumberCandidate {
-                        sentence: s,
+                        sentence,
                         turn: sent.turn,
                         clause,
                         value: 0.0,
@@ -337,24 +346,24 @@ impl Analysis<'_, '_> {
         }
     }
 
-    /// The rate noun ("a night") of the last amount before mention `mi` of
-    /// sentence `s`, within the same turn.
-    fn previous_rate(&self, s: usize, mi: usize) -> Option<String> {
-        let turn = self.transcript.sentences[s].turn;
-        let here = self.transcript.sentences[s]
+    /// The rate noun ("a night") of the last amount before mention
+    /// `mention_index` of `sentence`, within the same turn.
+    fn previous_rate(&self, sentence: SentenceIndex, mention_index: usize) -> Option<String> {
+        let turn = self.transcript.sentences[sentence].turn;
+        let here = self.transcript.sentences[sentence]
             .numbers
             .iter()
-            .take(mi)
+            .take(mention_index)
             .rev()
             .find_map(|m| m.per.clone());
         here.or_else(|| {
             self.transcript.turns[turn]
                 .sentences
                 .iter()
-                .filter(|&&x| x < s)
+                .filter(|&&earlier| earlier < sentence)
                 .rev()
-                .find_map(|&x| {
-                    self.transcript.sentences[x]
+                .find_map(|&earlier| {
+                    self.transcript.sentences[earlier]
                         .numbers
                         .iter()
                         .rev()
@@ -365,8 +374,8 @@ impl Analysis<'_, '_> {
 
     /// "make it a four, not a five": a later "A, not B" with B equal
     /// to the value replaces it with A.
-    fn apply_not_corrections(&self, from_sent: usize, mut value: f64) -> f64 {
-        for sent in self.transcript.sentences.iter().skip(from_sent + 1) {
+    fn apply_not_corrections(&self, from: SentenceIndex, mut value: f64) -> f64 {
+        for sent in self.transcript.sentences.iter().skip(from.0 + 1) {
             if sent.question {
                 continue;
             }
@@ -393,32 +402,31 @@ impl Analysis<'_, '_> {
     /// phrase names.
     pub(super) fn same_as_reference(
         &self,
-        f: usize,
-        numbers: &[(usize, Option<f64>)],
+        field: FieldIndex,
+        numbers: &[(FieldIndex, Option<f64>)],
     ) -> Option<f64> {
-        let mut sents: Vec<usize> = Vec::new();
-        for (t, region) in self.regions.iter().enumerate() {
-            let Some(region) = region else { continue };
-            if self.raised[t].contains(&f) {
-                for &u in &region.turns {
-                    sents.extend(self.transcript.turns[u].sentences.iter().copied());
+        let mut replies: Vec<SentenceIndex> = Vec::new();
+        for (open, region) in self.regions() {
+            if self.raised(open).contains(&field) {
+                for &reply in &region.turns {
+                    replies.extend(self.transcript.turns[reply].sentences.iter().copied());
                 }
             }
         }
-        for &s in sents.iter().rev() {
-            let sent = &self.transcript.sentences[s];
+        for &sentence in replies.iter().rev() {
+            let sent = &self.transcript.sentences[sentence];
             let lw: Vec<&str> = sent.tokens.iter().map(|t| t.lower.as_str()).collect();
             let Some(pos) = lw.windows(2).position(|w| w == ["same", "as"]) else {
                 continue;
             };
             let tail: Vec<String> = sent.stems.iter().skip(pos + 2).take(5).cloned().collect();
             let mut best: Option<(f64, f64)> = None;
-            for (g, v) in numbers {
-                if *g == f {
+            for (other, v) in numbers {
+                if *other == field {
                     continue;
                 }
                 let Some(v) = v else { continue };
-                let r = keyword_score(&self.profiles[*g], &tail);
+                let r = keyword_score(&self.profiles[*other], &tail);
                 if r >= DIRECT_THRESHOLD && best.is_none_or(|(br, _)| r > br) {
                     best = Some((r, *v));
                 }
@@ -432,22 +440,28 @@ impl Analysis<'_, '_> {
 
     /// Hour-of-day fields: the last clock time mentioned in the evidence (or
     /// anywhere, when nothing raises the field).
-    fn extract_clock_number(&self, f: usize, number_profile: &NumberProfile) -> Option<f64> {
-        let evidence = self.evidence(f, false);
-        let mut sents: Vec<usize> = evidence
+    fn extract_clock_number(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<f64> {
+        let evidence = self.evidence(field, false);
+        let mut sentences: Vec<SentenceIndex> = evidence
             .iter()
             .filter(|e| e.role != Role::Question)
             .map(|e| e.sentence)
             .collect();
-        if !sents
-            .iter()
-            .any(|&s| self.transcript.sentences[s].numbers.iter().any(is_clock))
-        {
-            sents = (0..self.transcript.sentences.len()).collect();
+        if !sentences.iter().any(|&sentence| {
+            self.transcript.sentences[sentence]
+                .numbers
+                .iter()
+                .any(is_clock)
+        }) {
+            sentences = self.sentences().map(|(sentence, _)| sentence).collect();
         }
         let mut last: Option<(u32, u32, Option<bool>)> = None;
-        for s in sents {
-            let sent = &self.transcript.sentences[s];
+        for sentence in sentences {
+            let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
                 continue;
             }
@@ -478,9 +492,9 @@ impl Analysis<'_, '_> {
     }
 
     /// A sentence offering several values ("Friday at nine or Saturday at two").
-    fn is_offer(&self, s: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
-        let has_or = s.word_lowers().any(|w| w == "or");
-        has_or && count(s) >= 2
+    fn is_offer(&self, sentence: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
+        let has_or = sentence.word_lowers().any(|w| w == "or");
+        has_or && count(sentence) >= 2
     }
 }
 
@@ -495,8 +509,8 @@ pub(super) fn is_clock(m: &NumberMention) -> bool {
         || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
 }
 
-fn clock_values(s: &Sentence) -> Vec<u32> {
-    let mut v: Vec<u32> = s
+fn clock_values(sentence: &Sentence) -> Vec<u32> {
+    let mut v: Vec<u32> = sentence
         .numbers
         .iter()
         .filter(|m| is_clock(m))
@@ -570,11 +584,11 @@ fn suppress_before_cues(
     candidates: Vec<NumberCandidate>,
 ) -> Vec<NumberCandidate> {
     let mut keep: Vec<NumberCandidate> = Vec::with_capacity(candidates.len());
-    let mut by_turn: Vec<(usize, Vec<NumberCandidate>)> = Vec::new();
-    for c in candidates {
+    let mut by_turn: Vec<(TurnIndex, Vec<NumberCandidate>)> = Vec::new();
+    for candidate in candidates {
         match by_turn.last_mut() {
-            Some((t, v)) if *t == c.turn => v.push(c),
-            _ => by_turn.push((c.turn, vec![c])),
+            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
+            _ => by_turn.push((candidate.turn, vec![candidate])),
         }
     }
     for (turn, group) in by_turn {
@@ -592,18 +606,18 @@ fn suppress_before_cues(
 /// after it.
 pub(super) fn last_cue_with_followers(
     analysis: &Analysis,
-    turn: usize,
+    turn: TurnIndex,
     clauses: Vec<usize>,
 ) -> Option<usize> {
     let mut cue_clauses: Vec<usize> = Vec::new();
-    for &s in &analysis.transcript.turns[turn].sentences {
-        let sent = &analysis.transcript.sentences[s];
-        for c in sent.clause_ids() {
-            let text = clause_text(sent, c);
+    for &sentence in &analysis.transcript.turns[turn].sentences {
+        let sent = &analysis.transcript.sentences[sentence];
+        for clause in sent.clause_ids() {
+            let text = clause_text(sent, clause);
             // "Blue. Well, dark blue": a mid-reply "well" revises.
-            let well = c > 0 && text.split(' ').next() == Some("well");
+            let well = clause > 0 && text.split(' ').next() == Some("well");
             if well || has_split_phrase(text, phrases!(CORRECTION_CUES)) {
-                cue_clauses.push(c);
+                cue_clauses.push(clause);
             }
         }
     }

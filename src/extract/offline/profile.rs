@@ -1,3 +1,5 @@
+use std::ops::Index;
+
 use super::lexicon::{
     GENERIC_NAME_WORDS, LIGHT_NAME_WORDS, STOPWORDS, WEEKDAY_WORDS, stemmed_synonyms,
 };
@@ -77,6 +79,20 @@ pub(super) enum ValueKind {
     Text(StringKind),
 }
 
+/// Position of a field in the caller's field list (and in the profiles
+/// built from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct FieldIndex(pub(super) usize);
+
+impl<'a> Index<FieldIndex> for [FieldProfile<'a>] {
+    type Output = FieldProfile<'a>;
+
+    fn index(&self, field: FieldIndex) -> &FieldProfile<'a> {
+        &self[field.0]
+    }
+}
+
+/// What the extractor knows about one field before reading the call.
 #[derive(Debug)]
 pub(super) struct FieldProfile<'a> {
     pub(super) definition: &'a FieldDefinition,

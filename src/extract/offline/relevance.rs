@@ -70,38 +70,42 @@ pub(super) fn keyword_score_in(profile: &FieldProfile, lists: &[&[String]]) -> f
 }
 
 /// Whether a sentence holds a value of the field's distinctive kind.
-pub(super) fn type_bonus(profile: &FieldProfile, s: &Sentence) -> bool {
+pub(super) fn type_bonus(profile: &FieldProfile, sentence: &Sentence) -> bool {
     match &profile.kind {
-        ValueKind::Text(StringKind::Weekday) => s
+        ValueKind::Text(StringKind::Weekday) => sentence
             .tokens
             .iter()
             .any(|t| t.is_word() && vocabulary::weekday(&t.lower).is_some()),
-        ValueKind::Text(StringKind::Month | StringKind::Date) => s
+        ValueKind::Text(StringKind::Month | StringKind::Date) => sentence
             .tokens
             .iter()
             .any(|t| t.is_word() && vocabulary::month(t).is_some()),
-        ValueKind::Text(StringKind::Color) => {
-            s.tokens.iter().any(|t| COLORS.contains(&t.lower.as_str()))
-        }
+        ValueKind::Text(StringKind::Color) => sentence
+            .tokens
+            .iter()
+            .any(|t| COLORS.contains(&t.lower.as_str())),
         ValueKind::Text(StringKind::Time)
         | ValueKind::Number(NumberProfile {
             unit: FieldUnit::Clock,
             ..
-        }) => s.numbers.iter().any(|m| m.unit == Unit::Clock),
+        }) => sentence.numbers.iter().any(|m| m.unit == Unit::Clock),
         ValueKind::Text(StringKind::Address) => {
-            s.numbers.iter().any(|m| {
-                s.tokens
+            sentence.numbers.iter().any(|m| {
+                sentence
+                    .tokens
                     .get(m.end)
                     .is_some_and(|t| t.is_word() && t.is_capitalized())
                     || matches!(m.unit, Unit::Count(_))
-                        && s.tokens
+                        && sentence
+                            .tokens
                             .get(m.end.saturating_sub(1))
                             .is_some_and(Token::is_capitalized)
-            }) || s.tokens.iter().enumerate().any(|(i, t)| {
+            }) || sentence.tokens.iter().enumerate().any(|(i, t)| {
                 i > 0
                     && t.is_capitalized()
                     && STREET_SUFFIXES.contains(&t.lower.as_str())
-                    && s.tokens
+                    && sentence
+                        .tokens
                         .get(i - 1)
                         .is_some_and(|p| p.is_word() && p.is_capitalized())
             })
@@ -109,7 +113,7 @@ pub(super) fn type_bonus(profile: &FieldProfile, s: &Sentence) -> bool {
         ValueKind::Text(StringKind::Options(opts)) => opts.iter().any(|o| {
             o.split_whitespace()
                 .last()
-                .is_some_and(|last| s.stems.contains(&stem(last)))
+                .is_some_and(|last| sentence.stems.contains(&stem(last)))
         }),
         _ => false,
     }
@@ -170,70 +174,78 @@ pub(super) struct TurnParts {
     /// Every question sentence is bare.
     bare: bool,
     /// Keyword score of the question sentences (with their type bonus).
-    pub(super) q: f64,
+    pub(super) question: f64,
     /// Keyword score of the whole turn.
-    pub(super) all: f64,
+    whole_turn: f64,
     /// The question's asked-for noun is one of the field's words.
-    pub(super) focus: f64,
+    focus: f64,
+    /// The turn holds a value of the field's distinctive kind.
     bonus: f64,
 }
 
+/// Scores the parts of `turn` for one field; `masks` holds, per sentence of
+/// the transcript, which of the field's keywords it mentions.
 pub(super) fn turn_parts(
     profile: &FieldProfile,
     transcript: &Transcript,
     masks: &[Vec<bool>],
     turn: &Turn,
 ) -> TurnParts {
-    let mut q_stems: Vec<&[bool]> = Vec::new();
-    let mut all_stems: Vec<&[bool]> = Vec::new();
-    let mut p = TurnParts {
+    let mut question_masks: Vec<&[bool]> = Vec::new();
+    let mut turn_masks: Vec<&[bool]> = Vec::new();
+    let mut parts = TurnParts {
         bare: true,
         ..TurnParts::default()
     };
-    let mut q_bonus = false;
+    let mut question_bonus = false;
     let mut any_bonus = false;
-    for &s in &turn.sentences {
-        let sent = &transcript.sentences[s];
-        let b = type_bonus(profile, sent);
+    for &sentence in &turn.sentences {
+        let sent = &transcript.sentences[sentence];
+        let bonus = type_bonus(profile, sent);
         if sent.question {
-            p.has_question = true;
+            parts.has_question = true;
             // The noun the question asks for weighs extra.
-            if sent.focus.iter().any(|f| {
-                profile.is_own_word(f) && !GENERIC_NAME_WORDS.iter().any(|g| stem(g) == *f)
+            if sent.focus.iter().any(|focus| {
+                profile.is_own_word(focus)
+                    && !GENERIC_NAME_WORDS
+                        .iter()
+                        .any(|generic| stem(generic) == *focus)
             }) {
-                p.focus += 1.0;
+                parts.focus += 1.0;
             }
-            q_stems.extend(masks.get(s).map(Vec::as_slice));
-            p.bare &= is_bare_question(sent);
-            q_bonus |= b;
+            question_masks.extend(masks.get(sentence.0).map(Vec::as_slice));
+            parts.bare &= is_bare_question(sent);
+            question_bonus |= bonus;
         }
-        all_stems.extend(masks.get(s).map(Vec::as_slice));
-        any_bonus |= b;
+        turn_masks.extend(masks.get(sentence.0).map(Vec::as_slice));
+        any_bonus |= bonus;
     }
-    p.q = mask_score(profile, &q_stems) + if q_bonus { 1.0 } else { 0.0 } + p.focus.min(1.0);
-    p.all = mask_score(profile, &all_stems);
-    p.bonus = if any_bonus { 1.0 } else { 0.0 };
-    p
+    parts.question = mask_score(profile, &question_masks)
+        + if question_bonus { 1.0 } else { 0.0 }
+        + parts.focus.min(1.0);
+    parts.whole_turn = mask_score(profile, &turn_masks);
+    parts.bonus = if any_bonus { 1.0 } else { 0.0 };
+    parts
 }
 
 /// Combines [`TurnParts`]. `context_question`: the question names nothing
 /// any field is about, so (like a bare one) it refers to the statements
 /// around it ("When could you come? He hoped for Monday.").
-pub(super) fn turn_score(p: TurnParts, context_question: bool) -> f64 {
-    if !p.has_question || p.bare || context_question {
-        return p.all + p.bonus;
+pub(super) fn turn_score(parts: TurnParts, context_question: bool) -> f64 {
+    if !parts.has_question || parts.bare || context_question {
+        return parts.whole_turn + parts.bonus;
     }
     // A real question is about what it names; the statements around it
     // ("Sam has a parrot. Are birds allowed?") only add a little.
-    if p.q <= 0.0 {
+    if parts.question <= 0.0 {
         return 0.0;
     }
-    p.q + 0.25 * (p.all - p.q).max(0.0)
+    parts.question + 0.25 * (parts.whole_turn - parts.question).max(0.0)
 }
 
 /// A question with no content words of its own.
-pub(super) fn is_bare_question(s: &Sentence) -> bool {
-    s.word_lowers().all(|w| {
+pub(super) fn is_bare_question(sentence: &Sentence) -> bool {
+    sentence.word_lowers().all(|w| {
         set!(STOPWORDS).contains(w) || set!(FILLERS).contains(w) || BARE_QUESTION_WORDS.contains(&w)
     })
 }

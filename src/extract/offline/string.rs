@@ -3,12 +3,12 @@ use super::evidence::{Analysis, Evidence, Role};
 use super::lexicon::{CAPITALISED_NON_NAMES, DODGES, FILLERS, ORG_WORDS};
 use super::number::{is_clock, last_cue_with_followers};
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
-use super::profile::{FieldProfile, NamePart, StringKind};
+use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
     option_choice, proper_spans, quote_candidates,
 };
-use super::transcript::{Speaker, clause_text};
+use super::transcript::{SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
 use crate::extract::text::tokens::Token;
@@ -16,11 +16,13 @@ use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
 use crate::extract::text::vocabulary::COLORS;
 
+/// A phrase that may be a string field's value.
 #[derive(Debug, Clone)]
 pub(super) struct StringCandidate {
-    pub(super) sentence: usize,
-    pub(super) turn: usize,
-    pub(super) clause: usize,
+    sentence: SentenceIndex,
+    turn: TurnIndex,
+    /// Clause id within the turn.
+    clause: usize,
     pub(super) text: String,
     /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
     rank: u8,
@@ -28,9 +30,16 @@ pub(super) struct StringCandidate {
 }
 
 impl Analysis<'_, '_> {
-    pub(super) fn extract_string(&self, f: usize, string_kind: &StringKind) -> Option<String> {
-        let profile = &self.profiles[f];
-        let mut evidence = self.evidence(f, false);
+    /// The text value of `field`: the candidate of the latest reply that
+    /// gives one (after its last correction cue), or a fallback for values
+    /// that are unmistakable wherever they appear.
+    pub(super) fn extract_string(
+        &self,
+        field: FieldIndex,
+        string_kind: &StringKind,
+    ) -> Option<String> {
+        let profile = &self.profiles[field];
+        let mut evidence = self.evidence(field, false);
         // "The parcel has been found. It's waiting in Leeds.": a reply that names
         // the field goes on to give the value in its next sentence.
         if !matches!(string_kind, StringKind::Generic | StringKind::Quote) {
@@ -42,11 +51,11 @@ impl Analysis<'_, '_> {
                             != Speaker::Agent
                 })
                 .filter_map(|e| {
-                    let next = e.sentence + 1;
+                    let next = e.sentence.next();
                     let same_turn = self
                         .transcript
                         .sentences
-                        .get(next)
+                        .get(next.0)
                         .is_some_and(|n| n.turn == self.transcript.sentences[e.sentence].turn);
                     (same_turn && !evidence.iter().any(|x| x.sentence == next)).then_some(
                         Evidence {
@@ -62,42 +71,42 @@ impl Analysis<'_, '_> {
             evidence.dedup_by_key(|e| e.sentence);
         }
         let mut candidates: Vec<StringCandidate> = Vec::new();
-        let mut echo_cands: Vec<StringCandidate> = Vec::new();
+        let mut echo_candidates: Vec<StringCandidate> = Vec::new();
         let mut offered: Vec<String> = Vec::new();
-        for e in &evidence {
-            let mut found = match e.role {
+        for item in &evidence {
+            let mut found = match item.role {
                 Role::Question => {
-                    if !self.answered_yes(profile, e.region) {
+                    if !self.answered_yes(profile, item.region) {
                         continue;
                     }
-                    self.question_candidates(profile, string_kind, e.sentence)
+                    self.question_candidates(profile, string_kind, item.sentence)
                 }
-                Role::Answer if self.reply_refuses(e.sentence) => continue,
+                Role::Answer if self.reply_refuses(item.sentence) => continue,
                 role => {
                     // Bare-phrase answers ("Geometry.") only as replies to a question about the field.
-                    let fragments = role == Role::Answer && self.asks_about(f, e.region);
+                    let fragments = role == Role::Answer && self.asks_about(field, item.region);
                     self.string_candidates(
                         profile,
                         string_kind,
-                        e.sentence,
+                        item.sentence,
                         role,
                         fragments,
                         &mut offered,
                     )
                 }
             };
-            if e.role == Role::Echo {
-                for c in &mut found {
-                    c.echo = true;
+            if item.role == Role::Echo {
+                for candidate in &mut found {
+                    candidate.echo = true;
                 }
-                echo_cands.extend(found);
+                echo_candidates.extend(found);
             } else {
                 candidates.extend(found);
             }
         }
-        for c in echo_cands {
-            if candidates.iter().any(|o| same_text(&o.text, &c.text)) {
-                candidates.push(c);
+        for echo in echo_candidates {
+            if candidates.iter().any(|o| same_text(&o.text, &echo.text)) {
+                candidates.push(echo);
             }
         }
         if candidates.is_empty() {
@@ -109,15 +118,15 @@ impl Analysis<'_, '_> {
     }
 
     /// Whether the reply to the question in turn `open` is a clear yes.
-    fn answered_yes(&self, profile: &FieldProfile, open: usize) -> bool {
-        let Some(Some(region)) = self.regions.get(open) else {
+    fn answered_yes(&self, profile: &FieldProfile, open: TurnIndex) -> bool {
+        let Some(region) = self.region(open) else {
             return false;
         };
         let asker = self.transcript.turns[open].speaker;
         let Some(&reply) = region
             .turns
             .iter()
-            .find(|&&u| self.transcript.turns[u].speaker != asker)
+            .find(|&&turn| self.transcript.turns[turn].speaker != asker)
         else {
             return false;
         };
@@ -125,15 +134,15 @@ impl Analysis<'_, '_> {
             profile,
             &self.transcript.turns[reply].sentences,
             false,
-            reply == open + 1,
+            reply == open.next(),
             true,
         ) == Some(Polarity::Yes)
     }
 
     /// A reply that opens with a refusal or a dodge ("No, nothing's
     /// settled", "No idea at all") carries no value for a string field.
-    fn reply_refuses(&self, s: usize) -> bool {
-        let sent = &self.transcript.sentences[s];
+    fn reply_refuses(&self, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
         let turn = &self.transcript.turns[sent.turn];
         let Some(&first) = turn.sentences.first() else {
             return false;
@@ -169,29 +178,35 @@ impl Analysis<'_, '_> {
         &self,
         profile: &FieldProfile,
         string_kind: &StringKind,
-        s: usize,
+        sentence: SentenceIndex,
     ) -> Vec<StringCandidate> {
-        let sent = &self.transcript.sentences[s];
+        let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
         match string_kind {
             StringKind::Name { common, .. } => {
                 for (start, end) in proper_spans(sent, self.transcript) {
-                    out.push(self.cand(s, start, join_tokens(&sent.tokens[start..end]), 1));
+                    out.push(self.cand(sentence, start, join_tokens(&sent.tokens[start..end]), 1));
                 }
                 if out.is_empty() && *common {
-                    out.extend(modifier_candidates(self, profile, s, true));
+                    out.extend(modifier_candidates(self, profile, sentence, true));
                 }
             }
-            StringKind::Generic => out.extend(modifier_candidates(self, profile, s, true)),
+            StringKind::Generic => out.extend(modifier_candidates(self, profile, sentence, true)),
             _ => {}
         }
         out
     }
 
-    pub(super) fn cand(&self, s: usize, tok: usize, text: String, rank: u8) -> StringCandidate {
-        let sent = &self.transcript.sentences[s];
+    pub(super) fn cand(
+        &self,
+        sentence: SentenceIndex,
+        tok: usize,
+        text: String,
+        rank: u8,
+    ) -> StringCandidate {
+        let sent = &self.transcript.sentences[sentence];
         StringCandidate {
-            sentence: s,
+            sentence,
             turn: sent.turn,
             clause: sent.token_clauses.get(tok).copied().unwrap_or(0),
             text,
@@ -204,12 +219,12 @@ impl Analysis<'_, '_> {
         &self,
         profile: &FieldProfile,
         string_kind: &StringKind,
-        s: usize,
+        sentence: SentenceIndex,
         role: Role,
         fragments: bool,
         offered: &mut Vec<String>,
     ) -> Vec<StringCandidate> {
-        let sent = &self.transcript.sentences[s];
+        let sent = &self.transcript.sentences[sentence];
         let answerer = role == Role::Answer;
         // The answering side's check-backs ("that's a Sunday, isn't it?") assert a value.
         let asserts = answerer
@@ -238,7 +253,7 @@ impl Analysis<'_, '_> {
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .collect();
-                push_values(self, s, &vals, &negated_clause, &mut out);
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Month => {
                 let vals: Vec<(usize, &str)> = sent
@@ -247,19 +262,19 @@ impl Analysis<'_, '_> {
                     .enumerate()
                     .filter_map(|(i, t)| vocabulary::month(t).map(|m| (i, m)))
                     .collect();
-                push_values(self, s, &vals, &negated_clause, &mut out);
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Color => {
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
                     .filter_map(|(i, w)| COLORS.iter().find(|c| *c == w).map(|c| (*i, *c)))
                     .collect();
-                push_values(self, s, &vals, &negated_clause, &mut out);
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Date => {
-                let vals = self.dates_in(s);
+                let vals = self.dates_in(sentence);
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
-                push_values(self, s, &refs, &negated_clause, &mut out);
+                push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Time => {
                 let vals: Vec<(usize, String)> = sent
@@ -269,7 +284,7 @@ impl Analysis<'_, '_> {
                     .map(|m| (m.start, format_clock(m)))
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
-                push_values(self, s, &refs, &negated_clause, &mut out);
+                push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Options(opts) => {
                 let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
@@ -285,16 +300,16 @@ impl Analysis<'_, '_> {
                     if negated_clause(ti) {
                         continue;
                     }
-                    out.push(self.cand(s, ti, o.clone(), 0));
+                    out.push(self.cand(sentence, ti, o.clone(), 0));
                 }
             }
-            StringKind::Address => out.extend(address_candidates(self, s)),
+            StringKind::Address => out.extend(address_candidates(self, sentence)),
             StringKind::Code => {
                 if answerer || role == Role::Direct || role == Role::Echo {
-                    out.extend(code_candidates(self, s));
+                    out.extend(code_candidates(self, sentence));
                 }
             }
-            StringKind::Quote => out.extend(quote_candidates(self, s)),
+            StringKind::Quote => out.extend(quote_candidates(self, sentence)),
             StringKind::Name { person, common, .. } => {
                 let objective_names = |txt: &str| {
                     self.transcript
@@ -310,27 +325,29 @@ impl Analysis<'_, '_> {
                     if own || (*person && objective_names(&txt)) {
                         continue;
                     }
-                    out.push(self.cand(s, start, txt, 0));
+                    out.push(self.cand(sentence, start, txt, 0));
                 }
                 // "Name of the course": a common-noun answer ("beginner pottery course").
                 if out.is_empty() && *common {
-                    out.extend(modifier_candidates(self, profile, s, false));
+                    out.extend(modifier_candidates(self, profile, sentence, false));
                 }
             }
             StringKind::Generic => {
-                out.extend(modifier_candidates(self, profile, s, false));
+                out.extend(modifier_candidates(self, profile, sentence, false));
                 if answerer {
-                    out.extend(generic_candidates(self, profile, s, offered, fragments));
+                    out.extend(generic_candidates(
+                        self, profile, sentence, offered, fragments,
+                    ));
                 } else {
-                    out.extend(option_choice(self, s, offered));
+                    out.extend(option_choice(self, sentence, offered));
                 }
             }
         }
         out
     }
 
-    fn dates_in(&self, s: usize) -> Vec<(usize, String)> {
-        let sent = &self.transcript.sentences[s];
+    fn dates_in(&self, sentence: SentenceIndex) -> Vec<(usize, String)> {
+        let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
         for m in &sent.numbers {
             if m.value < 1.0
@@ -351,7 +368,7 @@ impl Analysis<'_, '_> {
                 .and_then(vocabulary::month);
             let month = month_before.or(month_after).or_else(|| {
                 (m.ordinal && before.is_some_and(|t| t.lower == "the"))
-                    .then(|| self.month_before(s, m.start))
+                    .then(|| self.month_before(sentence, m.start))
                     .flatten()
             });
             if let Some(mo) = month {
@@ -362,8 +379,8 @@ impl Analysis<'_, '_> {
     }
 
     /// Nearest month named before token `tok` of sentence `s`.
-    fn month_before(&self, s: usize, tok: usize) -> Option<&'static str> {
-        let sent = &self.transcript.sentences[s];
+    fn month_before(&self, sentence: SentenceIndex, tok: usize) -> Option<&'static str> {
+        let sent = &self.transcript.sentences[sentence];
         if let Some(m) = sent
             .tokens
             .get(..tok)
@@ -376,7 +393,7 @@ impl Analysis<'_, '_> {
         }
         self.transcript
             .sentences
-            .get(..s)
+            .get(..sentence.0)
             .unwrap_or(&[])
             .iter()
             .rev()
@@ -397,7 +414,7 @@ impl Analysis<'_, '_> {
             | StringKind::Quote => {
                 let mut offered = Vec::new();
                 let mut last: Option<StringCandidate> = None;
-                for (s, sent) in self.transcript.sentences.iter().enumerate() {
+                for (sentence, sent) in self.sentences() {
                     // The other side's check-backs ("the green one?") assert a value.
                     let by_agent = self.transcript.turns[sent.turn].speaker == Speaker::Agent;
                     if sent.question && by_agent {
@@ -408,13 +425,19 @@ impl Analysis<'_, '_> {
                     } else {
                         Role::Direct
                     };
-                    let found =
-                        self.string_candidates(profile, string_kind, s, role, false, &mut offered);
-                    if let Some(c) = found.into_iter().next_back() {
-                        last = Some(c);
+                    let found = self.string_candidates(
+                        profile,
+                        string_kind,
+                        sentence,
+                        role,
+                        false,
+                        &mut offered,
+                    );
+                    if let Some(candidate) = found.into_iter().next_back() {
+                        last = Some(candidate);
                     }
                 }
-                last.map(|c| finish_string(string_kind, &c.text))
+                last.map(|candidate| finish_string(string_kind, &candidate.text))
             }
             StringKind::Name {
                 person: true, part, ..
@@ -427,9 +450,9 @@ impl Analysis<'_, '_> {
     /// tuner": the most-mentioned name that is neither in the objective nor
     /// the agent's client; a self-introduction counts extra.
     fn person_fallback(&self, part: NamePart) -> Option<String> {
-        let mut counts: Vec<(String, f64, usize)> = Vec::new();
+        let mut counts: Vec<(String, f64, SentenceIndex)> = Vec::new();
         let clients = self.client_names();
-        for (s, sent) in self.transcript.sentences.iter().enumerate() {
+        for (sentence, sent) in self.sentences() {
             for (start, end) in proper_spans(sent, self.transcript) {
                 let toks = &sent.tokens[start..end];
                 let name = join_tokens(toks);
@@ -450,7 +473,7 @@ impl Analysis<'_, '_> {
                 {
                     continue;
                 }
-                let intro = self.is_intro(s, start, end);
+                let intro = self.is_intro(sentence, start, end);
                 let w = 1.0 + if intro { 2.0 } else { 0.0 };
                 match counts.iter_mut().find(|(k, _, _)| *k == key) {
                     Some(entry) => {
@@ -459,12 +482,13 @@ impl Analysis<'_, '_> {
                             entry.0 = key.clone();
                         }
                     }
-                    None => counts.push((key, w, s)),
+                    None => counts.push((key, w, sentence)),
                 }
             }
         }
         let best = counts.iter().map(|c| c.1).fold(0.0_f64, f64::max);
-        let top: Vec<&(String, f64, usize)> = counts.iter().filter(|c| c.1 == best).collect();
+        let top: Vec<&(String, f64, SentenceIndex)> =
+            counts.iter().filter(|c| c.1 == best).collect();
         let (name, score, _) = top.first()?;
         if top.len() > 1 || *score < 2.0 {
             return None;
@@ -474,8 +498,8 @@ impl Analysis<'_, '_> {
 
     /// Whether the span is a self-introduction or a greeting ("this is
     /// Ingrid", "Hi Thaddeus", "Tobias speaking").
-    fn is_intro(&self, s: usize, start: usize, end: usize) -> bool {
-        let sent = &self.transcript.sentences[s];
+    fn is_intro(&self, sentence: SentenceIndex, start: usize, end: usize) -> bool {
+        let sent = &self.transcript.sentences[sentence];
         let lw = |i: usize| sent.tokens.get(i).map(|t| t.lower.as_str());
         let before2 = start.checked_sub(2).and_then(&lw);
         let before1 = start.checked_sub(1).and_then(&lw);
@@ -551,12 +575,12 @@ fn name_part(name: &str, part: NamePart) -> String {
 
 fn push_values(
     analysis: &Analysis,
-    s: usize,
+    sentence: SentenceIndex,
     vals: &[(usize, &str)],
     negated: &dyn Fn(usize) -> bool,
     out: &mut Vec<StringCandidate>,
 ) {
-    let sent = &analysis.transcript.sentences[s];
+    let sent = &analysis.transcript.sentences[sentence];
     let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| *v).collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -568,7 +592,7 @@ fn push_values(
         if negated(*ti) {
             continue;
         }
-        out.push(analysis.cand(s, *ti, v.to_string(), 0));
+        out.push(analysis.cand(sentence, *ti, v.to_string(), 0));
     }
 }
 
@@ -589,11 +613,11 @@ fn normalize_words(s: &str) -> String {
 /// Within a reply, candidates after the last correction cue win; then the
 /// best-ranked, earliest one. Across replies the last wins.
 fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<StringCandidate> {
-    let mut by_turn: Vec<(usize, Vec<StringCandidate>)> = Vec::new();
-    for c in candidates {
+    let mut by_turn: Vec<(TurnIndex, Vec<StringCandidate>)> = Vec::new();
+    for candidate in candidates {
         match by_turn.last_mut() {
-            Some((t, v)) if *t == c.turn => v.push(c),
-            _ => by_turn.push((c.turn, vec![c])),
+            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
+            _ => by_turn.push((candidate.turn, vec![candidate])),
         }
     }
     let (turn, group) = by_turn.pop()?;

@@ -6,7 +6,7 @@ use super::lexicon::{
 use super::phrase::{has_split_phrase, is_refusal_text};
 use super::profile::FieldProfile;
 use super::string::StringCandidate;
-use super::transcript::{Sentence, Transcript, clause_text};
+use super::transcript::{Sentence, SentenceIndex, Transcript, clause_text};
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind};
@@ -106,8 +106,11 @@ pub(super) fn join_tokens(toks: &[Token]) -> String {
     out
 }
 
-pub(super) fn address_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+pub(super) fn address_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
     for m in &sent.numbers {
         let Some(d) = m.digits.clone().or_else(|| {
@@ -130,7 +133,7 @@ pub(super) fn address_candidates(analysis: &Analysis, s: usize) -> Vec<StringCan
             }
         }
         if !street.is_empty() {
-            out.push(analysis.cand(s, m.start, format!("{d} {}", street.join(" ")), 0));
+            out.push(analysis.cand(sentence, m.start, format!("{d} {}", street.join(" ")), 0));
         }
     }
     // Without a house number: "on Maple Road".
@@ -150,15 +153,18 @@ pub(super) fn address_candidates(analysis: &Analysis, s: usize) -> Vec<StringCan
                 start -= 1;
             }
             if start < i {
-                out.push(analysis.cand(s, start, join_tokens(&toks[start..=i]), 1));
+                out.push(analysis.cand(sentence, start, join_tokens(&toks[start..=i]), 1));
             }
         }
     }
     out
 }
 
-pub(super) fn code_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+pub(super) fn code_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
     // Spelled codes: "K-L-M-two-zero-nine", "B 5 3 1".
     let mut i = 0;
@@ -197,7 +203,7 @@ pub(super) fn code_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandid
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
         let spelled = pieces >= 3 && code.len() >= 3;
         if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
-            out.push(analysis.cand(s, i, code, 0));
+            out.push(analysis.cand(sentence, i, code, 0));
             i = j.max(i + 1);
         } else {
             i += 1;
@@ -209,14 +215,17 @@ pub(super) fn code_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandid
         }
         let Some(d) = &m.digits else { continue };
         if d.len() >= 2 && !out.iter().any(|c| c.text.contains(d.as_str())) {
-            out.push(analysis.cand(s, m.start, d.clone(), 0));
+            out.push(analysis.cand(sentence, m.start, d.clone(), 0));
         }
     }
     out
 }
 
-pub(super) fn quote_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+pub(super) fn quote_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
     let mut open: Option<usize> = None;
     for (i, t) in sent.tokens.iter().enumerate() {
@@ -226,7 +235,7 @@ pub(super) fn quote_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandi
                 Some(o) => {
                     let inner = sent.tokens.get(o + 1..i).unwrap_or(&[]);
                     if inner.iter().any(Token::is_word) {
-                        out.push(analysis.cand(s, o, join_raw(inner), 0));
+                        out.push(analysis.cand(sentence, o, join_raw(inner), 0));
                     }
                     open = None;
                 }
@@ -237,7 +246,7 @@ pub(super) fn quote_candidates(analysis: &Analysis, s: usize) -> Vec<StringCandi
     if let Some(o) = open {
         let inner = sent.tokens.get(o + 1..).unwrap_or(&[]);
         if inner.iter().any(Token::is_word) {
-            out.push(analysis.cand(s, o, join_raw(inner), 0));
+            out.push(analysis.cand(sentence, o, join_raw(inner), 0));
         }
     }
     out
@@ -260,10 +269,10 @@ fn join_raw(toks: &[Token]) -> String {
 pub(super) fn modifier_candidates(
     analysis: &Analysis,
     profile: &FieldProfile,
-    s: usize,
+    sentence: SentenceIndex,
     from_question: bool,
 ) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+    let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
     for (i, st) in sent.stems.iter().enumerate() {
         if st.is_empty() || !profile.heads.iter().any(|h| stems_match(h, st)) {
@@ -357,7 +366,7 @@ pub(super) fn modifier_candidates(
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push(analysis.cand(s, i, text, 1));
+        out.push(analysis.cand(sentence, i, text, 1));
     }
     out
 }
@@ -366,11 +375,11 @@ pub(super) fn modifier_candidates(
 pub(super) fn generic_candidates(
     analysis: &Analysis,
     profile: &FieldProfile,
-    s: usize,
+    sentence: SentenceIndex,
     offered: &mut Vec<String>,
     fragments: bool,
 ) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+    let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
     // Remember offers ("I can do blue or green", "Oak, walnut,
     // or pine") so a later choice can be read.
@@ -397,7 +406,7 @@ pub(super) fn generic_candidates(
             return out;
         }
     }
-    out.extend(option_choice(analysis, s, offered));
+    out.extend(option_choice(analysis, sentence, offered));
     // "Lemon, hmm, the store's out": a value named only to be refused.
     let whole: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
     if !fragments || is_refusal_text(&whole) || has_split_phrase(&whole, phrases!(DODGES)) {
@@ -501,7 +510,7 @@ pub(super) fn generic_candidates(
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push(analysis.cand(s, token_index(sent, core[0]), text, 2));
+        out.push(analysis.cand(sentence, token_index(sent, core[0]), text, 2));
     }
     out
 }
@@ -541,10 +550,10 @@ fn listed_options(sent: &Sentence) -> Option<Vec<String>> {
 /// A sentence naming exactly one previously offered option.
 pub(super) fn option_choice(
     analysis: &Analysis,
-    s: usize,
+    sentence: SentenceIndex,
     offered: &[String],
 ) -> Vec<StringCandidate> {
-    let sent = &analysis.transcript.sentences[s];
+    let sent = &analysis.transcript.sentences[sentence];
     let hits: Vec<(usize, &Token)> = sent
         .tokens
         .iter()
@@ -558,7 +567,7 @@ pub(super) fn option_choice(
         return Vec::new();
     }
     hits.first()
-        .map(|(i, t)| analysis.cand(s, *i, t.text.clone(), 0))
+        .map(|(i, t)| analysis.cand(sentence, *i, t.text.clone(), 0))
         .into_iter()
         .collect()
 }

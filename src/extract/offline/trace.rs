@@ -31,7 +31,8 @@ fn trace_case() {
     let parsed = Transcript::parse(objective, transcript);
     let profiles = build_profiles(&fields, &parsed);
     let analysis = Analysis::new(&parsed, &profiles);
-    for (fi, profile) in profiles.iter().enumerate() {
+    for field in analysis.field_indices() {
+        let profile = &analysis.profiles[field];
         println!("== {} {:?}", profile.definition.name, profile.kind);
         println!(
             "   kw: {}",
@@ -42,18 +43,19 @@ fn trace_case() {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        for t in 0..parsed.turns.len() {
-            if analysis.topic[fi][t] > 0.0 {
+        for turn in analysis.turn_indices() {
+            if analysis.topic(field, turn) > 0.0 {
                 println!(
-                    "   topic t{t}: {:.2} loose={:?}",
-                    analysis.topic[fi][t],
-                    analysis.topics(t, 0.6)
+                    "   topic t{}: {:.2} loose={:?}",
+                    turn.0,
+                    analysis.topic(field, turn),
+                    analysis.topics(turn, 0.6)
                 );
             }
         }
-        for e in analysis.evidence(fi, false) {
-            let s = &parsed.sentences[e.sentence];
-            let text = s
+        for item in analysis.evidence(field, false) {
+            let sentence = &parsed.sentences[item.sentence];
+            let text = sentence
                 .tokens
                 .iter()
                 .map(|t| t.text.as_str())
@@ -61,7 +63,10 @@ fn trace_case() {
                 .join(" ");
             println!(
                 "   ev s{} t{} {:?} rel={:.2}: {text}",
-                e.sentence, s.turn, e.role, analysis.relevance[fi][e.sentence]
+                item.sentence.0,
+                sentence.turn.0,
+                item.role,
+                analysis.relevance(field, item.sentence)
             );
         }
     }

@@ -1,3 +1,5 @@
+use std::ops::Index;
+
 use super::lexicon::FILLERS;
 use super::relevance::question_focus;
 use crate::extract::text::number_words::classify_number_word;
@@ -7,6 +9,35 @@ use crate::extract::text::tokens::{Token, TokenKind, split_sentences, tokenize};
 use crate::extract::text::units::DurationUnit;
 use crate::extract::text::vocabulary;
 
+/// Position of a turn in [`Transcript::turns`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct TurnIndex(pub(super) usize);
+
+impl TurnIndex {
+    /// The turn right after this one.
+    pub(super) fn next(self) -> TurnIndex {
+        TurnIndex(self.0 + 1)
+    }
+
+    /// The turn right before this one, if any.
+    pub(super) fn previous(self) -> Option<TurnIndex> {
+        self.0.checked_sub(1).map(TurnIndex)
+    }
+}
+
+/// Position of a sentence in [`Transcript::sentences`]; sentences are
+/// numbered across the whole transcript, so later turns have higher indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct SentenceIndex(pub(super) usize);
+
+impl SentenceIndex {
+    /// The sentence right after this one (possibly in the next turn).
+    pub(super) fn next(self) -> SentenceIndex {
+        SentenceIndex(self.0 + 1)
+    }
+}
+
+/// Who said a turn, from its `Label:` prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Speaker {
     Agent,
@@ -14,9 +45,11 @@ pub(super) enum Speaker {
     Other,
 }
 
+/// One sentence of a turn, tokenized, with what the later stages need
+/// precomputed once.
 #[derive(Debug)]
 pub(super) struct Sentence {
-    pub(super) turn: usize,
+    pub(super) turn: TurnIndex,
     pub(super) tokens: Vec<Token>,
     /// Per token: stem for words, digits for numbers, empty otherwise.
     pub(super) stems: Vec<String>,
@@ -44,12 +77,16 @@ impl Sentence {
             .map(|t| t.lower.as_str())
     }
 
-    pub(super) fn clause_range(&self, c: usize) -> std::ops::Range<usize> {
-        let start = self.token_clauses.iter().position(|&x| x == c).unwrap_or(0);
+    pub(super) fn clause_range(&self, clause: usize) -> std::ops::Range<usize> {
+        let start = self
+            .token_clauses
+            .iter()
+            .position(|&x| x == clause)
+            .unwrap_or(0);
         let end = self
             .token_clauses
             .iter()
-            .rposition(|&x| x == c)
+            .rposition(|&x| x == clause)
             .map_or(start, |e| e + 1);
         start..end
     }
@@ -61,19 +98,39 @@ impl Sentence {
     }
 }
 
+/// One speaker turn: a labelled line plus any unlabelled lines after it.
 #[derive(Debug)]
 pub(super) struct Turn {
     pub(super) speaker: Speaker,
-    pub(super) sentences: Vec<usize>,
+    /// The turn's sentences, in order.
+    pub(super) sentences: Vec<SentenceIndex>,
     pub(super) raw: String,
 }
 
+/// The parsed call: turns, all sentences in transcript order, and the
+/// objective (whose words are call context rather than field topics).
 #[derive(Debug)]
 pub(super) struct Transcript {
     pub(super) turns: Vec<Turn>,
     pub(super) sentences: Vec<Sentence>,
     pub(super) objective_stems: Vec<String>,
     pub(super) objective_lower: String,
+}
+
+impl Index<TurnIndex> for Vec<Turn> {
+    type Output = Turn;
+
+    fn index(&self, turn: TurnIndex) -> &Turn {
+        &self[turn.0]
+    }
+}
+
+impl Index<SentenceIndex> for Vec<Sentence> {
+    type Output = Sentence;
+
+    fn index(&self, sentence: SentenceIndex) -> &Sentence {
+        &self[sentence.0]
+    }
 }
 
 /// Words that start a new clause.
@@ -100,9 +157,11 @@ fn speaker_of(label: &str) -> Option<Speaker> {
 }
 
 impl Transcript {
+    /// Parses `transcript` (one `Speaker: text` line per turn) and notes the
+    /// words of `objective`.
     pub(super) fn parse(objective: &str, transcript: &str) -> Transcript {
         let mut turns: Vec<Turn> = Vec::new();
-        let mut sents: Vec<Sentence> = Vec::new();
+        let mut sentences: Vec<Sentence> = Vec::new();
         for line in transcript.lines() {
             let line = line.trim();
             if line.is_empty() {
@@ -128,7 +187,7 @@ impl Transcript {
                 }),
             }
         }
-        for (ti, turn) in turns.iter_mut().enumerate() {
+        for (turn_position, turn) in turns.iter_mut().enumerate() {
             let mut clause_id = 0;
             for toks in split_sentences(tokenize(&turn.raw)) {
                 let stems: Vec<String> = toks
@@ -256,9 +315,9 @@ impl Transcript {
                 } else {
                     Vec::new()
                 };
-                turn.sentences.push(sents.len());
-                sents.push(Sentence {
-                    turn: ti,
+                turn.sentences.push(SentenceIndex(sentences.len()));
+                sentences.push(Sentence {
+                    turn: TurnIndex(turn_position),
                     tokens: toks,
                     stems,
                     clause_texts,
@@ -278,7 +337,7 @@ impl Transcript {
             .collect();
         Transcript {
             turns,
-            sentences: sents,
+            sentences,
             objective_stems,
             objective_lower: objective.to_lowercase(),
         }
@@ -286,10 +345,11 @@ impl Transcript {
 }
 
 /// Lower-case words and numbers of clause `c`, space-joined (cached at parse).
-pub(super) fn clause_text(s: &Sentence, c: usize) -> &str {
-    s.clause_texts
+pub(super) fn clause_text(sentence: &Sentence, clause: usize) -> &str {
+    sentence
+        .clause_texts
         .iter()
-        .find(|(id, _)| *id == c)
+        .find(|(id, _)| *id == clause)
         .map_or("", |(_, t)| t.as_str())
 }
 
