@@ -135,25 +135,29 @@ pub(super) fn build_profiles<'a>(
 ) -> Vec<FieldProfile<'a>> {
     let mut profiles: Vec<FieldProfile<'a>> = fields
         .iter()
-        .map(|f| build_profile(f, transcript))
+        .map(|definition| build_profile(definition, transcript))
         .collect();
     // A word other fields also use tells them apart less: damp it by how
     // strongly the others use it.
-    let raw: Vec<Vec<Keyword>> = profiles.iter().map(|s| s.keywords.clone()).collect();
-    for (i, s) in profiles.iter_mut().enumerate() {
-        for k in &mut s.keywords {
+    let raw: Vec<Vec<Keyword>> = profiles
+        .iter()
+        .map(|profile| profile.keywords.clone())
+        .collect();
+    for (field, profile) in profiles.iter_mut().enumerate() {
+        for keyword in &mut profile.keywords {
             let others: f64 = raw
                 .iter()
                 .enumerate()
-                .filter(|(j, _)| *j != i)
-                .filter_map(|(_, kws)| {
-                    kws.iter()
-                        .filter(|o| stems_match(&o.stem, &k.stem))
+                .filter(|(other, _)| *other != field)
+                .filter_map(|(_, other_keywords)| {
+                    other_keywords
+                        .iter()
+                        .filter(|o| stems_match(&o.stem, &keyword.stem))
                         .map(|o| o.weight)
                         .reduce(f64::max)
                 })
                 .sum();
-            k.weight /= 1.0 + 0.25 * others;
+            keyword.weight /= 1.0 + 0.25 * others;
         }
     }
     profiles

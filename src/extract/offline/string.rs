@@ -148,14 +148,14 @@ impl Analysis<'_, '_> {
             return false;
         };
         let first_sent = &self.transcript.sentences[first];
-        let Some(c) = first_sent.clause_ids().into_iter().find(|&c| {
-            clause_text(first_sent, c)
+        let Some(first_clause) = first_sent.clause_ids().into_iter().find(|&clause| {
+            clause_text(first_sent, clause)
                 .split(' ')
                 .any(|w| !w.is_empty() && !set!(FILLERS).contains(w))
         }) else {
             return false;
         };
-        let text = clause_text(first_sent, c);
+        let text = clause_text(first_sent, first_clause);
         let opens_no = text
             .split(' ')
             .find(|w| !set!(FILLERS).contains(w))
@@ -164,11 +164,14 @@ impl Analysis<'_, '_> {
         let first_text: String = first_sent.word_lowers().collect::<Vec<_>>().join(" ");
         let dodge = has_split_phrase(&first_text, phrases!(DODGES));
         // Only when nothing after a correction cue rescues it.
-        let later_cue = turn.sentences.iter().any(|&x| {
-            let st = &self.transcript.sentences[x];
-            st.clause_ids().into_iter().any(|k| {
-                (x != first || k != c)
-                    && has_any_phrase(clause_text(st, k), &["actually", "wait", "sorry"])
+        let later_cue = turn.sentences.iter().any(|&other| {
+            let other_sent = &self.transcript.sentences[other];
+            other_sent.clause_ids().into_iter().any(|clause| {
+                (other != first || clause != first_clause)
+                    && has_any_phrase(
+                        clause_text(other_sent, clause),
+                        &["actually", "wait", "sorry"],
+                    )
             })
         });
         (opens_no || dodge) && !later_cue
@@ -243,9 +246,9 @@ impl Analysis<'_, '_> {
             .filter(|(_, t)| t.is_word())
             .map(|(i, t)| (i, t.lower.as_str()))
             .collect();
-        let negated_clause = |ti: usize| -> bool {
-            let c = sent.token_clauses.get(ti).copied().unwrap_or(0);
-            is_negated_text(clause_text(sent, c))
+        let negated_clause = |token: usize| -> bool {
+            let clause = sent.token_clauses.get(token).copied().unwrap_or(0);
+            is_negated_text(clause_text(sent, clause))
         };
         match string_kind {
             StringKind::Weekday => {

@@ -387,10 +387,10 @@ pub(super) fn generic_candidates(
         offered.extend(list);
         return out;
     }
-    for c in sent.clause_ids() {
+    for clause in sent.clause_ids() {
         let words: Vec<&Token> = sent
             .tokens
-            .get(sent.clause_range(c))
+            .get(sent.clause_range(clause))
             .unwrap_or(&[])
             .iter()
             .filter(|t| t.is_word())
@@ -412,13 +412,13 @@ pub(super) fn generic_candidates(
     if !fragments || is_refusal_text(&whole) || has_split_phrase(&whole, phrases!(DODGES)) {
         return out;
     }
-    for c in sent.clause_ids() {
-        let text = clause_text(sent, c);
+    for clause in sent.clause_ids() {
+        let text = clause_text(sent, clause);
         // "Yes, thanks so much": pleasantries carry no value.
         if text.is_empty() || text.split(' ').any(|w| set!(CLOSINGS).contains(w)) {
             continue;
         }
-        let range = sent.clause_range(c);
+        let range = sent.clause_range(clause);
         let toks: Vec<&Token> = sent
             .tokens
             .get(range)

@@ -344,7 +344,7 @@ impl Transcript {
     }
 }
 
-/// Lower-case words and numbers of clause `c`, space-joined (cached at parse).
+/// Lower-case words and numbers of `clause`, space-joined (cached at parse).
 pub(super) fn clause_text(sentence: &Sentence, clause: usize) -> &str {
     sentence
         .clause_texts
@@ -353,10 +353,12 @@ pub(super) fn clause_text(sentence: &Sentence, clause: usize) -> &str {
         .map_or("", |(_, t)| t.as_str())
 }
 
-fn build_clause_text(toks: &[Token], clause: &[usize], c: usize) -> String {
+/// Lower-case words and numbers of `clause`, space-joined; `token_clauses`
+/// gives each token's clause id.
+fn build_clause_text(toks: &[Token], token_clauses: &[usize], clause: usize) -> String {
     toks.iter()
-        .zip(clause)
-        .filter(|(t, id)| **id == c && (t.is_word() || t.kind == TokenKind::Num))
+        .zip(token_clauses)
+        .filter(|(t, id)| **id == clause && (t.is_word() || t.kind == TokenKind::Num))
         .map(|(t, _)| t.lower.as_str())
         .collect::<Vec<_>>()
         .join(" ")
