@@ -253,6 +253,7 @@ impl Analysis<'_, '_> {
         // Strong answers and dodges always count; a weak (implicit) answer
         // counts when nothing strong came before it in the reply, and may
         // override an earlier dodge ("let me look… the 3rd is taken").
+        /// What the reply has said so far.
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Empty,

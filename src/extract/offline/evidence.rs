@@ -290,6 +290,7 @@ impl<'d, 's> Analysis<'d, 's> {
             })
     }
 
+    /// Whether any sentence of `turn` is a question.
     fn turn_has_question(&self, turn: TurnIndex) -> bool {
         self.transcript.turns[turn]
             .sentences

@@ -1,5 +1,7 @@
 use crate::extract::text::stem::stem;
 
+/// Function words and call pleasantries: never keywords of a field, and
+/// not content when judging whether a phrase says anything.
 #[rustfmt::skip]
 pub(super) const STOPWORDS: &[&str] = &[
     "a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "from", "and", "or", "but", "is",
@@ -31,6 +33,7 @@ pub(super) const LIGHT_NAME_WORDS: &[&str] = &[
     "give",
 ];
 
+/// Weekday names in lower case, for spotting fields tied to a day.
 #[rustfmt::skip]
 pub(super) const WEEKDAY_WORDS: &[&str] = &[
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
@@ -103,6 +106,7 @@ pub(super) const ORG_WORDS: &[&str] = &[
     "center", "centre", "neighborhood", "country", "state", "vendor", "make", "manufacturer", "club", "gym",
     "church", "airport",
 ];
+/// Words that make a name field about a person.
 #[rustfmt::skip]
 pub(super) const PERSON_WORDS: &[&str] = &[
     "staff", "member", "person", "who", "contact", "representative", "rep", "host", "nurse", "doctor", "vet",
@@ -113,6 +117,7 @@ pub(super) const PERSON_WORDS: &[&str] = &[
     "mother", "father",
 ];
 
+/// Hesitations, discourse markers and acknowledgements that carry no content.
 #[rustfmt::skip]
 pub(super) const FILLERS: &[&str] = &[
     "um", "umm", "uh", "uhh", "hmm", "hm", "mm", "mmm", "er", "erm", "ah", "aw", "oh", "ooh", "well", "so",
@@ -122,6 +127,7 @@ pub(super) const FILLERS: &[&str] = &[
     "got", "it", "good", "wait", "i", "mean", "hi", "hello", "see", "let's", "realistically", "basically",
 ];
 
+/// Phrases that decline or postpone an answer.
 #[rustfmt::skip]
 pub(super) const DODGES: &[&str] = &[
     "not sure", "no idea", "no clue", "don't know", "do not know", "dunno", "not certain", "can't say",
@@ -147,6 +153,7 @@ pub(super) const HOLDS: &[&str] = &[
     "one moment", "hang on", "one second", "bear with me",
 ];
 
+/// Phrases that answer yes outright.
 #[rustfmt::skip]
 pub(super) const STRONG_YES: &[&str] = &[
     "yes", "yeah", "yep", "yup", "ya", "yea", "yah", "absolutely", "definitely", "certainly", "of course",
@@ -158,6 +165,7 @@ pub(super) const STRONG_YES: &[&str] = &[
     "we are", "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has",
 ];
 
+/// Phrases that answer no outright.
 #[rustfmt::skip]
 pub(super) const STRONG_NO: &[&str] = &[
     "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid",
@@ -179,11 +187,13 @@ pub(super) const SHORT_NEGATIVE_ECHOES: &[&str] = &[
     "they're not", "we're not",
 ];
 
+/// Words that negate the clause they are in.
 #[rustfmt::skip]
 pub(super) const NEGATIONS: &[&str] = &[
     "not", "never", "none", "nothing", "nobody", "without", "cannot", "no", "neither", "nor",
 ];
 
+/// States that make an implicit answer a no ("it's booked", "we're full").
 #[rustfmt::skip]
 pub(super) const NEGATIVE_STATES: &[&str] = &[
     "booked", "full", "gone", "closed", "taken", "unavailable", "sold", "slammed", "swamped", "busy", "hard",
@@ -192,6 +202,7 @@ pub(super) const NEGATIVE_STATES: &[&str] = &[
     "behind", "overdue", "expired",
 ];
 
+/// Articles, demonstratives and possessives: no content of their own.
 #[rustfmt::skip]
 pub(super) const DETERMINERS: &[&str] = &[
     "a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "your", "our", "their", "his",
@@ -217,10 +228,12 @@ pub(super) const PREDICATIVE_NEGATIVES: &[&str] = &[
     "slammed",
 ];
 
+/// Words that accept a proposal when they open a reply.
 pub(super) const ACCEPT_WORDS: &[&str] = &[
     "okay", "ok", "alright", "fine", "right", "good", "great", "perfect", "sounds",
 ];
 
+/// Cues that revise what was said before them in the same reply.
 #[rustfmt::skip]
 pub(super) const CORRECTION_CUES: &[&str] = &[
     "actually", "wait", "sorry", "i mean", "make that", "rather", "correction", "scratch that",
@@ -246,6 +259,7 @@ pub(super) const CAPITALISED_NON_NAMES: &[&str] = &[
     "eta", "pin", "vin", "ssn",
 ];
 
+/// Street-type words that end a street name.
 #[rustfmt::skip]
 pub(super) const STREET_SUFFIXES: &[&str] = &[
     "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane", "ln", "drive", "dr", "court",
@@ -269,6 +283,7 @@ pub(super) const CLOSINGS: &[&str] = &[
     "worries", "sure", "course", "good", "great", "fine", "okay", "nice", "awesome", "wonderful", "perfect",
 ];
 
+/// Openers stripped from a bare answer before the value ("it's", "we have").
 #[rustfmt::skip]
 pub(super) const LEAD_PHRASES: &[&str] = &[
     "it's", "it is", "that's", "that is", "they're", "she's", "he's", "there's", "we have", "we've got",
@@ -277,6 +292,7 @@ pub(super) const LEAD_PHRASES: &[&str] = &[
     "he'd like", "she wants", "he wants", "we'd like", "i want", "she has", "he has", "the answer is",
     "it'd be", "it would be", "probably", "definitely", "mostly", "usually", "just", "only", "for",
 ];
+/// Closers stripped from a bare answer after the value ("for me", "please").
 #[rustfmt::skip]
 pub(super) const TAIL_PHRASES: &[&str] = &[
     "for me", "for her", "for him", "for us", "please", "got it", "thanks", "thank you", "i guess",

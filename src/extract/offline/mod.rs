@@ -1,18 +1,20 @@
 //! Rule-based offline extractor.
 //!
-//! Pipeline:
-//! 1. Parse the transcript into turns, sentences and clauses (token level,
-//!    never byte slicing of caller text).
-//! 2. Profile each field: keywords from its name (split snake/camelCase) and
-//!    description, stemmed, with a few synonyms, weighted down when several
-//!    fields share a word; plus what kind of value it wants (money, weekday,
-//!    person name, …).
-//! 3. Find the turns that raise each field (its *topic* turns) and the
-//!    replies that follow until the asking side moves on (the *region*),
-//!    plus sentences that mention the field outright.
-//! 4. Read a typed value from that evidence: later answers and explicit
-//!    corrections ("actually", "X, not Y") win, dodges ("I'm not sure",
-//!    "let me check") and vague answers give null.
+//! Pipeline (one submodule per stage):
+//! 1. `transcript`: parse the transcript into turns, sentences and clauses
+//!    (token level, never byte slicing of caller text).
+//! 2. `profile` and `value_kind`: profile each field: keywords from its name
+//!    (split snake/camelCase) and description, stemmed, with a few synonyms,
+//!    weighted down when several fields share a word; plus what kind of
+//!    value it wants (money, weekday, person name, …). The word lists live
+//!    in `lexicon`, phrase matching and negation in `phrase`.
+//! 3. `relevance` and `evidence`: find the turns that raise each field (its
+//!    *topic* turns) and the replies that follow until the asking side moves
+//!    on (the *region*), plus sentences that mention the field outright.
+//! 4. `boolean`, `number`, `string` (with `string_candidates`): read a typed
+//!    value from that evidence: later answers and explicit corrections
+//!    ("actually", "X, not Y") win, dodges ("I'm not sure", "let me check")
+//!    and vague answers give null.
 //!
 //! Everything is deterministic and allocation-light; a 30-line transcript
 //! takes well under a millisecond.

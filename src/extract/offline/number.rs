@@ -509,6 +509,7 @@ pub(super) fn is_clock(m: &NumberMention) -> bool {
         || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
 }
 
+/// The hours of the clock times in a sentence.
 fn clock_values(sentence: &Sentence) -> Vec<u32> {
     let mut v: Vec<u32> = sentence
         .numbers
@@ -520,6 +521,7 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
     v
 }
 
+/// Whether two amounts are equal up to rounding error.
 fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
@@ -567,6 +569,7 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
     }
 }
 
+/// How well a mention's rate noun ("a night") fits the field's rate.
 fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
     let have = m.per.as_deref().and_then(per_canonical);
     match (number_profile.per, have, m.per.is_some()) {

@@ -7,6 +7,7 @@ fn phrase_in(hay: &str, needle: &str) -> bool {
     phrase_words_in(&words, needle)
 }
 
+/// Whether any phrase of `list` occurs as whole words in `text`.
 pub(super) fn has_any_phrase(text: &str, list: &[&str]) -> bool {
     let words: Vec<&str> = text.split(' ').collect();
     list.iter().any(|p| phrase_words_in(&words, p))
@@ -48,6 +49,7 @@ pub(super) fn is_refusal_text(text: &str) -> bool {
         || has_any_phrase(text, &["won't work"])
 }
 
+/// Negation, refusal or a negative state ("booked", predicative "full").
 pub(super) fn is_negated_text(text: &str) -> bool {
     let ws: Vec<&str> = text.split(' ').collect();
     // "the store's out", "we're out of it": out of stock.
@@ -97,6 +99,7 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
 }
 
+/// Whether `text` names option `opt` (whole phrase, or its last word stemmed).
 pub(super) fn option_in(text: &str, opt: &str) -> bool {
     if phrase_in(text, opt) {
         return true;

@@ -11,6 +11,7 @@ use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::tokenize;
 use crate::extract::text::units::DurationUnit;
 
+/// One stemmed keyword of a field and how much it says about the field.
 #[derive(Debug, Clone)]
 pub(super) struct Keyword {
     pub(super) stem: String,
@@ -19,6 +20,7 @@ pub(super) struct Keyword {
     synonym: bool,
 }
 
+/// The unit a number field is asked in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FieldUnit {
     Money,
@@ -29,6 +31,7 @@ pub(super) enum FieldUnit {
     Count,
 }
 
+/// Which end of a stated range the field wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum RangePreference {
     Upper,
@@ -36,6 +39,7 @@ pub(super) enum RangePreference {
     Neither,
 }
 
+/// What a number field wants: unit, rate noun, range end, 24-hour clock.
 #[derive(Debug, Clone)]
 pub(super) struct NumberProfile {
     pub(super) unit: FieldUnit,
@@ -44,6 +48,7 @@ pub(super) struct NumberProfile {
     pub(super) hour24: bool,
 }
 
+/// Which part of a person's name the field wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum NamePart {
     First,
@@ -51,6 +56,7 @@ pub(super) enum NamePart {
     Full,
 }
 
+/// What kind of text a string field wants.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum StringKind {
     Options(Vec<String>),
@@ -72,6 +78,7 @@ pub(super) enum StringKind {
     Generic,
 }
 
+/// The kind of value a field wants, by its declared type.
 #[derive(Debug, Clone)]
 pub(super) enum ValueKind {
     Boolean,
@@ -106,6 +113,7 @@ pub(super) struct FieldProfile<'a> {
 }
 
 impl FieldProfile<'_> {
+    /// Whether `st` matches any keyword (synonyms included).
     pub(super) fn is_keyword(&self, st: &str) -> bool {
         !st.is_empty() && self.keywords.iter().any(|k| stems_match(&k.stem, st))
     }
@@ -129,6 +137,7 @@ impl FieldProfile<'_> {
     }
 }
 
+/// Profiles every field, damping words that several fields share.
 pub(super) fn build_profiles<'a>(
     fields: &'a [FieldDefinition],
     transcript: &Transcript,
@@ -163,6 +172,7 @@ pub(super) fn build_profiles<'a>(
     profiles
 }
 
+/// Adds a keyword, or raises the weight of one already there.
 fn push_keyword(kw: &mut Vec<Keyword>, st: String, w: f64) {
     if st.is_empty() {
         return;
@@ -220,6 +230,7 @@ fn strip_examples(desc: &str) -> String {
     out
 }
 
+/// Keywords and value kind of one field, from its name and description.
 fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> FieldProfile<'a> {
     let name_words = split_identifier(&def.name);
     let desc = def.description.clone().unwrap_or_default();
@@ -374,10 +385,12 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
     }
 }
 
+/// Whether `w` is one of the words of `text`.
 pub(super) fn has_word(text: &str, w: &str) -> bool {
     text_words(text).any(|x| x == w)
 }
 
+/// The words of a name or description (keeping `$` and `%`).
 pub(super) fn text_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric() && c != '$' && c != '%')
         .filter(|x| !x.is_empty())

@@ -9,6 +9,7 @@ use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
 use crate::extract::text::vocabulary::COLORS;
 
+/// Keyword score of one stem list.
 pub(super) fn keyword_score(profile: &FieldProfile, stems: &[String]) -> f64 {
     keyword_score_in(profile, &[stems])
 }

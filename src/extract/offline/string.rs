@@ -177,6 +177,7 @@ impl Analysis<'_, '_> {
         (opens_no || dodge) && !later_cue
     }
 
+    /// Values a question itself proposes, for when the reply is a plain yes.
     fn question_candidates(
         &self,
         profile: &FieldProfile,
@@ -188,7 +189,12 @@ impl Analysis<'_, '_> {
         match string_kind {
             StringKind::Name { common, .. } => {
                 for (start, end) in proper_spans(sent, self.transcript) {
-                    out.push(self.cand(sentence, start, join_tokens(&sent.tokens[start..end]), 1));
+                    out.push(self.candidate_at(
+                        sentence,
+                        start,
+                        join_tokens(&sent.tokens[start..end]),
+                        1,
+                    ));
                 }
                 if out.is_empty() && *common {
                     out.extend(modifier_candidates(self, profile, sentence, true));
@@ -200,7 +206,8 @@ impl Analysis<'_, '_> {
         out
     }
 
-    pub(super) fn cand(
+    /// A candidate at token `tok` of `sentence`.
+    pub(super) fn candidate_at(
         &self,
         sentence: SentenceIndex,
         tok: usize,
@@ -218,6 +225,7 @@ impl Analysis<'_, '_> {
         }
     }
 
+    /// Values of the field's kind in one evidence sentence.
     fn string_candidates(
         &self,
         profile: &FieldProfile,
@@ -303,7 +311,7 @@ impl Analysis<'_, '_> {
                     if negated_clause(ti) {
                         continue;
                     }
-                    out.push(self.cand(sentence, ti, o.clone(), 0));
+                    out.push(self.candidate_at(sentence, ti, o.clone(), 0));
                 }
             }
             StringKind::Address => out.extend(address_candidates(self, sentence)),
@@ -328,7 +336,7 @@ impl Analysis<'_, '_> {
                     if own || (*person && objective_names(&txt)) {
                         continue;
                     }
-                    out.push(self.cand(sentence, start, txt, 0));
+                    out.push(self.candidate_at(sentence, start, txt, 0));
                 }
                 // "Name of the course": a common-noun answer ("beginner pottery course").
                 if out.is_empty() && *common {
@@ -349,6 +357,7 @@ impl Analysis<'_, '_> {
         out
     }
 
+    /// Dates in a sentence ("May 3", "the 19th of June", "the 4th" after a month).
     fn dates_in(&self, sentence: SentenceIndex) -> Vec<(usize, String)> {
         let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
@@ -559,6 +568,7 @@ fn person_key(toks: &[Token]) -> String {
         .join(" ")
 }
 
+/// The requested part of a person's name, without titles.
 fn name_part(name: &str, part: NamePart) -> String {
     let ws: Vec<&str> = name
         .split_whitespace()
@@ -576,6 +586,7 @@ fn name_part(name: &str, part: NamePart) -> String {
     }
 }
 
+/// Adds one candidate per value unless the sentence offers several or negates it.
 fn push_values(
     analysis: &Analysis,
     sentence: SentenceIndex,
@@ -595,16 +606,18 @@ fn push_values(
         if negated(*ti) {
             continue;
         }
-        out.push(analysis.cand(sentence, *ti, v.to_string(), 0));
+        out.push(analysis.candidate_at(sentence, *ti, v.to_string(), 0));
     }
 }
 
+/// Whether one text contains the other, compared word stem by word stem.
 fn same_text(a: &str, b: &str) -> bool {
     let na = normalize_words(a);
     let nb = normalize_words(b);
     !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na))
 }
 
+/// Stems of the words of `s`, space-joined.
 fn normalize_words(s: &str) -> String {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -633,6 +646,7 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
     group.into_iter().next()
 }
 
+/// Trims punctuation and keeps the requested name part.
 fn finish_string(string_kind: &StringKind, text: &str) -> String {
     let t = text.trim().trim_matches(|c: char| {
         c.is_ascii_punctuation() && c != '\'' && c != '"' && c != ')' && c != '('
@@ -644,6 +658,7 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
     }
 }
 
+/// A clock time as text ("3 pm", "7:30").
 fn format_clock(m: &NumberMention) -> String {
     let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
     let suffix = match m.pm {

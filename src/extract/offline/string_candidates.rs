@@ -81,6 +81,7 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
     spans
 }
 
+/// Whether `text` appears capitalised somewhere other than at a sentence start.
 fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
     let base = text.strip_suffix("'s").unwrap_or(text);
     transcript.sentences.iter().any(|s| {
@@ -94,6 +95,7 @@ fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
     })
 }
 
+/// Joins a name span, dropping a possessive "'s".
 pub(super) fn join_tokens(toks: &[Token]) -> String {
     let mut out = String::new();
     for (i, t) in toks.iter().enumerate() {
@@ -106,6 +108,7 @@ pub(super) fn join_tokens(toks: &[Token]) -> String {
     out
 }
 
+/// Street addresses: a house number followed by capitalised words, or a named street.
 pub(super) fn address_candidates(
     analysis: &Analysis,
     sentence: SentenceIndex,
@@ -133,7 +136,12 @@ pub(super) fn address_candidates(
             }
         }
         if !street.is_empty() {
-            out.push(analysis.cand(sentence, m.start, format!("{d} {}", street.join(" ")), 0));
+            out.push(analysis.candidate_at(
+                sentence,
+                m.start,
+                format!("{d} {}", street.join(" ")),
+                0,
+            ));
         }
     }
     // Without a house number: "on Maple Road".
@@ -153,13 +161,14 @@ pub(super) fn address_candidates(
                 start -= 1;
             }
             if start < i {
-                out.push(analysis.cand(sentence, start, join_tokens(&toks[start..=i]), 1));
+                out.push(analysis.candidate_at(sentence, start, join_tokens(&toks[start..=i]), 1));
             }
         }
     }
     out
 }
 
+/// Codes and reference numbers, spelled letter by letter or said as digits.
 pub(super) fn code_candidates(
     analysis: &Analysis,
     sentence: SentenceIndex,
@@ -203,7 +212,7 @@ pub(super) fn code_candidates(
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
         let spelled = pieces >= 3 && code.len() >= 3;
         if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
-            out.push(analysis.cand(sentence, i, code, 0));
+            out.push(analysis.candidate_at(sentence, i, code, 0));
             i = j.max(i + 1);
         } else {
             i += 1;
@@ -215,12 +224,13 @@ pub(super) fn code_candidates(
         }
         let Some(d) = &m.digits else { continue };
         if d.len() >= 2 && !out.iter().any(|c| c.text.contains(d.as_str())) {
-            out.push(analysis.cand(sentence, m.start, d.clone(), 0));
+            out.push(analysis.candidate_at(sentence, m.start, d.clone(), 0));
         }
     }
     out
 }
 
+/// Words between quotation marks.
 pub(super) fn quote_candidates(
     analysis: &Analysis,
     sentence: SentenceIndex,
@@ -235,7 +245,7 @@ pub(super) fn quote_candidates(
                 Some(o) => {
                     let inner = sent.tokens.get(o + 1..i).unwrap_or(&[]);
                     if inner.iter().any(Token::is_word) {
-                        out.push(analysis.cand(sentence, o, join_raw(inner), 0));
+                        out.push(analysis.candidate_at(sentence, o, join_raw(inner), 0));
                     }
                     open = None;
                 }
@@ -246,7 +256,7 @@ pub(super) fn quote_candidates(
     if let Some(o) = open {
         let inner = sent.tokens.get(o + 1..).unwrap_or(&[]);
         if inner.iter().any(Token::is_word) {
-            out.push(analysis.cand(sentence, o, join_raw(inner), 0));
+            out.push(analysis.candidate_at(sentence, o, join_raw(inner), 0));
         }
     }
     out
@@ -366,7 +376,7 @@ pub(super) fn modifier_candidates(
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push(analysis.cand(sentence, i, text, 1));
+        out.push(analysis.candidate_at(sentence, i, text, 1));
     }
     out
 }
@@ -510,11 +520,12 @@ pub(super) fn generic_candidates(
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push(analysis.cand(sentence, token_index(sent, core[0]), text, 2));
+        out.push(analysis.candidate_at(sentence, token_index(sent, core[0]), text, 2));
     }
     out
 }
 
+/// Position of `tok` within the sentence's tokens.
 fn token_index(sent: &Sentence, tok: &Token) -> usize {
     sent.tokens
         .iter()
@@ -567,7 +578,7 @@ pub(super) fn option_choice(
         return Vec::new();
     }
     hits.first()
-        .map(|(i, t)| analysis.cand(sentence, *i, t.text.clone(), 0))
+        .map(|(i, t)| analysis.candidate_at(sentence, *i, t.text.clone(), 0))
         .into_iter()
         .collect()
 }

@@ -70,6 +70,7 @@ pub(super) struct Sentence {
 }
 
 impl Sentence {
+    /// The lower-case words of the sentence.
     pub(super) fn word_lowers(&self) -> impl Iterator<Item = &str> {
         self.tokens
             .iter()
@@ -77,6 +78,7 @@ impl Sentence {
             .map(|t| t.lower.as_str())
     }
 
+    /// Token range of `clause`.
     pub(super) fn clause_range(&self, clause: usize) -> std::ops::Range<usize> {
         let start = self
             .token_clauses
@@ -91,6 +93,7 @@ impl Sentence {
         start..end
     }
 
+    /// The sentence's clause ids, in order.
     pub(super) fn clause_ids(&self) -> Vec<usize> {
         let mut ids: Vec<usize> = self.token_clauses.clone();
         ids.dedup();
@@ -142,6 +145,8 @@ const CLAUSE_WORDS: &[&str] = &[
 /// Words that open a subordinate (conditional/temporal) clause.
 const SUBORDINATORS: &[&str] = &["if", "unless", "when", "once", "whenever", "until", "till"];
 
+/// The speaker a line label names; short unknown labels are `Other`,
+/// anything longer is not a label at all.
 fn speaker_of(label: &str) -> Option<Speaker> {
     let l = label.trim().to_lowercase();
     match l.as_str() {

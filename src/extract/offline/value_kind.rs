@@ -5,6 +5,7 @@ use super::profile::{
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::DurationUnit;
 
+/// What a number field wants, from its name and description words.
 pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str) -> NumberProfile {
     let tw: Vec<&str> = text_words(text).collect();
     let any = |ws: &[&str]| ws.iter().any(|w| tw.contains(w));
@@ -106,6 +107,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     }
 }
 
+/// The duration unit a field's text names, unless only as a rate.
 fn duration_in(text: &str) -> Option<DurationUnit> {
     // "day of the week" names a weekday, not a duration.
     let cleaned = text.replace("day of the week", "");
@@ -142,6 +144,7 @@ pub(super) fn per_canonical(st: &str) -> Option<&'static str> {
     })
 }
 
+/// What kind of text a string field wants, from its name and description.
 pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &str) -> StringKind {
     if let Some(opts) = parse_options(desc) {
         return StringKind::Options(opts);

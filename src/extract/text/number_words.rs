@@ -1,3 +1,4 @@
+/// Value of a number word below one hundred (units, teens, tens, "zero").
 pub(super) fn small_number_word(w: &str) -> Option<u32> {
     match classify_number_word(w)? {
         NumberWord::Unit(v) | NumberWord::Teen(v) | NumberWord::Tens(v) => Some(v),
@@ -90,6 +91,7 @@ pub(crate) fn classify_number_word(w: &str) -> Option<NumberWord> {
     })
 }
 
+/// The reading of a run of number words.
 pub(super) struct Interpretation {
     pub(super) value: f64,
     pub(super) alt: Option<f64>,

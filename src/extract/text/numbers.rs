@@ -51,6 +51,7 @@ pub(super) const NOT_COUNT_NOUNS: &[&str] = &[
     "instead", "either", "people's", "guys'",
 ];
 
+/// Whether "one" between these words is a pronoun, not a number.
 fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
     let det = matches!(
         prev,
@@ -129,6 +130,7 @@ pub(crate) fn find_numbers(toks: &[Token]) -> Vec<NumberMention> {
     out
 }
 
+/// The lower-case word at token `i`, if it is a word.
 pub(super) fn word_at(toks: &[Token], i: usize) -> Option<&str> {
     toks.get(i)
         .filter(|t| t.is_word())
@@ -209,6 +211,7 @@ fn parse_at(toks: &[Token], i: usize) -> Option<NumberMention> {
     Some(m)
 }
 
+/// Parses a number written with digits at token `j`.
 fn parse_digits(toks: &[Token], j: usize) -> Option<NumberMention> {
     let tok = toks.get(j)?;
     let text = &tok.text;
@@ -422,6 +425,7 @@ fn number_word_follows(toks: &[Token], k: usize) -> bool {
     word_at(toks, k).and_then(classify_number_word).is_some()
 }
 
+/// A plain mention with no unit or reading attached yet.
 fn simple_mention(start: usize, end: usize, value: f64) -> NumberMention {
     NumberMention {
         start,

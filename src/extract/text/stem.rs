@@ -85,6 +85,7 @@ pub(crate) fn stem(word: &str) -> String {
     w
 }
 
+/// Vowels for the stemmer (`y` included).
 fn is_vowel(c: char) -> bool {
     matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
 }

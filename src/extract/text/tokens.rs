@@ -29,6 +29,7 @@ pub(crate) struct Token {
 }
 
 impl Token {
+    /// A token with its lower-case form precomputed.
     pub(super) fn new(text: String, kind: TokenKind, space_before: bool) -> Self {
         let lower = text.to_lowercase();
         Token {
@@ -56,6 +57,8 @@ impl Token {
     }
 }
 
+/// Folds typographic apostrophes and quotes to ASCII, dashes to one em
+/// dash and no-break spaces to spaces, so later rules see one form.
 fn norm_char(c: char) -> char {
     match c {
         '\u{2019}' | '\u{2018}' | '\u{02bc}' | '`' => '\'',

@@ -74,6 +74,7 @@ impl DurationUnit {
     }
 }
 
+/// Reads the unit after a mention (a word, `%`, or a hyphenated unit) into it.
 pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
     // Hyphenated unit ("20-litre", "six-pack", "two-hour").
     let hyphen = toks
