@@ -173,16 +173,16 @@ pub(super) fn build_profiles<'a>(
 }
 
 /// Adds a keyword, or raises the weight of one already there.
-fn push_keyword(kw: &mut Vec<Keyword>, st: String, w: f64) {
-    if st.is_empty() {
+fn push_keyword(keywords: &mut Vec<Keyword>, word_stem: String, weight: f64) {
+    if word_stem.is_empty() {
         return;
     }
-    if let Some(k) = kw.iter_mut().find(|k| k.stem == st) {
-        k.weight = k.weight.max(w);
+    if let Some(k) = keywords.iter_mut().find(|k| k.stem == word_stem) {
+        k.weight = k.weight.max(weight);
     } else {
-        kw.push(Keyword {
-            stem: st,
-            weight: w,
+        keywords.push(Keyword {
+            stem: word_stem,
+            weight,
             synonym: false,
         });
     }
@@ -231,14 +231,14 @@ fn strip_examples(desc: &str) -> String {
 }
 
 /// Keywords and value kind of one field, from its name and description.
-fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> FieldProfile<'a> {
-    let name_words = split_identifier(&def.name);
-    let desc = def.description.clone().unwrap_or_default();
+fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -> FieldProfile<'a> {
+    let name_words = split_identifier(&definition.name);
+    let desc = definition.description.clone().unwrap_or_default();
     let desc_lower = desc.to_lowercase();
     let desc_clean = strip_examples(&desc);
-    let mut kw: Vec<Keyword> = Vec::new();
+    let mut keywords: Vec<Keyword> = Vec::new();
     let mut required = Vec::new();
-    let standalone_digits: Vec<String> = def
+    let standalone_digits: Vec<String> = definition
         .name
         .split(|c: char| !c.is_alphanumeric())
         .filter(|seg| !seg.is_empty() && seg.chars().all(|c| c.is_ascii_digit()))
@@ -250,9 +250,9 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
             // digit glued to a word ("last4") only describes the format.
             if standalone_digits.contains(w) {
                 required.push(w.trim_start_matches('0').to_string());
-                push_keyword(&mut kw, w.clone(), 2.0);
+                push_keyword(&mut keywords, w.clone(), 2.0);
             } else {
-                push_keyword(&mut kw, w.clone(), 0.5);
+                push_keyword(&mut keywords, w.clone(), 0.5);
             }
             continue;
         }
@@ -266,7 +266,7 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
         } else {
             2.0
         };
-        push_keyword(&mut kw, stem(w), weight);
+        push_keyword(&mut keywords, stem(w), weight);
     }
     let desc_toks = tokenize(&desc_clean);
     for t in desc_toks.iter().filter(|t| t.is_word()) {
@@ -280,16 +280,16 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
             .iter()
             .any(|o| stems_match(o, &st));
         let weight = if in_objective { 0.5 } else { 1.0 };
-        push_keyword(&mut kw, st, weight);
+        push_keyword(&mut keywords, st, weight);
     }
     // Synonyms at half weight.
-    let base: Vec<Keyword> = kw.clone();
+    let base: Vec<Keyword> = keywords.clone();
     for k in &base {
         for stems in stemmed_synonyms() {
             if stems.iter().any(|s| s == &k.stem) {
                 for s in stems.iter().cloned() {
-                    if !kw.iter().any(|x| x.stem == s) {
-                        kw.push(Keyword {
+                    if !keywords.iter().any(|x| x.stem == s) {
+                        keywords.push(Keyword {
                             stem: s,
                             weight: k.weight * 0.5,
                             synonym: true,
@@ -300,7 +300,7 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
         }
     }
     let text = format!("{} {}", name_words.join(" "), desc_lower);
-    let kind = match def.field_type {
+    let kind = match definition.field_type {
         FieldType::Boolean => ValueKind::Boolean,
         FieldType::Number => ValueKind::Number(profile_number(&name_words, &desc_lower, &text)),
         FieldType::String => ValueKind::Text(classify_string_field(&name_words, &desc, &text)),
@@ -324,10 +324,10 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
     .any(|w| has_word(&text, w))
         || WEEKDAY_WORDS.iter().any(|w| has_word(&text, w));
     if matches!(kind, ValueKind::Boolean) && timed {
-        push_keyword(&mut kw, stem("when"), 1.0);
+        push_keyword(&mut keywords, stem("when"), 1.0);
     }
     if matches!(kind, ValueKind::Text(StringKind::Name { person: true, .. })) {
-        push_keyword(&mut kw, stem("who"), 1.5);
+        push_keyword(&mut keywords, stem("who"), 1.5);
     }
     let extra: &[&str] = match &kind {
         ValueKind::Text(
@@ -340,31 +340,31 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
         _ => &[],
     };
     for e in extra {
-        push_keyword(&mut kw, stem(e), 1.0);
+        push_keyword(&mut keywords, stem(e), 1.0);
     }
     // "How much …?" asks for an amount, "How many …?" for a count.
     match &kind {
         ValueKind::Number(NumberProfile {
             unit: FieldUnit::Money,
             ..
-        }) => push_keyword(&mut kw, stem("much"), 1.5),
+        }) => push_keyword(&mut keywords, stem("much"), 1.5),
         ValueKind::Number(NumberProfile {
             unit: FieldUnit::Count,
             per,
             ..
         }) => {
-            push_keyword(&mut kw, stem("many"), 1.5);
+            push_keyword(&mut keywords, stem("many"), 1.5);
             // "How often …?" asks for a count per day/week.
             if per.is_some() {
-                push_keyword(&mut kw, stem("often"), 1.5);
+                push_keyword(&mut keywords, stem("often"), 1.5);
             }
         }
         ValueKind::Number(NumberProfile {
             unit: FieldUnit::Duration(_),
             ..
         }) => {
-            push_keyword(&mut kw, stem("long"), 1.5);
-            push_keyword(&mut kw, stem("when"), 1.0);
+            push_keyword(&mut keywords, stem("long"), 1.5);
+            push_keyword(&mut keywords, stem("when"), 1.0);
         }
         _ => {}
     }
@@ -377,8 +377,8 @@ fn build_profile<'a>(def: &'a FieldDefinition, transcript: &Transcript) -> Field
         .map(|w| stem(w))
         .collect();
     FieldProfile {
-        definition: def,
-        keywords: kw,
+        definition,
+        keywords,
         required,
         heads,
         kind,
