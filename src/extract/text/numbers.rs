@@ -249,7 +249,7 @@ fn parse_digits(toks: &[Token], j: usize) -> Option<NumberMention> {
 }
 
 /// Parses "1,350", "1350.00", "12.5" (commas as thousands separators).
-pub(crate) fn parse_digit_string(text: &str) -> Option<f64> {
+fn parse_digit_string(text: &str) -> Option<f64> {
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() > 1 {
         // Every group after the first must have exactly three digits.

@@ -2,12 +2,12 @@ use super::tokens::Token;
 
 /// Weekday names (canonical forms).
 #[rustfmt::skip]
-pub(crate) const WEEKDAYS: [&str; 7] = [
+const WEEKDAYS: [&str; 7] = [
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
 ];
 /// Month names (canonical forms).
 #[rustfmt::skip]
-pub(crate) const MONTHS: [&str; 12] = [
+const MONTHS: [&str; 12] = [
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December",
 ];
