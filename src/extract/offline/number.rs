@@ -5,7 +5,7 @@ use super::profile::{
     FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference, ValueKind,
 };
 use super::relevance::keyword_score;
-use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
@@ -17,7 +17,7 @@ struct NumberCandidate {
     sentence: SentenceIndex,
     turn: TurnIndex,
     /// Clause id within the turn.
-    pub(super) clause: usize,
+    clause: ClauseId,
     pub(super) value: f64,
     alt: Option<f64>,
     /// (low, high) for a range.
@@ -211,7 +211,11 @@ impl Analysis<'_, '_> {
                     -1.0
                 };
             }
-            let clause = sent.token_clauses.get(m.start).copied().unwrap_or(0);
+            let clause = sent
+                .token_clauses
+                .get(m.start)
+                .copied()
+                .unwrap_or(ClauseId(0));
             let r = sent.clause_range(clause);
             let crel = keyword_score(profile, sent.stems.get(r).unwrap_or(&[]));
             if crel >= 1.0 {
@@ -285,7 +289,7 @@ impl Analysis<'_, '_> {
                         .filter(|(_, t)| t.is_word())
                         .nth(i)
                         .and_then(|(token, _)| sent.token_clauses.get(token).copied())
-                        .unwrap_or(0);
+                        .unwrap_or(ClauseId(0));
                     out.push(NumberCandidate {
                         sentence,
                         turn: sent.turn,
@@ -466,7 +470,11 @@ impl Analysis<'_, '_> {
                 continue;
             }
             for m in sent.numbers.iter().filter(|m| is_clock(m)) {
-                let clause = sent.token_clauses.get(m.start).copied().unwrap_or(0);
+                let clause = sent
+                    .token_clauses
+                    .get(m.start)
+                    .copied()
+                    .unwrap_or(ClauseId(0));
                 if is_negated_text(clause_text(sent, clause)) {
                     continue;
                 }
@@ -610,15 +618,15 @@ fn suppress_before_cues(
 pub(super) fn last_cue_with_followers(
     analysis: &Analysis,
     turn: TurnIndex,
-    clauses: Vec<usize>,
-) -> Option<usize> {
-    let mut cue_clauses: Vec<usize> = Vec::new();
+    clauses: Vec<ClauseId>,
+) -> Option<ClauseId> {
+    let mut cue_clauses: Vec<ClauseId> = Vec::new();
     for &sentence in &analysis.transcript.turns[turn].sentences {
         let sent = &analysis.transcript.sentences[sentence];
         for clause in sent.clause_ids() {
             let text = clause_text(sent, clause);
             // "Blue. Well, dark blue": a mid-reply "well" revises.
-            let well = clause > 0 && text.split(' ').next() == Some("well");
+            let well = clause.0 > 0 && text.split(' ').next() == Some("well");
             if well || has_split_phrase(text, phrases!(CORRECTION_CUES)) {
                 cue_clauses.push(clause);
             }

@@ -8,7 +8,7 @@ use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
     option_choice, proper_spans, quote_candidates,
 };
-use super::transcript::{SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
 use crate::extract::text::tokens::Token;
@@ -22,7 +22,7 @@ pub(super) struct StringCandidate {
     sentence: SentenceIndex,
     turn: TurnIndex,
     /// Clause id within the turn.
-    clause: usize,
+    clause: ClauseId,
     pub(super) text: String,
     /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
     rank: u8,
@@ -218,7 +218,7 @@ impl Analysis<'_, '_> {
         StringCandidate {
             sentence,
             turn: sent.turn,
-            clause: sent.token_clauses.get(tok).copied().unwrap_or(0),
+            clause: sent.token_clauses.get(tok).copied().unwrap_or(ClauseId(0)),
             text,
             rank,
             echo: false,
@@ -255,7 +255,11 @@ impl Analysis<'_, '_> {
             .map(|(i, t)| (i, t.lower.as_str()))
             .collect();
         let negated_clause = |token: usize| -> bool {
-            let clause = sent.token_clauses.get(token).copied().unwrap_or(0);
+            let clause = sent
+                .token_clauses
+                .get(token)
+                .copied()
+                .unwrap_or(ClauseId(0));
             is_negated_text(clause_text(sent, clause))
         };
         match string_kind {

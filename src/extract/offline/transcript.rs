@@ -37,6 +37,11 @@ impl SentenceIndex {
     }
 }
 
+/// A clause of a turn. Ids count up through the turn, so a higher id is
+/// later in the reply; they are not token positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct ClauseId(pub(super) usize);
+
 /// Who said a turn, from its `Label:` prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Speaker {
@@ -54,9 +59,9 @@ pub(super) struct Sentence {
     /// Per token: stem for words, digits for numbers, empty otherwise.
     pub(super) stems: Vec<String>,
     /// Per token: clause id, unique within the turn.
-    pub(super) token_clauses: Vec<usize>,
+    pub(super) token_clauses: Vec<ClauseId>,
     /// (clause id, its lower-case words joined by spaces).
-    clause_texts: Vec<(usize, String)>,
+    clause_texts: Vec<(ClauseId, String)>,
     /// `stems` with words of subordinate clauses ("when it's done", "if …")
     /// blanked: they mention a topic without asking about it.
     pub(super) topic_stems: Vec<String>,
@@ -79,7 +84,7 @@ impl Sentence {
     }
 
     /// Token range of `clause`.
-    pub(super) fn clause_range(&self, clause: usize) -> std::ops::Range<usize> {
+    pub(super) fn clause_range(&self, clause: ClauseId) -> std::ops::Range<usize> {
         let start = self
             .token_clauses
             .iter()
@@ -94,8 +99,8 @@ impl Sentence {
     }
 
     /// The sentence's clause ids, in order.
-    pub(super) fn clause_ids(&self) -> Vec<usize> {
-        let mut ids: Vec<usize> = self.token_clauses.clone();
+    pub(super) fn clause_ids(&self) -> Vec<ClauseId> {
+        let mut ids: Vec<ClauseId> = self.token_clauses.clone();
         ids.dedup();
         ids
     }
@@ -313,7 +318,7 @@ impl Transcript {
                 ids.dedup();
                 let clause_texts = ids
                     .into_iter()
-                    .map(|c| (c, build_clause_text(&toks, &clause, c)))
+                    .map(|c| (ClauseId(c), build_clause_text(&toks, &clause, c)))
                     .collect();
                 let focus = if question {
                     question_focus(&toks)
@@ -326,7 +331,7 @@ impl Transcript {
                     tokens: toks,
                     stems,
                     clause_texts,
-                    token_clauses: clause,
+                    token_clauses: clause.into_iter().map(ClauseId).collect(),
                     topic_stems,
                     question,
                     conditional,
@@ -350,7 +355,7 @@ impl Transcript {
 }
 
 /// Lower-case words and numbers of `clause`, space-joined (cached at parse).
-pub(super) fn clause_text(sentence: &Sentence, clause: usize) -> &str {
+pub(super) fn clause_text(sentence: &Sentence, clause: ClauseId) -> &str {
     sentence
         .clause_texts
         .iter()
