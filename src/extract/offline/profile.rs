@@ -284,14 +284,14 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
     }
     // Synonyms at half weight.
     let base: Vec<Keyword> = keywords.clone();
-    for k in &base {
-        for stems in stemmed_synonyms() {
-            if stems.iter().any(|s| s == &k.stem) {
-                for s in stems.iter().cloned() {
-                    if !keywords.iter().any(|x| x.stem == s) {
+    for keyword in &base {
+        for group in stemmed_synonyms() {
+            if group.iter().any(|s| s == &keyword.stem) {
+                for synonym in group.iter().cloned() {
+                    if !keywords.iter().any(|x| x.stem == synonym) {
                         keywords.push(Keyword {
-                            stem: s,
-                            weight: k.weight * 0.5,
+                            stem: synonym,
+                            weight: keyword.weight * 0.5,
                             synonym: true,
                         });
                     }

@@ -652,13 +652,13 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
 
 /// Trims punctuation and keeps the requested name part.
 fn finish_string(string_kind: &StringKind, text: &str) -> String {
-    let t = text.trim().trim_matches(|c: char| {
+    let trimmed = text.trim().trim_matches(|c: char| {
         c.is_ascii_punctuation() && c != '\'' && c != '"' && c != ')' && c != '('
     });
-    let t = t.trim();
+    let trimmed = trimmed.trim();
     match string_kind {
-        StringKind::Name { part, .. } => name_part(t, *part),
-        _ => t.to_string(),
+        StringKind::Name { part, .. } => name_part(trimmed, *part),
+        _ => trimmed.to_string(),
     }
 }
 

@@ -4,10 +4,10 @@ use serde_json::{Map, Value};
 
 use serde_json::json;
 
-fn field(name: &str, t: FieldType, desc: &str) -> FieldDefinition {
+fn field(name: &str, field_type: FieldType, desc: &str) -> FieldDefinition {
     FieldDefinition {
         name: name.into(),
-        field_type: t,
+        field_type,
         description: Some(desc.into()),
     }
 }
@@ -42,10 +42,10 @@ fn reads_final_answer_after_correction() {
         FieldType::Number,
         "Number of people coming",
     )];
-    let t = "Agent: How many people will be coming?\n\
+    let transcript = "Agent: How many people will be coming?\n\
              Recipient: Four of us. Actually, make that three, my brother can't come.\n\
              Agent: Three, got it.";
-    assert_eq!(run(&fields, t)["party_size"], json!(3));
+    assert_eq!(run(&fields, transcript)["party_size"], json!(3));
 }
 
 #[test]
@@ -59,13 +59,13 @@ fn dodges_give_null_and_indirect_answers_count() {
             "Whether she can volunteer",
         ),
     ];
-    let t = "Agent: Will you attend the meeting on Friday?\n\
+    let transcript = "Agent: Will you attend the meeting on Friday?\n\
              Recipient: I'll be there.\n\
              Agent: Do you need a ride?\n\
              Recipient: Hmm, I'm not sure yet, let me get back to you.\n\
              Agent: Could you volunteer at the desk?\n\
              Recipient: That won't work for me, sorry.";
-    let out = run(&fields, t);
+    let out = run(&fields, transcript);
     assert_eq!(out["will_attend"], json!(true));
     assert_eq!(out["needs_ride"], Value::Null);
     assert_eq!(out["can_volunteer"], json!(false));
@@ -74,10 +74,10 @@ fn dodges_give_null_and_indirect_answers_count() {
 #[test]
 fn agent_stated_fee_counts() {
     let fields = [field("late_fee", FieldType::Number, "Late fee in dollars")];
-    let t = "Recipient: Can I pay next week?\n\
+    let transcript = "Recipient: Can I pay next week?\n\
              Agent: Yes, but there's a late fee of twenty-five dollars.\n\
              Recipient: Okay.";
-    assert_eq!(run(&fields, t)["late_fee"], json!(25));
+    assert_eq!(run(&fields, transcript)["late_fee"], json!(25));
 }
 
 #[test]
@@ -94,11 +94,11 @@ fn weekday_and_name() {
             "First name of the staff member on the call",
         ),
     ];
-    let t = "Recipient: Main Street Cleaners, this is Rosa.\n\
+    let transcript = "Recipient: Main Street Cleaners, this is Rosa.\n\
              Agent: Hi Rosa, when can my client pick up the coat?\n\
              Recipient: Tuesday. No wait, Wednesday, the tailor's out Tuesday.\n\
              Agent: Wednesday, thank you Rosa.";
-    let out = run(&fields, t);
+    let out = run(&fields, transcript);
     assert_eq!(out["pickup_day"], json!("Wednesday"));
     assert_eq!(out["clerk_name"], json!("Rosa"));
 }
@@ -111,7 +111,7 @@ fn odd_input_does_not_panic() {
         field("", FieldType::String, "name: x, or y"),
         field("a", FieldType::String, "duplicate name"),
     ];
-    for t in [
+    for transcript in [
         "",
         "\n\n",
         "Agent:",
@@ -120,7 +120,7 @@ fn odd_input_does_not_panic() {
         "Agent: é😀 ñ — … “quoted” 12th 3:4 $",
         "Agent: - - 1,2,3 ... a.m. p.",
     ] {
-        let out = run(&fields, t);
+        let out = run(&fields, transcript);
         assert_eq!(out.len(), 3);
     }
 }

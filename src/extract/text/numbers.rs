@@ -542,7 +542,7 @@ mod tests {
 
     #[test]
     fn units_and_ranges() {
-        let ms = find_numbers(&tokenize("two to four hours"));
+        let ms = find_numbers(&tokenize("six to eight hours"));
         assert_eq!(ms.len(), 2);
         assert_eq!(ms[0].unit, Unit::Duration(DurationUnit::Hour));
         assert_eq!(ms[0].range_with, Some(1));
