@@ -1,8 +1,8 @@
 /// Value of a number word below one hundred (units, teens, tens, "zero").
-pub(super) fn small_number_word(w: &str) -> Option<u32> {
-    match classify_number_word(w)? {
+pub(super) fn small_number_word(word: &str) -> Option<u32> {
+    match classify_number_word(word)? {
         NumberWord::Unit(v) | NumberWord::Teen(v) | NumberWord::Tens(v) => Some(v),
-        NumberWord::Zero if w == "zero" => Some(0),
+        NumberWord::Zero if word == "zero" => Some(0),
         _ => None,
     }
 }
@@ -31,9 +31,9 @@ pub(crate) enum NumberWord {
 }
 
 /// Classifies a lower-case word as a number word.
-pub(crate) fn classify_number_word(w: &str) -> Option<NumberWord> {
+pub(crate) fn classify_number_word(word: &str) -> Option<NumberWord> {
     use NumberWord::*;
-    Some(match w {
+    Some(match word {
         "zero" => Zero,
         "one" => Unit(1),
         "two" => Unit(2),

@@ -131,27 +131,27 @@ pub(crate) fn find_numbers(toks: &[Token]) -> Vec<NumberMention> {
 }
 
 /// The lower-case word at token `i`, if it is a word.
-pub(super) fn word_at(toks: &[Token], i: usize) -> Option<&str> {
-    toks.get(i)
+pub(super) fn word_at(toks: &[Token], position: usize) -> Option<&str> {
+    toks.get(position)
         .filter(|t| t.is_word())
         .map(|t| t.lower.as_str())
 }
 
 /// Parses a number starting exactly at token `i`.
-fn parse_at(toks: &[Token], i: usize) -> Option<NumberMention> {
-    let tok = toks.get(i)?;
+fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
+    let tok = toks.get(position)?;
     let mut currency = false;
-    let mut start = i;
-    let mut j = i;
+    let mut start = position;
+    let mut j = position;
     if let TokenKind::Currency(_) = tok.kind {
-        let next = toks.get(i + 1)?;
+        let next = toks.get(position + 1)?;
         if next.kind != TokenKind::Num
             && !(next.is_word() && classify_number_word(&next.lower).is_some())
         {
             return None;
         }
         currency = true;
-        j = i + 1;
+        j = position + 1;
     }
     if !currency
         && let Some(v) = word_at(toks, j).and_then(|w| match w {
@@ -185,7 +185,7 @@ fn parse_at(toks: &[Token], i: usize) -> Option<NumberMention> {
     };
     if currency {
         m.unit = Unit::Money;
-        start = i;
+        start = position;
     }
     m.start = start;
     let prev = if start > 0 {
@@ -212,8 +212,8 @@ fn parse_at(toks: &[Token], i: usize) -> Option<NumberMention> {
 }
 
 /// Parses a number written with digits at token `j`.
-fn parse_digits(toks: &[Token], j: usize) -> Option<NumberMention> {
-    let tok = toks.get(j)?;
+fn parse_digits(toks: &[Token], start: usize) -> Option<NumberMention> {
+    let tok = toks.get(start)?;
     let text = &tok.text;
     let mut clock = None;
     let value = if let Some((h, mm)) = text.split_once(':') {
@@ -232,8 +232,8 @@ fn parse_digits(toks: &[Token], j: usize) -> Option<NumberMention> {
         .all(|c| c.is_ascii_digit())
         .then(|| text.clone());
     Some(NumberMention {
-        start: j,
-        end: j + 1,
+        start,
+        end: start + 1,
         value,
         alt: None,
         digits,
@@ -274,8 +274,8 @@ fn parse_digit_string(text: &str) -> Option<f64> {
 }
 
 /// Parses a run of number words starting at `j`.
-fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
-    let mut k = j;
+fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
+    let mut k = start;
     let mut elems: Vec<NumberWord> = Vec::new();
     let mut half = false;
     let mut leading_a = false;
@@ -302,7 +302,7 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
     }) && !leading_a
         && frequency
     {
-        let mut m = simple_mention(j, k + 1, v);
+        let mut m = simple_mention(start, k + 1, v);
         m.unit = Unit::Count("time".into());
         return Some(m);
     }
@@ -311,7 +311,7 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
         && matches!(word_at(toks, k + 1), Some("a"))
         && word_at(toks, k + 2) == Some("dozen")
     {
-        return Some(simple_mention(j, k + 3, 6.0));
+        return Some(simple_mention(start, k + 3, 6.0));
     }
     while let Some(w) = word_at(toks, k) {
         let nw = match classify_number_word(w) {
@@ -379,7 +379,7 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
                 q += 1;
             }
             let v: f64 = format!("{}.{}", whole.value as i64, frac).parse().ok()?;
-            return Some(simple_mention(j, q, v));
+            return Some(simple_mention(start, q, v));
         }
     }
     if elems.is_empty() {
@@ -387,7 +387,11 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
     }
     // A lone "one" is usually a pronoun ("this one", "the small red one").
     if elems == [NumberWord::Unit(1)] && !leading_a && !half {
-        let prev = if j > 0 { word_at(toks, j - 1) } else { None };
+        let prev = if start > 0 {
+            word_at(toks, start - 1)
+        } else {
+            None
+        };
         if one_is_pronoun(prev, word_at(toks, k)) {
             return None;
         }
@@ -399,7 +403,7 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
         r.digits = None;
     }
     Some(NumberMention {
-        start: j,
+        start,
         end: k,
         value: r.value,
         alt: r.alt,
@@ -416,13 +420,15 @@ fn parse_words(toks: &[Token], j: usize) -> Option<NumberMention> {
 }
 
 /// Whether a number word starts at `k` (optionally after a joining hyphen).
-fn number_word_follows(toks: &[Token], k: usize) -> bool {
-    let k = if toks.get(k).is_some_and(|t| t.is_punct('-')) {
-        k + 1
+fn number_word_follows(toks: &[Token], position: usize) -> bool {
+    let position = if toks.get(position).is_some_and(|t| t.is_punct('-')) {
+        position + 1
     } else {
-        k
+        position
     };
-    word_at(toks, k).and_then(classify_number_word).is_some()
+    word_at(toks, position)
+        .and_then(classify_number_word)
+        .is_some()
 }
 
 /// A plain mention with no unit or reading attached yet.

@@ -43,8 +43,8 @@ pub(crate) enum DurationUnit {
 
 impl DurationUnit {
     /// Parses a (lower-case) unit word.
-    pub(crate) fn parse(w: &str) -> Option<DurationUnit> {
-        Some(match w {
+    pub(crate) fn parse(word: &str) -> Option<DurationUnit> {
+        Some(match word {
             "minute" | "minutes" | "min" | "mins" => DurationUnit::Minute,
             "hour" | "hours" | "hr" | "hrs" => DurationUnit::Hour,
             "day" | "days" | "night" | "nights" => DurationUnit::Day,
@@ -75,25 +75,25 @@ impl DurationUnit {
 }
 
 /// Reads the unit after a mention (a word, `%`, or a hyphenated unit) into it.
-pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
+pub(super) fn attach_unit(toks: &[Token], mention: &mut NumberMention) {
     // Hyphenated unit ("20-litre", "six-pack", "two-hour").
     let hyphen = toks
-        .get(m.end)
+        .get(mention.end)
         .is_some_and(|t| t.is_punct('-') && !t.space_before);
-    let unit_idx = if hyphen { m.end + 1 } else { m.end };
+    let unit_idx = if hyphen { mention.end + 1 } else { mention.end };
     let found = match toks.get(unit_idx) {
         Some(t) if t.kind == TokenKind::Percent => {
-            m.unit = Unit::Percent;
+            mention.unit = Unit::Percent;
             true
         }
-        Some(t) if t.is_word() => unit_word(&t.lower, m),
+        Some(t) if t.is_word() => unit_word(&t.lower, mention),
         _ => false,
     };
     if found {
-        m.end = unit_idx + 1;
+        mention.end = unit_idx + 1;
     }
     // "nine fifteen in the morning", "eight at night".
-    let phrase: Vec<&str> = (m.end..m.end + 3)
+    let phrase: Vec<&str> = (mention.end..mention.end + 3)
         .filter_map(|i| word_at(toks, i))
         .collect();
     let meridiem = match phrase.as_slice() {
@@ -109,14 +109,14 @@ pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
         _ => None,
     };
     if let Some((pm, len)) = meridiem
-        && matches!(m.unit, Unit::None | Unit::Clock)
-        && m.value <= 12.0
+        && matches!(mention.unit, Unit::None | Unit::Clock)
+        && mention.value <= 12.0
     {
-        m.unit = Unit::Clock;
-        m.pm = Some(pm);
-        m.end += len;
+        mention.unit = Unit::Clock;
+        mention.pm = Some(pm);
+        mention.end += len;
     }
-    let k = m.end;
+    let k = mention.end;
     // Rate: "a head", "per person", "an hour", "each".
     match word_at(toks, k) {
         Some("a" | "an" | "per" | "every") => {
@@ -124,52 +124,54 @@ pub(super) fn attach_unit(toks: &[Token], m: &mut NumberMention) {
                 && !NOT_COUNT_NOUNS.contains(&noun)
                 && classify_number_word(noun).is_none()
             {
-                m.per = Some(stem(noun));
-                m.end = k + 2;
+                mention.per = Some(stem(noun));
+                mention.end = k + 2;
             }
         }
         Some("each" | "apiece") => {
-            m.per = Some("each".into());
-            m.end = k + 1;
+            mention.per = Some("each".into());
+            mention.end = k + 1;
         }
         _ => {}
     }
 }
 
 /// Applies a unit word to `m`; returns whether the word was consumed.
-fn unit_word(w: &str, m: &mut NumberMention) -> bool {
-    match w {
-        "dollar" | "dollars" | "buck" | "bucks" | "usd" | "euro" | "euros" => m.unit = Unit::Money,
+fn unit_word(word: &str, mention: &mut NumberMention) -> bool {
+    match word {
+        "dollar" | "dollars" | "buck" | "bucks" | "usd" | "euro" | "euros" => {
+            mention.unit = Unit::Money
+        }
         "cent" | "cents" => {
-            if m.unit != Unit::Money {
-                m.value /= 100.0;
-                m.alt = None;
+            if mention.unit != Unit::Money {
+                mention.value /= 100.0;
+                mention.alt = None;
             }
-            m.unit = Unit::Money;
+            mention.unit = Unit::Money;
         }
         "pound" | "pounds" | "lb" | "lbs" => {
-            if m.unit != Unit::Money {
-                m.unit = Unit::Pound;
+            if mention.unit != Unit::Money {
+                mention.unit = Unit::Pound;
             }
         }
-        "kilo" | "kilos" | "kg" | "kgs" | "kilograms" | "kilogram" => m.unit = Unit::Weight,
-        "percent" => m.unit = Unit::Percent,
+        "kilo" | "kilos" | "kg" | "kgs" | "kilograms" | "kilogram" => mention.unit = Unit::Weight,
+        "percent" => mention.unit = Unit::Percent,
         "am" | "pm" => {
-            m.unit = Unit::Clock;
-            m.pm = Some(w == "pm");
+            mention.unit = Unit::Clock;
+            mention.pm = Some(word == "pm");
         }
-        "o'clock" | "oclock" => m.unit = Unit::Clock,
+        "o'clock" | "oclock" => mention.unit = Unit::Clock,
         _ => {
-            if let Some(d) = DurationUnit::parse(w) {
-                if m.unit != Unit::Money {
-                    m.unit = Unit::Duration(d);
+            if let Some(d) = DurationUnit::parse(word) {
+                if mention.unit != Unit::Money {
+                    mention.unit = Unit::Duration(d);
                 }
-            } else if m.unit == Unit::None
-                && !NOT_COUNT_NOUNS.contains(&w)
-                && classify_number_word(w).is_none()
-                && w.chars().all(|c| c.is_alphabetic() || c == '\'')
+            } else if mention.unit == Unit::None
+                && !NOT_COUNT_NOUNS.contains(&word)
+                && classify_number_word(word).is_none()
+                && word.chars().all(|c| c.is_alphabetic() || c == '\'')
             {
-                m.unit = Unit::Count(stem(w));
+                mention.unit = Unit::Count(stem(word));
             } else {
                 return false;
             }

@@ -13,8 +13,8 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// Canonical weekday for a word ("tuesdays", "Tues" → "Tuesday").
-pub(crate) fn weekday(w: &str) -> Option<&'static str> {
-    let l = w.strip_suffix("'s").unwrap_or(w);
+pub(crate) fn weekday(word: &str) -> Option<&'static str> {
+    let l = word.strip_suffix("'s").unwrap_or(word);
     let l = if l.len() > 6
         && (l.ends_with('s') || l.ends_with('S'))
         && !l[..l.len() - 1].ends_with(['s', 'S'])
