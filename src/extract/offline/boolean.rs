@@ -1,3 +1,5 @@
+//! Stage 4 for yes/no fields: the polarity of the replies that answer them.
+
 use super::evidence::{Analysis, Role};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, SHORT_NEGATIVE_ECHOES, STOPWORDS,

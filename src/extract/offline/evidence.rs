@@ -1,3 +1,6 @@
+//! Stage 3: which turns raise each field, the regions of replies they open,
+//! and the evidence sentences a value is read from.
+
 use super::lexicon::FILLERS;
 use super::phrase::has_any_phrase;
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, ValueKind};

@@ -1,3 +1,6 @@
+//! Word and phrase lists the rules consult: stopwords, synonyms, fillers,
+//! dodges, yes/no markers, correction cues and name/address vocabulary.
+
 use crate::extract::text::stem::stem;
 
 /// Function words and call pleasantries: never keywords of a field, and

@@ -1,3 +1,6 @@
+//! Stage 4 for number fields: candidate amounts scored by unit, rate and
+//! context, with corrections and echoes taken into account.
+
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role};
 use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES};
 use super::phrase::{has_split_phrase, is_negated_text};

@@ -1,3 +1,6 @@
+//! Whole-word phrase matching on space-joined lower-case text, and the
+//! negation and refusal tests built on it.
+
 use super::lexicon::{NEGATIONS, NEGATIVE_STATES, PREDICATIVE_NEGATIVES};
 use crate::extract::text::stem::stem;
 

@@ -1,3 +1,6 @@
+//! Stage 2: what the extractor knows about each field before reading the
+//! call: weighted keywords and the kind of value it wants.
+
 use std::ops::Index;
 
 use super::lexicon::{

@@ -1,3 +1,6 @@
+//! Stage 3 scoring: how strongly a sentence or turn is about a field
+//! (keyword matches, the noun a question asks for, values of the wanted kind).
+
 use super::lexicon::{
     BARE_QUESTION_WORDS, FILLERS, GENERIC_NAME_WORDS, STOPWORDS, STREET_SUFFIXES,
 };

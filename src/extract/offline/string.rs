@@ -1,3 +1,6 @@
+//! Stage 4 for text fields: candidates of the wanted kind, the choice among
+//! them, and fallbacks for values that are unmistakable anywhere.
+
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role};
 use super::lexicon::{CAPITALISED_NON_NAMES, DODGES, FILLERS, ORG_WORDS};

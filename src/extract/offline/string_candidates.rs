@@ -1,3 +1,6 @@
+//! Candidate extraction for text fields: names, addresses, codes, quotes,
+//! modifier phrases, bare answers and choices among offered options.
+
 use super::evidence::Analysis;
 use super::lexicon::{
     ACCEPT_WORDS, CAPITALISED_NON_NAMES, CLOSINGS, DODGES, FILLERS, LEAD_PHRASES, STOPWORDS,

@@ -1,3 +1,5 @@
+//! End-to-end checks of the offline extractor on small invented calls.
+
 use super::OfflineExtractor;
 use crate::domain::{FieldDefinition, FieldType};
 use serde_json::{Map, Value};

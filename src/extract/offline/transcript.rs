@@ -1,3 +1,6 @@
+//! Stage 1: the transcript as turns, sentences and clauses, with per-sentence
+//! stems, numbers and question focus computed once.
+
 use std::ops::Index;
 
 use super::lexicon::FILLERS;

@@ -1,3 +1,6 @@
+//! Stage 2, continued: what kind of number or text a field wants, read
+//! from the words of its name and description.
+
 use super::lexicon::{NAMED_THINGS, ORG_WORDS, PERSON_WORDS};
 use super::profile::{
     FieldUnit, NamePart, NumberProfile, RangePreference, StringKind, has_word, text_words,

@@ -1,3 +1,5 @@
+//! Splitting field identifiers into words.
+
 /// Splits a snake_case / camelCase / digit-bearing identifier into lower-case words.
 pub(crate) fn split_identifier(name: &str) -> Vec<String> {
     let mut words = Vec::new();

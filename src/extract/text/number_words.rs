@@ -1,3 +1,5 @@
+//! Spoken number words: classification and reading a run of them.
+
 /// Value of a number word below one hundred (units, teens, tens, "zero").
 pub(super) fn small_number_word(word: &str) -> Option<u32> {
     match classify_number_word(word)? {

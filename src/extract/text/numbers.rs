@@ -1,3 +1,6 @@
+//! Number mentions in a token list: spoken or written, with ranges,
+//! digit-by-digit readings and alternative readings.
+
 use super::number_words::{NumberWord, classify_number_word, interpret};
 use super::tokens::{Token, TokenKind};
 use super::units::{Unit, attach_unit};

@@ -1,3 +1,5 @@
+//! A light English stemmer and fuzzy stem matching.
+
 use super::number_words::small_number_word;
 
 /// A light English stemmer: folds plurals, -ing, -ed, -er, -ly, -ion and a

@@ -1,3 +1,5 @@
+//! The tokenizer and sentence splitter.
+
 /// What a token is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TokenKind {

@@ -1,3 +1,5 @@
+//! Units and rates attached to number mentions.
+
 use super::number_words::classify_number_word;
 use super::numbers::{NOT_COUNT_NOUNS, NumberMention, word_at};
 use super::stem::stem;

@@ -1,3 +1,5 @@
+//! Closed word classes: weekdays, months and colours.
+
 use super::tokens::Token;
 
 /// Weekday names (canonical forms).
