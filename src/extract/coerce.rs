@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use super::words::{self, NumWord, TokKind, Unit};
+use super::text::number_words::{NumberWord, classify_number_word};
+use super::text::numbers::find_numbers;
+use super::text::tokens::{TokenKind, tokenize};
+use super::text::units::Unit;
 use crate::domain::{FieldDefinition, FieldType};
 
 /// Why a raw value could not be coerced to its declared type.
@@ -208,14 +211,14 @@ pub(crate) fn parse_number_text(s: &str) -> Result<f64, &'static str> {
     ) {
         return Ok(0.0);
     }
-    let toks = words::tokenize(s);
+    let toks = tokenize(s);
     let negative = toks
         .iter()
-        .position(|t| t.kind == TokKind::Num || t.is_word())
+        .position(|t| t.kind == TokenKind::Num || t.is_word())
         .and_then(|first| first.checked_sub(1))
         .and_then(|i| toks.get(i))
         .is_some_and(|t| t.is_punct('-') || t.text == "\u{2212}");
-    let ms = words::find_numbers(&toks);
+    let ms = find_numbers(&toks);
     match ms.as_slice() {
         [] => return Err("no number found in the text"),
         [_] => {}
@@ -231,11 +234,11 @@ pub(crate) fn parse_number_text(s: &str) -> Result<f64, &'static str> {
         .enumerate()
         .filter(|(i, _)| *i < m.start || *i >= m.end)
         .map(|(_, t)| t)
-        .filter(|t| t.kind == TokKind::Word)
+        .filter(|t| t.kind == TokenKind::Word)
         .collect::<Vec<_>>();
     if outside
         .iter()
-        .any(|t| words::classify_number_word(&t.lower).is_some_and(|w| w != NumWord::Ordinal(2)))
+        .any(|t| classify_number_word(&t.lower).is_some_and(|w| w != NumberWord::Ordinal(2)))
     {
         return Err("the text holds more than one number");
     }

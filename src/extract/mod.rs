@@ -37,7 +37,7 @@ mod contract;
 pub mod llm;
 mod offline;
 mod summary;
-mod words;
+mod text;
 
 pub use coerce::{CoercionError, Conformed, coerce, conform};
 pub use contract::{ExtractError, Extraction, ExtractionInput, Extractor};

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::words::split_identifier;
+use super::text::identifier::split_identifier;
 use crate::domain::FieldDefinition;
 
 /// Longest string answer quoted in a summary, in characters.

@@ -1,5 +1,3 @@
-//! Unit tests of the LLM extractor's request and response handling.
-
 use super::*;
 
 fn fields() -> Vec<FieldDefinition> {

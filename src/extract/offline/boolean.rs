@@ -1,0 +1,448 @@
+//! Stage 4 for yes/no fields: the polarity of the replies that answer them.
+
+use super::evidence::{Analysis, Role};
+use super::lexicon::{
+    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, SHORT_NEGATIVE_ECHOES, STOPWORDS,
+    STRONG_NO, STRONG_YES,
+};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::profile::{FieldIndex, FieldProfile};
+use super::transcript::{SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::stem::{stem, stems_match};
+
+/// How a reply answers a yes/no question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Polarity {
+    Yes,
+    No,
+    /// Declined to answer ("not sure", "let me check").
+    Dodge,
+}
+
+impl Analysis<'_, '_> {
+    /// The yes/no value of `field`: the polarity of the last reply (or
+    /// unprompted statement) that answers it, `None` when that is a dodge.
+    pub(super) fn extract_bool(&self, field: FieldIndex) -> Option<bool> {
+        let profile = &self.profiles[field];
+        let evidence = self.evidence(field, true);
+        let mut last: Option<Polarity> = None;
+        // Group answer sentences by turn so the clause logic sees whole replies.
+        let mut position = 0;
+        while position < evidence.len() {
+            let item = evidence[position];
+            let turn = self.transcript.sentences[item.sentence].turn;
+            match item.role {
+                Role::Answer => {
+                    let mut group = vec![item.sentence];
+                    let mut next = position + 1;
+                    while next < evidence.len()
+                        && evidence[next].role == Role::Answer
+                        && self.transcript.sentences[evidence[next].sentence].turn == turn
+                    {
+                        group.push(evidence[next].sentence);
+                        next += 1;
+                    }
+                    position = next;
+                    let alternative = self.alternative_answer(field, item.region, &group);
+                    let direct_reply = turn == item.region.next();
+                    if let Some(polarity) = alternative.or_else(|| {
+                        self.reply_polarity(
+                            profile,
+                            &group,
+                            false,
+                            direct_reply,
+                            self.asks_about(field, item.region),
+                        )
+                    }) {
+                        last = Some(polarity);
+                    }
+                }
+                Role::Direct
+                    if self.transcript.turns[turn].speaker != Speaker::Agent
+                        && self.direct_bool_ok(field, item.sentence) =>
+                {
+                    position += 1;
+                    if let Some(polarity) =
+                        self.reply_polarity(profile, &[item.sentence], true, false, true)
+                    {
+                        last = Some(polarity);
+                    }
+                }
+                _ => position += 1,
+            }
+        }
+        match last {
+            Some(Polarity::Yes) => Some(true),
+            Some(Polarity::No) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// An unprompted mention settles a yes/no field only if it names two of
+    /// the field's words ("the parcel has been found") or replies to a turn
+    /// that touched the field at all: "Towels and soap provided" says
+    /// nothing about parking.
+    fn direct_bool_ok(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let profile = &self.profiles[field];
+        let mut matched: Vec<&str> = sent
+            .topic_stems
+            .iter()
+            .filter(|st| profile.is_keyword(st))
+            .map(String::as_str)
+            .collect();
+        matched.sort_unstable();
+        matched.dedup();
+        let distinct = matched.len();
+        let first = sent
+            .word_lowers()
+            .find(|w| !set!(FILLERS).contains(w) || matches!(*w, "yes" | "yeah"));
+        let strong_start = matches!(
+            first,
+            Some("yes" | "yeah" | "yep" | "yup" | "no" | "nope" | "nah")
+        );
+        // The field came up in the last few turns.
+        let recent = (sent.turn.0.saturating_sub(3)..sent.turn.0)
+            .map(TurnIndex)
+            .any(|turn| self.topic(field, turn) >= 1.0);
+        // "it isn't finished yet" speaks of the thing at hand; "Towels and
+        // soap provided" names a different subject.
+        let first_keyword = sent
+            .topic_stems
+            .iter()
+            .position(|st| profile.is_keyword(st))
+            .unwrap_or(0);
+        let clause = sent.token_clauses.get(first_keyword).copied();
+        let other_subject = sent
+            .tokens
+            .iter()
+            .zip(&sent.stems)
+            .take(first_keyword)
+            .enumerate()
+            .any(|(token, (t, st))| {
+                sent.token_clauses.get(token).copied() == clause
+                    && t.is_word()
+                    && !set!(STOPWORDS).contains(t.lower.as_str())
+                    && !set!(FILLERS).contains(t.lower.as_str())
+                    && !set!(NEGATIONS).contains(t.lower.as_str())
+                    && !profile.is_keyword(st)
+                    && !matches!(
+                        t.lower.as_str(),
+                        "quite" | "still" | "already" | "yet" | "now" | "definitely"
+                    )
+            });
+        // A reply inside the exchange about another field is about that field.
+        let elsewhere = self.regions().any(|(open, region)| {
+            region.turns.contains(&sent.turn)
+                && !self.raised(open).is_empty()
+                && self.topic(field, open) <= 0.0
+        });
+        distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
+    }
+
+    /// "Would he like the window or the aisle?" answered "The aisle's fine."
+    fn alternative_answer(
+        &self,
+        field: FieldIndex,
+        open: TurnIndex,
+        reply: &[SentenceIndex],
+    ) -> Option<Polarity> {
+        let profile = &self.profiles[field];
+        let q = self.transcript.turns[open]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)?;
+        let words: Vec<(&str, &str)> = q
+            .tokens
+            .iter()
+            .zip(&q.stems)
+            .filter(|(t, _)| t.is_word())
+            .map(|(t, s)| (t.lower.as_str(), s.as_str()))
+            .collect();
+        let or = words.iter().position(|(w, _)| *w == "or")?;
+        let right: Vec<&str> = words[or + 1..].iter().map(|(_, s)| *s).collect();
+        if right.is_empty()
+            || matches!(
+                words.get(or + 1),
+                Some(("not" | "no" | "so" | "anything" | "something", _))
+            )
+        {
+            return None;
+        }
+        let take = right.len() + 1;
+        let left: Vec<&str> = words[..or]
+            .iter()
+            .rev()
+            .take(take)
+            .map(|(_, s)| *s)
+            .collect();
+        let content = |v: &[&str]| -> Vec<String> {
+            v.iter()
+                .filter(|s| !s.is_empty() && !STOPWORDS.contains(s) && s.chars().count() > 1)
+                .map(|s| s.to_string())
+                .collect()
+        };
+        let (l, r) = (content(&left), content(&right));
+        let l_only: Vec<&String> = l.iter().filter(|x| !r.contains(x)).collect();
+        let r_only: Vec<&String> = r.iter().filter(|x| !l.contains(x)).collect();
+        let score = |v: &[&String]| -> f64 {
+            profile
+                .keywords
+                .iter()
+                .filter(|k| v.iter().any(|s| stems_match(&k.stem, s)))
+                .map(|k| k.weight)
+                .sum()
+        };
+        let (ls, rs) = (score(&l_only), score(&r_only));
+        if (ls - rs).abs() < 0.25 {
+            return None;
+        }
+        let positive_right = rs > ls;
+        let mut hit_l = 0;
+        let mut hit_r = 0;
+        for &sentence in reply {
+            let sent = &self.transcript.sentences[sentence];
+            if sent.question {
+                continue;
+            }
+            for st in &sent.stems {
+                if l_only.contains(&st) {
+                    hit_l += 1;
+                }
+                if r_only.contains(&st) {
+                    hit_r += 1;
+                }
+            }
+        }
+        // A negated mention ("not online") is not a choice; let polarity decide.
+        let negated = reply.iter().any(|&sentence| {
+            let text: String = self.transcript.sentences[sentence]
+                .word_lowers()
+                .collect::<Vec<_>>()
+                .join(" ");
+            has_any_phrase(&text, &["not", "no", "don't", "rather not"])
+        });
+        if negated || hit_l == hit_r {
+            return None;
+        }
+        let chose_right = hit_r > hit_l;
+        Some(if chose_right == positive_right {
+            Polarity::Yes
+        } else {
+            Polarity::No
+        })
+    }
+
+    /// Polarity of a reply made of `sentences` (one turn). `direct`: the reply was
+    /// not prompted, so only clauses naming the field (or clear yes/no) count.
+    ///
+    /// `first_reply`: the turn right after the question, where a bare
+    /// "okay" accepts; later it only acknowledges.
+    ///
+    /// `weak_ok`: an implicit answer that does not name the field ("My
+    /// wife'll be around") counts only as a reply to a question, not to a
+    /// statement.
+    pub(super) fn reply_polarity(
+        &self,
+        profile: &FieldProfile,
+        sentences: &[SentenceIndex],
+        direct: bool,
+        first_reply: bool,
+        weak_ok: bool,
+    ) -> Option<Polarity> {
+        // Strong answers and dodges always count; a weak (implicit) answer
+        // counts when nothing strong came before it in the reply, and may
+        // override an earlier dodge ("let me look… the 3rd is taken").
+        /// What the reply has said so far.
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            Empty,
+            Weak(Polarity),
+            Strong(Polarity),
+            Dodge,
+        }
+        let mut state = State::Empty;
+        let mut hold = false;
+        let mut seen_informative = false;
+        for &sentence in sentences {
+            let sent = &self.transcript.sentences[sentence];
+            if sent.question {
+                continue;
+            }
+            let turn_first = self.transcript.turns[sent.turn].sentences.first() == Some(&sentence);
+            for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
+                let text = clause_text(sent, clause);
+                if text.is_empty() {
+                    continue;
+                }
+                let clause_stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);
+                let content: Vec<&str> = text
+                    .split(' ')
+                    .filter(|w| !set!(FILLERS).contains(w))
+                    .collect();
+                let first_word = content.first().copied();
+                let conditional = sent.conditional
+                    || matches!(first_word, Some("if" | "unless" | "when" | "whenever"));
+                if conditional {
+                    continue;
+                }
+                let mentions_field = clause_stems.iter().any(|st| profile.is_strong_keyword(st));
+                let turn_initial = turn_first && clause_position == 0 && first_reply;
+                let p = clause_polarity(text, &content, turn_initial, seen_informative);
+                match p {
+                    // "Let me check…" is followed by the answer; "I'm not sure" is final.
+                    Some((Polarity::Dodge, _)) => {
+                        let is_hold = has_split_phrase(text, phrases!(HOLDS));
+                        // "Yes. Let me pull them up.": a hold after a clear answer
+                        // is about the details, not a retraction.
+                        if !(is_hold && matches!(state, State::Strong(_))) {
+                            state = State::Dodge;
+                            hold = is_hold;
+                        }
+                    }
+                    Some((pol, true)) => state = State::Strong(pol),
+                    Some((pol, false)) => {
+                        // An echo of the keywords alone ("the garden, um") is not an answer.
+                        let substantive = content.iter().any(|w| {
+                            !DETERMINERS.contains(w)
+                                && !profile.is_own_word(&stem(w))
+                                && !ACCEPT_WORDS.contains(w)
+                        });
+                        let first_informative =
+                            first_reply && !seen_informative && state == State::Empty;
+                        let eligible = substantive
+                            && (mentions_field || (!direct && weak_ok && first_informative));
+                        let open = match state {
+                            State::Empty | State::Weak(_) => true,
+                            State::Dodge => hold,
+                            State::Strong(_) => false,
+                        };
+                        // "Bank transfer only": naming only other things means no.
+                        // "Just a rabbit." to "any birds?": naming only other things.
+                        let own = clause_stems.iter().any(|st| profile.is_own_word(st));
+                        let exclusive = has_any_phrase(text, &["only"])
+                            || text
+                                .split(' ')
+                                .find(|w| !matches!(*w, "um" | "uh" | "oh" | "well"))
+                                .is_some_and(|w| w == "just");
+                        let pol = if !own && exclusive { Polarity::No } else { pol };
+                        // A later implicit answer replaces an earlier one only if it names the field.
+                        let replaces = !matches!(state, State::Weak(_)) || mentions_field;
+                        if eligible && open && replaces {
+                            state = State::Weak(pol);
+                        }
+                    }
+                    _ => {}
+                }
+                if !content.is_empty() && p.is_some() {
+                    seen_informative = true;
+                }
+            }
+        }
+        match state {
+            State::Empty => None,
+            State::Weak(p) | State::Strong(p) => Some(p),
+            State::Dodge => Some(Polarity::Dodge),
+        }
+    }
+}
+
+/// Polarity of one clause: `(pol, strong)`.
+fn clause_polarity(
+    text: &str,
+    content: &[&str],
+    turn_initial: bool,
+    seen_informative: bool,
+) -> Option<(Polarity, bool)> {
+    if has_split_phrase(text, phrases!(DODGES))
+        && !has_any_phrase(text, &["no doubt", "definitely", "absolutely"])
+    {
+        // "make sure" is not a dodge either way; "not sure" is.
+        return Some((Polarity::Dodge, true));
+    }
+    let words: Vec<&str> = text.split(' ').collect();
+    // Strong markers: the last one in the clause wins.
+    let mut strong: Option<(usize, Polarity)> = None;
+    for (i, _) in words.iter().enumerate() {
+        let rest = &words[i..];
+        // The words from `i` on begin with phrase `p`.
+        let starts = |p: &str| {
+            let n = p.split(' ').count();
+            rest.len() >= n && p.split(' ').zip(rest).all(|(a, b)| a == *b)
+        };
+        let starts_split = |p: &[&str]| rest.starts_with(p);
+        let is_no_start = starts("no");
+        if is_no_start {
+            let next = words.get(i + 1).copied();
+            if matches!(
+                next,
+                Some("problem" | "worries" | "worry" | "doubt" | "question" | "trouble")
+            ) {
+                strong = Some((i, Polarity::Yes));
+                continue;
+            }
+            // "Monday — no, sorry, Thursday": a self-correction, not an answer.
+            if seen_informative
+                && i == 0
+                && matches!(next, Some("wait" | "sorry" | "actually" | "i"))
+            {
+                continue;
+            }
+            if i > 0 && matches!(next, Some("wait" | "sorry" | "actually")) {
+                continue;
+            }
+        }
+        if let Some(p) = phrases!(STRONG_NO).iter().find(|p| starts_split(p)) {
+            // "not sure" was handled as a dodge; "no need"/"no parking" are no.
+            let n = p.len();
+            let echo = phrases!(SHORT_NEGATIVE_ECHOES).contains(p);
+            if echo && words.len() > i + n + 1 {
+                continue;
+            }
+            strong = Some((i, Polarity::No));
+            continue;
+        }
+        if phrases!(STRONG_YES).iter().any(|p| starts_split(p)) {
+            if starts("sure")
+                && i > 0
+                && matches!(words.get(i - 1), Some(&("make" | "not" | "be" | "unsure")))
+            {
+                continue;
+            }
+            // Short echoes ("we can", "it is") only count as the whole clause.
+            let short_echo = [
+                "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are",
+                "it does", "we are", "i am", "she can", "he can", "she will", "he will",
+                "they can", "we have", "it has",
+            ];
+            if let Some(p) = short_echo.iter().find(|p| starts(p)) {
+                let n = p.split(' ').count();
+                if words.len() > i + n
+                    && !matches!(words.get(i + n), Some(&("yeah" | "yes" | "too")))
+                {
+                    continue;
+                }
+            }
+            strong = Some((i, Polarity::Yes));
+        }
+    }
+    if let Some((_, p)) = strong {
+        return Some((p, true));
+    }
+    if content.is_empty() {
+        // Acceptance words open a reply ("Okay, fine then."), but "okay" later is a filler.
+        if turn_initial && words.iter().any(|w| ACCEPT_WORDS.contains(w)) {
+            return Some((Polarity::Yes, false));
+        }
+        return None;
+    }
+    if has_any_phrase(text, &["oh no"]) {
+        return Some((Polarity::No, false));
+    }
+    if is_negated_text(text) {
+        return Some((Polarity::No, false));
+    }
+    Some((Polarity::Yes, false))
+}

@@ -1,0 +1,304 @@
+//! Word and phrase lists the rules consult: stopwords, synonyms, fillers,
+//! dodges, yes/no markers, correction cues and name/address vocabulary.
+
+use crate::extract::text::stem::stem;
+
+/// Function words and call pleasantries: never keywords of a field, and
+/// not content when judging whether a phrase says anything.
+#[rustfmt::skip]
+pub(super) const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "from", "and", "or", "but", "is",
+    "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there",
+    "here", "as", "if", "whether", "which", "what", "who", "whom", "whose", "when", "where", "why", "how",
+    "do", "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "shall", "may",
+    "might", "must", "not", "no", "yes", "i", "me", "my", "we", "us", "our", "you", "your", "he", "him",
+    "his", "she", "her", "they", "them", "their", "any", "some", "all", "each", "every", "so", "than",
+    "then", "too", "very", "just", "also", "about", "up", "out", "into", "more", "most", "such", "only",
+    "get", "got", "i'm", "it's", "that's", "there's", "we're", "you're", "they're", "i'll", "we'll",
+    "you'll", "i'd", "we'd", "i've", "we've", "okay", "ok", "oh", "um", "uh", "well", "like", "hi", "hello",
+    "thanks", "thank", "please", "yeah", "yep", "call", "calling", "called", "caller", "assistant",
+    "automated", "ai", "agent", "behalf", "let", "know", "go", "going", "per", "dollar", "dollars", "usd",
+    "cents", "eg", "ie", "etc", "given", "via", "many", "much", "e", "g", "s", "one", "being", "whose",
+    "someone", "something", "anything", "is", "am", "isn't", "don't", "doesn't", "lowercase", "uppercase",
+    "digits", "digit", "form", "format", "value",
+];
+
+/// Name words that say little about the topic.
+#[rustfmt::skip]
+pub(super) const GENERIC_NAME_WORDS: &[&str] = &[
+    "name", "number", "amount", "value", "type", "choice", "new", "current", "is", "has", "main", "kind",
+];
+
+/// Common verbs in names: they say something, but less than a noun.
+#[rustfmt::skip]
+pub(super) const LIGHT_NAME_WORDS: &[&str] = &[
+    "need", "needs", "want", "wants", "get", "gets", "keep", "keeping", "use", "add", "adds", "take", "make",
+    "give",
+];
+
+/// Weekday names in lower case, for spotting fields tied to a day.
+#[rustfmt::skip]
+pub(super) const WEEKDAY_WORDS: &[&str] = &[
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+];
+
+/// Synonym groups (surface words; stemmed at use).
+#[rustfmt::skip]
+const SYNONYMS: &[&[&str]] = &[
+    &["price", "cost", "charge", "fee", "rate", "quote"],
+    &["available", "open", "opening", "availability", "free"],
+    &["allowed", "permitted", "accepted", "allow"],
+    &["person", "guest", "head", "people"],
+    &["alternative", "another", "other", "else", "different"],
+    &["bag", "suitcase", "luggage"],
+    &["recommend", "suggest"],
+    &["home", "house"],
+    &["ready", "done", "finished"],
+    &["cancel", "cancellation", "terminate", "termination"],
+    &["weight", "weigh", "heavy"],
+    &["pet", "pets", "dog", "dogs", "cat", "animal"],
+    &["neutered", "fixed", "spayed"],
+    &["attend", "attending", "come", "coming", "join"],
+    &["chaperone", "volunteer", "join"],
+    &["start", "begin", "starting"],
+    &["included", "include", "covered", "cover"],
+    &["spot", "space", "opening", "room"],
+    &["servers", "serve", "serving", "staff"],
+    &["size", "big", "large"],
+    &["duration", "long", "length"],
+    &["location", "where"],
+    &["delivered", "delivery", "arrive"],
+    &["removed", "out"],
+    &["confirmed", "confirm"],
+    &["refill", "refills", "prescription"],
+    &["total", "owe", "owed"],
+    &["headcount", "guests", "people"],
+    &["message", "writing", "written", "write", "wording", "inscription", "say", "says"],
+    &["instructor", "teacher", "teach", "teaches", "tutor", "coach"],
+    &["fixed", "resolved", "repaired", "working", "solved"],
+    &["improve", "improvement", "better"],
+];
+
+/// [`SYNONYMS`], stemmed once.
+pub(super) fn stemmed_synonyms() -> &'static [Vec<String>] {
+    static CELL: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        SYNONYMS
+            .iter()
+            .map(|g| g.iter().map(|w| stem(w)).collect())
+            .collect()
+    })
+}
+
+/// Things whose value is a proper name ("name of the bakery", "brand").
+#[rustfmt::skip]
+pub(super) const NAMED_THINGS: &[&str] = &[
+    "park", "venue", "shop", "store", "company", "brand", "provider", "business", "restaurant", "hotel",
+    "city", "town", "street", "school", "clinic", "hospital", "bank", "insurance", "insurer", "airline",
+    "carrier", "hall", "competitor", "competing", "team", "firm", "agency", "pharmacy", "building", "center",
+    "centre", "neighborhood", "country", "state", "vendor", "make", "manufacturer", "club", "gym", "church",
+    "airport",
+];
+/// Things (not people) that a name field may also be about.
+#[rustfmt::skip]
+pub(super) const ORG_WORDS: &[&str] = &[
+    "park", "venue", "shop", "store", "company", "brand", "provider", "business", "restaurant", "hotel",
+    "city", "town", "street", "school", "clinic", "hospital", "bank", "insurance", "insurer", "airline",
+    "carrier", "hall", "location", "competitor", "competing", "product", "model", "treatment", "service",
+    "plan", "dish", "song", "book", "movie", "team", "firm", "agency", "pharmacy", "place", "building",
+    "center", "centre", "neighborhood", "country", "state", "vendor", "make", "manufacturer", "club", "gym",
+    "church", "airport",
+];
+/// Words that make a name field about a person.
+#[rustfmt::skip]
+pub(super) const PERSON_WORDS: &[&str] = &[
+    "staff", "member", "person", "who", "contact", "representative", "rep", "host", "nurse", "doctor", "vet",
+    "owner", "employee", "worker", "agent", "receptionist", "coordinator", "manager", "technician", "tech",
+    "surname", "firstname", "lastname", "pharmacist", "therapist", "stylist", "dentist", "physician",
+    "driver", "teacher", "tutor", "instructor", "adjuster", "director", "tuner", "landlord", "seller",
+    "buyer", "guest", "caller", "speaker", "spouse", "wife", "husband", "son", "daughter", "mom", "dad",
+    "mother", "father",
+];
+
+/// Hesitations, discourse markers and acknowledgements that carry no content.
+#[rustfmt::skip]
+pub(super) const FILLERS: &[&str] = &[
+    "um", "umm", "uh", "uhh", "hmm", "hm", "mm", "mmm", "er", "erm", "ah", "aw", "oh", "ooh", "well", "so",
+    "like", "gosh", "man", "shoot", "ugh", "wow", "hey", "huh", "honestly", "actually", "really", "just",
+    "anyway", "anyways", "look", "listen", "sorry", "thanks", "thank", "please", "ha", "heh", "jeez", "geez",
+    "boy", "and", "also", "then", "now", "okay", "ok", "alright", "right", "yeah", "yes", "great", "perfect",
+    "got", "it", "good", "wait", "i", "mean", "hi", "hello", "see", "let's", "realistically", "basically",
+];
+
+/// Phrases that decline or postpone an answer.
+#[rustfmt::skip]
+pub(super) const DODGES: &[&str] = &[
+    "not sure", "no idea", "no clue", "don't know", "do not know", "dunno", "not certain", "can't say",
+    "cannot say", "couldn't say", "can't tell", "cannot tell", "couldn't tell", "hard to say",
+    "have to check", "need to check", "let me check", "let me look", "let me see", "let me find",
+    "let me pull", "have to ask", "need to ask", "i'd have to", "i would have to", "have to think",
+    "need to think", "think about", "get back to you", "circle back", "call you back", "let you know",
+    "depends", "either way", "maybe", "might", "possibly", "perhaps", "could be", "not decided",
+    "haven't decided", "undecided", "still deciding", "hold on", "one sec", "one moment", "hang on",
+    "one second", "bear with me", "can't help", "blanking", "can't remember", "don't remember", "forgot",
+    "can't recall", "don't recall", "can't think", "on the spot", "i'll email", "we'll see", "probably",
+    "i think so", "i guess so", "i believe so", "not at liberty", "check with", "ask the", "find out",
+    "no way to know", "can't confirm", "cannot confirm", "unclear", "don't have", "no information",
+    "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
+    "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
+    "no promises", "can't guarantee", "cannot guarantee", "not promising",
+];
+
+/// Dodges that put the other side on hold; an answer usually follows.
+#[rustfmt::skip]
+pub(super) const HOLDS: &[&str] = &[
+    "let me check", "let me look", "let me see", "let me find", "let me pull", "hold on", "one sec",
+    "one moment", "hang on", "one second", "bear with me",
+];
+
+/// Phrases that answer yes outright.
+#[rustfmt::skip]
+pub(super) const STRONG_YES: &[&str] = &[
+    "yes", "yeah", "yep", "yup", "ya", "yea", "yah", "absolutely", "definitely", "certainly", "of course",
+    "correct", "exactly", "indeed", "affirmative", "that's right", "you bet", "count me in", "sounds good",
+    "will do", "i'll be there", "we'll be there", "why not", "for sure", "by all means", "that works",
+    "works for me", "uh-huh", "uh huh", "mm-hmm", "please do", "go ahead", "no problem", "i'd love",
+    "we'd love", "happy to", "glad to", "sure thing", "sure", "totally", "you got it", "that'd be great",
+    "of course", "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does",
+    "we are", "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has",
+];
+
+/// Phrases that answer no outright.
+#[rustfmt::skip]
+pub(super) const STRONG_NO: &[&str] = &[
+    "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid",
+    "i don't think so", "unfortunately", "won't work", "doesn't work", "not going to work", "can't make it",
+    "wish i could", "not right now", "not today", "not yet", "no longer", "not anymore", "say no", "never",
+    "don't think so", "not this", "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't",
+    "we aren't", "they aren't", "she can't", "he can't", "she won't", "he won't", "i won't", "we won't",
+    "won't be", "not available", "no can do", "can't do", "it's not", "it is not", "that's not",
+    "they're not", "we're not", "not included",
+];
+
+/// Pronoun + negated auxiliary: a strong "no" only as the whole reply
+/// ("We don't."), not inside a longer clause ("she can't board
+/// without a ticket").
+#[rustfmt::skip]
+pub(super) const SHORT_NEGATIVE_ECHOES: &[&str] = &[
+    "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't", "we aren't", "they aren't",
+    "she can't", "he can't", "she won't", "he won't", "i won't", "we won't", "it's not", "that's not",
+    "they're not", "we're not",
+];
+
+/// Words that negate the clause they are in.
+#[rustfmt::skip]
+pub(super) const NEGATIONS: &[&str] = &[
+    "not", "never", "none", "nothing", "nobody", "without", "cannot", "no", "neither", "nor",
+];
+
+/// States that make an implicit answer a no ("it's booked", "we're full").
+#[rustfmt::skip]
+pub(super) const NEGATIVE_STATES: &[&str] = &[
+    "booked", "full", "gone", "closed", "taken", "unavailable", "sold", "slammed", "swamped", "busy", "hard",
+    "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
+    "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
+    "behind", "overdue", "expired",
+];
+
+/// Articles, demonstratives and possessives: no content of their own.
+#[rustfmt::skip]
+pub(super) const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "your", "our", "their", "his",
+    "her",
+];
+
+/// Nouns naming a charge: an amount qualifying one of them is that charge.
+#[rustfmt::skip]
+pub(super) const CHARGE_NOUNS: &[&str] = &[
+    "fee", "deposit", "charge", "cost", "price", "rent", "tip", "tax", "copay", "fine", "discount", "refund",
+    "surcharge", "rate", "minimum", "gratuity", "penalty", "premium", "deductible",
+];
+
+/// Negative states that count only as predicates.
+pub(super) const PREDICATIVE_NEGATIVES: &[&str] = &[
+    "full",
+    "busy",
+    "hard",
+    "tough",
+    "bad",
+    "difficult",
+    "swamped",
+    "slammed",
+];
+
+/// Words that accept a proposal when they open a reply.
+pub(super) const ACCEPT_WORDS: &[&str] = &[
+    "okay", "ok", "alright", "fine", "right", "good", "great", "perfect", "sounds",
+];
+
+/// Cues that revise what was said before them in the same reply.
+#[rustfmt::skip]
+pub(super) const CORRECTION_CUES: &[&str] = &[
+    "actually", "wait", "sorry", "i mean", "make that", "rather", "correction", "scratch that",
+    "second thought", "instead", "realistically", "call it", "so", "but", "now", "changed", "hang on",
+    "let's say", "no", "final", "finally", "i'd say", "put me down",
+];
+
+/// Words a question may use and still be "bare", i.e. about whatever was
+/// just said ("Does either of those work?", "Does it have one?").
+#[rustfmt::skip]
+pub(super) const BARE_QUESTION_WORDS: &[&str] = &[
+    "work", "works", "have", "has", "do", "does", "need", "needs", "sound", "sounds", "right", "correct",
+    "okay", "ok", "good", "true", "one",
+];
+
+/// Capitalised words that are not names.
+#[rustfmt::skip]
+pub(super) const CAPITALISED_NON_NAMES: &[&str] = &[
+    "i", "i'm", "i'll", "i'd", "i've", "ok", "okay", "ai", "id", "dj", "tv", "am", "pm", "mr", "ms", "mrs",
+    "dr", "hi", "hello", "hey", "yes", "yeah", "no", "thanks", "thank", "sorry", "god", "oh", "rsvp",
+    "rsvps", "faq", "usa", "us", "uk", "eu", "asap", "ceo", "gps", "suv", "atm", "pdf", "ssn", "dob", "apr",
+    "epipen", "fyi", "vip", "ppo", "hmo", "faq", "ok'd", "aka", "etc", "ps", "ii", "iii", "tba", "tbd",
+    "eta", "pin", "vin", "ssn",
+];
+
+/// Street-type words that end a street name.
+#[rustfmt::skip]
+pub(super) const STREET_SUFFIXES: &[&str] = &[
+    "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane", "ln", "drive", "dr", "court",
+    "ct", "way", "place", "pl", "parkway", "pkwy", "highway", "hwy", "terrace", "circle", "square", "trail",
+    "alley",
+];
+
+/// Verbs that make a phrase a clause rather than a bare answer.
+#[rustfmt::skip]
+pub(super) const VERB_WORDS: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "can", "could",
+    "will", "would", "should", "may", "might", "must", "got", "get", "gets", "go", "goes", "going", "went",
+    "come", "comes", "need", "needs", "want", "wants", "think", "know", "take", "takes", "make", "makes",
+    "said", "say", "says", "let", "put", "give", "gives", "tell", "told", "looks", "sounds", "works",
+];
+
+/// Pleasantries that are never a field value.
+#[rustfmt::skip]
+pub(super) const CLOSINGS: &[&str] = &[
+    "bye", "goodbye", "thanks", "thank", "welcome", "hello", "hi", "cheers", "care", "later", "problem",
+    "worries", "sure", "course", "good", "great", "fine", "okay", "nice", "awesome", "wonderful", "perfect",
+];
+
+/// Openers stripped from a bare answer before the value ("it's", "we have").
+#[rustfmt::skip]
+pub(super) const LEAD_PHRASES: &[&str] = &[
+    "it's", "it is", "that's", "that is", "they're", "she's", "he's", "there's", "we have", "we've got",
+    "i've got", "i have", "we got", "i'd say", "i'd like", "i'll have", "i'll take", "let's do",
+    "let's go with", "let's say", "we go with", "we use", "we recommend", "go with", "make it", "she'd like",
+    "he'd like", "she wants", "he wants", "we'd like", "i want", "she has", "he has", "the answer is",
+    "it'd be", "it would be", "probably", "definitely", "mostly", "usually", "just", "only", "for",
+];
+/// Closers stripped from a bare answer after the value ("for me", "please").
+#[rustfmt::skip]
+pub(super) const TAIL_PHRASES: &[&str] = &[
+    "for me", "for her", "for him", "for us", "please", "got it", "thanks", "thank you", "i guess",
+    "i think", "that kind of thing", "honestly", "for sure", "then", "mostly", "i suppose", "if possible",
+    "too",
+];

@@ -1,0 +1,642 @@
+//! Stage 4 for number fields: candidate amounts scored by unit, rate and
+//! context, with corrections and echoes taken into account.
+
+use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role};
+use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES};
+use super::phrase::{has_split_phrase, is_negated_text};
+use super::profile::{
+    FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference, ValueKind,
+};
+use super::relevance::keyword_score;
+use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::value_kind::per_canonical;
+use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::stem::stem;
+use crate::extract::text::units::Unit;
+
+/// A number that may be a field's value, with how well it fits.
+#[derive(Debug, Clone)]
+struct NumberCandidate {
+    sentence: SentenceIndex,
+    turn: TurnIndex,
+    /// Clause id within the turn.
+    clause: ClauseId,
+    pub(super) value: f64,
+    alt: Option<f64>,
+    /// (low, high) for a range.
+    pub(super) range: Option<(f64, f64)>,
+    pub(super) score: f64,
+    pub(super) echo: bool,
+}
+
+impl Analysis<'_, '_> {
+    /// The numeric value of `field`: the best-fitting number of the latest
+    /// reply that fits about as well as any, in the field's unit.
+    pub(super) fn extract_number(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<f64> {
+        let profile = &self.profiles[field];
+        if number_profile.unit == FieldUnit::Clock {
+            return self.extract_clock_number(field, number_profile);
+        }
+        let mut evidence = self.evidence(field, false);
+        // "Come back in a year. So, twelve months.": a reformulation right after
+        // a mention belongs with it.
+        let extra: Vec<Evidence> = evidence
+            .iter()
+            .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
+            .filter_map(|e| {
+                let next = e.sentence.next();
+                let n = self.transcript.sentences.get(next.0)?;
+                let reformulates = n.turn == self.transcript.sentences[e.sentence].turn
+                    && !n.question
+                    && matches!(
+                        n.word_lowers().next(),
+                        Some(
+                            "so" | "that's"
+                                | "i"
+                                | "actually"
+                                | "or"
+                                | "call"
+                                | "make"
+                                | "that"
+                                | "basically"
+                        )
+                    );
+                (reformulates && !evidence.iter().any(|x| x.sentence == next)).then_some(Evidence {
+                    sentence: next,
+                    role: e.role,
+                    region: e.region,
+                })
+            })
+            .collect();
+        evidence.extend(extra);
+        evidence.sort_by_key(|e| (e.sentence, e.role));
+        evidence.dedup_by_key(|e| e.sentence);
+        let mut candidates: Vec<NumberCandidate> = Vec::new();
+        let mut echo_candidates: Vec<NumberCandidate> = Vec::new();
+        for item in &evidence {
+            if item.role == Role::Question {
+                continue;
+            }
+            if self.transcript.sentences[item.sentence].question {
+                continue;
+            }
+            let mut found = self.number_candidates(profile, number_profile, item.sentence);
+            // A reply to the question about the field outranks a passing mention.
+            if matches!(item.role, Role::Answer | Role::Echo) {
+                for candidate in &mut found {
+                    candidate.score += 0.5;
+                }
+            }
+            if item.role == Role::Echo {
+                for candidate in &mut found {
+                    candidate.echo = true;
+                }
+                echo_candidates.extend(found);
+            } else {
+                candidates.extend(found);
+            }
+        }
+        // Echoes only confirm what was said, and the one they confirm is
+        // the one that stands ("… or two twenty." "So two twenty.").
+        for mut echo in echo_candidates {
+            let confirmed = candidates
+                .iter()
+                .filter(|o| same(o.value, echo.value) || o.alt.is_some_and(|a| same(a, echo.value)))
+                .map(|o| o.score)
+                .reduce(f64::max);
+            if let Some(score) = confirmed {
+                echo.score = echo.score.max(score);
+                candidates.push(echo);
+            }
+        }
+        if candidates.is_empty() {
+            return self.sole_amount(number_profile);
+        }
+        candidates.sort_by_key(|c| (c.sentence, c.clause));
+        let candidates = suppress_before_cues(self, candidates);
+        // Within a reply the best-fitting number wins (earliest on a tie);
+        // across replies the latest reply that fits about as well wins.
+        let mut per_turn: Vec<&NumberCandidate> = Vec::new();
+        for candidate in &candidates {
+            match per_turn.last_mut() {
+                Some(best) if best.turn == candidate.turn => {
+                    if candidate.score > best.score {
+                        *best = candidate;
+                    }
+                }
+                _ => per_turn.push(candidate),
+            }
+        }
+        let best = per_turn
+            .iter()
+            .map(|c| c.score)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let pick = *per_turn.iter().rev().find(|c| c.score >= best - 0.5)?;
+        let mut value = match (pick.range, number_profile.range) {
+            (Some((lo, _)), RangePreference::Lower) => lo,
+            (Some((_, hi)), RangePreference::Upper) => hi,
+            (Some(_), RangePreference::Neither) => return None,
+            (None, _) => pick.value,
+        };
+        // An ambiguous spoken amount settled by another mention ("Sixteen twenty" … "Sixteen hundred twenty").
+        if let Some(alt) = pick.alt
+            && candidates
+                .iter()
+                .any(|c| c.sentence != pick.sentence && same(c.value, alt))
+            && !candidates
+                .iter()
+                .any(|c| c.sentence != pick.sentence && same(c.value, value))
+        {
+            value = alt;
+        }
+        Some(self.apply_not_corrections(pick.sentence, value))
+    }
+
+    /// The numbers of one sentence that fit the field, scored.
+    fn number_candidates(
+        &self,
+        profile: &FieldProfile,
+        number_profile: &NumberProfile,
+        sentence: SentenceIndex,
+    ) -> Vec<NumberCandidate> {
+        let sent = &self.transcript.sentences[sentence];
+        let mut out = Vec::new();
+        let own_numbers: Vec<f64> = profile
+            .required
+            .iter()
+            .filter_map(|r| r.parse::<f64>().ok())
+            .collect();
+        for (mention_index, m) in sent.numbers.iter().enumerate() {
+            // The second end of a range is handled with the first.
+            if m.range_with.is_some_and(|o| o < mention_index) {
+                continue;
+            }
+            let Some((mut score, factor)) = unit_fit(number_profile, m) else {
+                continue;
+            };
+            if own_numbers.iter().any(|v| same(*v, m.value)) {
+                continue;
+            }
+            let value = m.value * factor;
+            // "Two ten a night. With the discount it's one ninety.": a
+            // bare amount in the same reply keeps the rate said before it.
+            let inherited =
+                if m.per.is_none() && matches!(m.unit, Unit::None | Unit::Money | Unit::Pound) {
+                    self.previous_rate(sentence, mention_index)
+                } else {
+                    None
+                };
+            score += match inherited {
+                Some(p) => per_fit(
+                    number_profile,
+                    &NumberMention {
+                        per: Some(p),
+                        ..m.clone()
+                    },
+                ),
+                None => per_fit(number_profile, m),
+            };
+            // "a forty dollar key deposit": the amount belongs to the noun
+            // it qualifies; another charge's noun means another field.
+            let after: Vec<&str> = (m.end..m.end + 3)
+                .filter_map(|i| sent.tokens.get(i))
+                .take_while(|t| t.is_word())
+                .map(|t| t.lower.as_str())
+                .collect();
+            if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
+                score += if profile.is_keyword(&stem(noun)) {
+                    0.5
+                } else {
+                    -1.0
+                };
+            }
+            let clause = sent
+                .token_clauses
+                .get(m.start)
+                .copied()
+                .unwrap_or(ClauseId(0));
+            let r = sent.clause_range(clause);
+            let crel = keyword_score(profile, sent.stems.get(r).unwrap_or(&[]));
+            if crel >= 1.0 {
+                score += 0.5;
+            }
+            if crel >= 3.0 {
+                score += 0.5;
+            }
+            if sent.conditional {
+                score -= 1.0;
+            }
+            // "up to thirty kilos" for a maximum, "at least ten" for a minimum.
+            let before: Vec<&str> = (m.start.saturating_sub(2)..m.start)
+                .filter_map(|i| sent.tokens.get(i))
+                .filter(|t| t.is_word())
+                .map(|t| t.lower.as_str())
+                .collect();
+            let bound = |pairs: &[[&str; 2]], singles: &[&str]| {
+                pairs.iter().any(|p| before.ends_with(p))
+                    || before.last().is_some_and(|w| singles.contains(w))
+            };
+            let upper = bound(
+                &[["up", "to"], ["at", "most"], ["no", "more"]],
+                &["max", "maximum", "limit"],
+            );
+            let lower = bound(
+                &[["at", "least"], ["starting", "at"]],
+                &["min", "minimum", "from"],
+            );
+            if (number_profile.range == RangePreference::Upper && upper)
+                || (number_profile.range == RangePreference::Lower && lower)
+            {
+                score += 0.5;
+            }
+            let range = m.range_with.and_then(|o| sent.numbers.get(o)).map(|o| {
+                let (a, b) = (value, o.value * factor);
+                (a.min(b), a.max(b))
+            });
+            out.push(NumberCandidate {
+                sentence,
+                turn: sent.turn,
+                clause,
+                value,
+                alt: m.alt.map(|a| a * factor),
+                range,
+                score,
+                echo: false,
+            });
+        }
+        // "no fee", "free", "no charge": zero (unless the sentence states an
+        // amount and the zero is an exception: "waived for members on weekdays").
+        if matches!(number_profile.unit, FieldUnit::Money | FieldUnit::Count) && out.is_empty() {
+            let words: Vec<&str> = sent.word_lowers().collect();
+            for (i, w) in words.iter().enumerate() {
+                let next = words.get(i + 1).map(|n| stem(n));
+                let zero = match *w {
+                    "no" => next.as_deref().is_some_and(|n| {
+                        profile.is_keyword(n)
+                            || (number_profile.unit == FieldUnit::Money
+                                && matches!(n, "fe" | "charg" | "cost" | "pric"))
+                    }),
+                    "free" | "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
+                    "none" | "zero" => true,
+                    _ => false,
+                };
+                if zero {
+                    let clause = sent
+                        .tokens
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| t.is_word())
+                        .nth(i)
+                        .and_then(|(token, _)| sent.token_clauses.get(token).copied())
+                        .unwrap_or(ClauseId(0));
+                    out.push(NumberCandidate {
+                        sentence,
+                        turn: sent.turn,
+                        clause,
+                        value: 0.0,
+                        alt: None,
+                        range: None,
+                        score: 1.0,
+                        echo: false,
+                    });
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// A price nobody asked for: when this is the only money field and the
+    /// other side states exactly one amount in dollars ("That'll be
+    /// forty-eight dollars"), that amount is it.
+    fn sole_amount(&self, number_profile: &NumberProfile) -> Option<f64> {
+        let money = |sp: &FieldProfile| {
+            matches!(
+                sp.kind,
+                ValueKind::Number(NumberProfile {
+                    unit: FieldUnit::Money,
+                    ..
+                })
+            )
+        };
+        if number_profile.unit != FieldUnit::Money
+            || self.profiles.iter().filter(|sp| money(sp)).count() != 1
+            || number_profile.per.is_some()
+        {
+            return None;
+        }
+        let mut amounts: Vec<f64> = Vec::new();
+        for sent in &self.transcript.sentences {
+            if sent.question
+                || sent.conditional
+                || self.transcript.turns[sent.turn].speaker == Speaker::Agent
+            {
+                continue;
+            }
+            for m in &sent.numbers {
+                if m.unit == Unit::Money
+                    && m.per.is_none()
+                    && m.range_with.is_none()
+                    && !amounts.iter().any(|a| same(*a, m.value))
+                {
+                    amounts.push(m.value);
+                }
+            }
+        }
+        match amounts.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The rate noun ("a night") of the last amount before mention
+    /// `mention_index` of `sentence`, within the same turn.
+    fn previous_rate(&self, sentence: SentenceIndex, mention_index: usize) -> Option<String> {
+        let turn = self.transcript.sentences[sentence].turn;
+        let here = self.transcript.sentences[sentence]
+            .numbers
+            .iter()
+            .take(mention_index)
+            .rev()
+            .find_map(|m| m.per.clone());
+        here.or_else(|| {
+            self.transcript.turns[turn]
+                .sentences
+                .iter()
+                .filter(|&&earlier| earlier < sentence)
+                .rev()
+                .find_map(|&earlier| {
+                    self.transcript.sentences[earlier]
+                        .numbers
+                        .iter()
+                        .rev()
+                        .find_map(|m| m.per.clone())
+                })
+        })
+    }
+
+    /// "make it a four, not a five": a later "A, not B" with B equal
+    /// to the value replaces it with A.
+    fn apply_not_corrections(&self, from: SentenceIndex, mut value: f64) -> f64 {
+        for sent in self.transcript.sentences.iter().skip(from.0 + 1) {
+            if sent.question {
+                continue;
+            }
+            for pair in sent.numbers.windows(2) {
+                let [a, b] = pair else { continue };
+                let gap: Vec<&str> = sent
+                    .tokens
+                    .get(a.end..b.start)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter(|t| t.is_word())
+                    .map(|t| t.lower.as_str())
+                    .collect();
+                let not_gap = matches!(gap.as_slice(), ["not"] | ["not", "a" | "an" | "the"]);
+                if not_gap && same(b.value, value) {
+                    value = a.value;
+                }
+            }
+        }
+        value
+    }
+
+    /// "Same as the deposit": copies the value of the number field the
+    /// phrase names.
+    pub(super) fn same_as_reference(
+        &self,
+        field: FieldIndex,
+        numbers: &[(FieldIndex, Option<f64>)],
+    ) -> Option<f64> {
+        let mut replies: Vec<SentenceIndex> = Vec::new();
+        for (open, region) in self.regions() {
+            if self.raised(open).contains(&field) {
+                for &reply in &region.turns {
+                    replies.extend(self.transcript.turns[reply].sentences.iter().copied());
+                }
+            }
+        }
+        for &sentence in replies.iter().rev() {
+            let sent = &self.transcript.sentences[sentence];
+            let lw: Vec<&str> = sent.tokens.iter().map(|t| t.lower.as_str()).collect();
+            let Some(pos) = lw.windows(2).position(|w| w == ["same", "as"]) else {
+                continue;
+            };
+            let tail: Vec<String> = sent.stems.iter().skip(pos + 2).take(5).cloned().collect();
+            let mut best: Option<(f64, f64)> = None;
+            for (other, v) in numbers {
+                if *other == field {
+                    continue;
+                }
+                let Some(v) = v else { continue };
+                let r = keyword_score(&self.profiles[*other], &tail);
+                if r >= DIRECT_THRESHOLD && best.is_none_or(|(br, _)| r > br) {
+                    best = Some((r, *v));
+                }
+            }
+            if let Some((_, v)) = best {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// Hour-of-day fields: the last clock time mentioned in the evidence (or
+    /// anywhere, when nothing raises the field).
+    fn extract_clock_number(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<f64> {
+        let evidence = self.evidence(field, false);
+        let mut sentences: Vec<SentenceIndex> = evidence
+            .iter()
+            .filter(|e| e.role != Role::Question)
+            .map(|e| e.sentence)
+            .collect();
+        if !sentences.iter().any(|&sentence| {
+            self.transcript.sentences[sentence]
+                .numbers
+                .iter()
+                .any(is_clock)
+        }) {
+            sentences = self.sentences().map(|(sentence, _)| sentence).collect();
+        }
+        let mut last: Option<(u32, u32, Option<bool>)> = None;
+        for sentence in sentences {
+            let sent = &self.transcript.sentences[sentence];
+            if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
+                continue;
+            }
+            for m in sent.numbers.iter().filter(|m| is_clock(m)) {
+                let clause = sent
+                    .token_clauses
+                    .get(m.start)
+                    .copied()
+                    .unwrap_or(ClauseId(0));
+                if is_negated_text(clause_text(sent, clause)) {
+                    continue;
+                }
+                let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+                last = Some((h, mm, m.pm));
+            }
+        }
+        let (h, mm, pm) = last?;
+        if h > 24 {
+            return None;
+        }
+        let mut hour = h;
+        if number_profile.hour24 {
+            match pm {
+                Some(true) if hour < 12 => hour += 12,
+                Some(false) if hour == 12 => hour = 0,
+                // No am/pm: business hours, so 1–7 means afternoon.
+                None if (1..=7).contains(&hour) => hour += 12,
+                _ => {}
+            }
+        }
+        Some(f64::from(hour) + f64::from(mm) / 60.0)
+    }
+
+    /// A sentence offering several values ("Friday at nine or Saturday at two").
+    fn is_offer(&self, sentence: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
+        let has_or = sentence.word_lowers().any(|w| w == "or");
+        has_or && count(sentence) >= 2
+    }
+}
+
+/// A clock time: "3 pm", "ten o'clock", "at two", "seven-thirty", "7:30".
+pub(super) fn is_clock(m: &NumberMention) -> bool {
+    m.unit == Unit::Clock
+        || (m.after_time_prep
+            && m.unit == Unit::None
+            && !m.ordinal
+            && (1.0..=12.0).contains(&m.value)
+            && m.value.fract() == 0.0)
+        || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
+}
+
+/// The hours of the clock times in a sentence.
+fn clock_values(sentence: &Sentence) -> Vec<u32> {
+    let mut v: Vec<u32> = sentence
+        .numbers
+        .iter()
+        .filter(|m| is_clock(m))
+        .map(|m| m.clock.map_or(m.value as u32, |c| c.0))
+        .collect();
+    v.dedup();
+    v
+}
+
+/// Whether two amounts are equal up to rounding error.
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// How well a mention's unit fits the field: `(score, conversion factor)`,
+/// or `None` when incompatible.
+fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f64)> {
+    let clocky = m.unit == Unit::Clock || (m.clock.is_some() && m.after_time_prep);
+    if clocky {
+        return None;
+    }
+    let bare = m.unit == Unit::None;
+    if m.ordinal && number_profile.unit != FieldUnit::Count {
+        return None;
+    }
+    match number_profile.unit {
+        FieldUnit::Money => match m.unit {
+            Unit::Money | Unit::Pound => Some((1.0, 1.0)),
+            // "at ten" is a time, not a price.
+            Unit::None if !m.after_time_prep || m.written => Some((0.0, 1.0)),
+            _ => None,
+        },
+        FieldUnit::Weight => match m.unit {
+            Unit::Pound | Unit::Weight => Some((1.0, 1.0)),
+            Unit::None => Some((0.0, 1.0)),
+            _ => None,
+        },
+        FieldUnit::Percent => match m.unit {
+            Unit::Percent => Some((1.0, 1.0)),
+            Unit::None => Some((0.0, 1.0)),
+            _ => None,
+        },
+        FieldUnit::Duration(want) => match &m.unit {
+            Unit::Duration(have) => have.factor_to(want).map(|k| (1.0, k)),
+            Unit::None => Some((0.0, 1.0)),
+            _ => None,
+        },
+        FieldUnit::Count => match &m.unit {
+            Unit::None => Some((0.0, 1.0)),
+            Unit::Count(_) => Some((0.0, 1.0)),
+            _ if bare => Some((0.0, 1.0)),
+            _ => None,
+        },
+        FieldUnit::Clock => None,
+    }
+}
+
+/// How well a mention's rate noun ("a night") fits the field's rate.
+fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
+    let have = m.per.as_deref().and_then(per_canonical);
+    match (number_profile.per, have, m.per.is_some()) {
+        (Some(want), Some(h), _) if want == h => 1.0,
+        (Some(_), _, true) => -1.0,
+        (None, _, true) => -0.5,
+        _ => 0.0,
+    }
+}
+
+/// Within one reply, a correction cue ("actually", "hang on", "so") makes
+/// the numbers before it stale, provided a fitting number follows it.
+fn suppress_before_cues(
+    analysis: &Analysis,
+    candidates: Vec<NumberCandidate>,
+) -> Vec<NumberCandidate> {
+    let mut keep: Vec<NumberCandidate> = Vec::with_capacity(candidates.len());
+    let mut by_turn: Vec<(TurnIndex, Vec<NumberCandidate>)> = Vec::new();
+    for candidate in candidates {
+        match by_turn.last_mut() {
+            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
+            _ => by_turn.push((candidate.turn, vec![candidate])),
+        }
+    }
+    for (turn, group) in by_turn {
+        let cue = last_cue_with_followers(analysis, turn, group.iter().map(|c| c.clause).collect());
+        keep.extend(
+            group
+                .into_iter()
+                .filter(|c| cue.is_none_or(|k| c.clause >= k)),
+        );
+    }
+    keep
+}
+
+/// The clause id of the last cue in `turn` that still has a candidate at or
+/// after it.
+pub(super) fn last_cue_with_followers(
+    analysis: &Analysis,
+    turn: TurnIndex,
+    clauses: Vec<ClauseId>,
+) -> Option<ClauseId> {
+    let mut cue_clauses: Vec<ClauseId> = Vec::new();
+    for &sentence in &analysis.transcript.turns[turn].sentences {
+        let sent = &analysis.transcript.sentences[sentence];
+        for clause in sent.clause_ids() {
+            let text = clause_text(sent, clause);
+            // "Blue. Well, dark blue": a mid-reply "well" revises.
+            let well = clause.0 > 0 && text.split(' ').next() == Some("well");
+            if well || has_split_phrase(text, phrases!(CORRECTION_CUES)) {
+                cue_clauses.push(clause);
+            }
+        }
+    }
+    cue_clauses
+        .into_iter()
+        .rev()
+        .find(|&k| clauses.iter().any(|&c| c >= k) && clauses.iter().any(|&c| c < k))
+}

@@ -1,0 +1,116 @@
+//! Whole-word phrase matching on space-joined lower-case text, and the
+//! negation and refusal tests built on it.
+
+use super::lexicon::{NEGATIONS, NEGATIVE_STATES, PREDICATIVE_NEGATIVES};
+use crate::extract::text::stem::stem;
+
+/// `hay` and `needle` are space-joined lower-case words; match whole words.
+fn phrase_in(hay: &str, needle: &str) -> bool {
+    let words: Vec<&str> = hay.split(' ').collect();
+    phrase_words_in(&words, needle)
+}
+
+/// Whether any phrase of `list` occurs as whole words in `text`.
+pub(super) fn has_any_phrase(text: &str, list: &[&str]) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    list.iter().any(|p| phrase_words_in(&words, p))
+}
+
+/// [`has_any_phrase`] for a pre-split list (see `phrases!`).
+pub(super) fn has_split_phrase(text: &str, list: &[Vec<&str>]) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    list.iter()
+        .any(|p| !p.is_empty() && words.windows(p.len()).any(|w| w == p.as_slice()))
+}
+
+/// Whether the words of phrase `p` occur consecutively in `words`.
+fn phrase_words_in(words: &[&str], p: &str) -> bool {
+    let Some(first) = p.split(' ').next() else {
+        return false;
+    };
+    let n = p.split(' ').count();
+    words.len() >= n
+        && words
+            .windows(n)
+            .any(|w| w.first() == Some(&first) && w.iter().zip(p.split(' ')).all(|(a, b)| *a == b))
+}
+
+/// Negation or a refusal ("not", "won't work", "we're out"), without the
+/// softer negative states ("extra", "booked").
+pub(super) fn is_refusal_text(text: &str) -> bool {
+    let ws: Vec<&str> = text.split(' ').collect();
+    let out_of_stock =
+        ws.windows(2).any(|p| {
+            p[1] == "out"
+                && (p[0].ends_with("'s")
+                    || p[0].ends_with("'re")
+                    || matches!(p[0], "is" | "are" | "all" | "sold"))
+        }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"]);
+    ws.iter()
+        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+        || out_of_stock
+        || has_any_phrase(text, &["won't work"])
+}
+
+/// Negation, refusal or a negative state ("booked", predicative "full").
+pub(super) fn is_negated_text(text: &str) -> bool {
+    let ws: Vec<&str> = text.split(' ').collect();
+    // "the store's out", "we're out of it": out of stock.
+    let out_of_stock =
+        ws.windows(2).any(|p| {
+            p[1] == "out"
+                && (p[0].ends_with("'s")
+                    || p[0].ends_with("'re")
+                    || matches!(p[0], "is" | "are" | "all" | "sold"))
+        }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"]);
+    // "full", "busy", "hard" are negative only as predicates ("we're full",
+    // "evenings are hard"), not as modifiers ("a full tank").
+    let predicate = |i: usize| {
+        i.checked_sub(1).and_then(|j| ws.get(j)).is_some_and(|p| {
+            p.ends_with("'re")
+                || p.ends_with("'s")
+                || matches!(
+                    *p,
+                    "is" | "are"
+                        | "was"
+                        | "were"
+                        | "be"
+                        | "been"
+                        | "pretty"
+                        | "too"
+                        | "so"
+                        | "very"
+                        | "completely"
+                        | "totally"
+                        | "fully"
+                        | "all"
+                        | "really"
+                        | "quite"
+                        | "kinda"
+                        | "bit"
+                )
+        }) || i + 1 == ws.len()
+    };
+    let neg_state = ws.iter().enumerate().any(|(i, w)| {
+        set!(NEGATIVE_STATES).contains(w)
+            && (!set!(PREDICATIVE_NEGATIVES).contains(w) || predicate(i))
+    });
+    ws.iter()
+        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+        || neg_state
+        || out_of_stock
+        || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
+}
+
+/// Whether `text` names option `opt` (whole phrase, or its last word stemmed).
+pub(super) fn option_in(text: &str, opt: &str) -> bool {
+    if phrase_in(text, opt) {
+        return true;
+    }
+    // Match on the option's last word, stemmed ("the risotto", "mornings").
+    let Some(last) = opt.split_whitespace().last() else {
+        return false;
+    };
+    let ls = stem(last);
+    text.split(' ').any(|w| stem(w) == ls)
+}

@@ -1,0 +1,681 @@
+//! Stage 4 for text fields: candidates of the wanted kind, the choice among
+//! them, and fallbacks for values that are unmistakable anywhere.
+
+use super::boolean::Polarity;
+use super::evidence::{Analysis, Evidence, Role};
+use super::lexicon::{CAPITALISED_NON_NAMES, DODGES, FILLERS, ORG_WORDS};
+use super::number::{is_clock, last_cue_with_followers};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
+use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
+use super::string_candidates::{
+    address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
+    option_choice, proper_spans, quote_candidates,
+};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::stem::stem;
+use crate::extract::text::tokens::Token;
+use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
+use crate::extract::text::vocabulary::COLORS;
+
+/// A phrase that may be a string field's value.
+#[derive(Debug, Clone)]
+pub(super) struct StringCandidate {
+    sentence: SentenceIndex,
+    turn: TurnIndex,
+    /// Clause id within the turn.
+    clause: ClauseId,
+    pub(super) text: String,
+    /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
+    rank: u8,
+    pub(super) echo: bool,
+}
+
+impl Analysis<'_, '_> {
+    /// The text value of `field`: the candidate of the latest reply that
+    /// gives one (after its last correction cue), or a fallback for values
+    /// that are unmistakable wherever they appear.
+    pub(super) fn extract_string(
+        &self,
+        field: FieldIndex,
+        string_kind: &StringKind,
+    ) -> Option<String> {
+        let profile = &self.profiles[field];
+        let mut evidence = self.evidence(field, false);
+        // "The parcel has been found. It's waiting in Leeds.": a reply that names
+        // the field goes on to give the value in its next sentence.
+        if !matches!(string_kind, StringKind::Generic | StringKind::Quote) {
+            let extra: Vec<Evidence> = evidence
+                .iter()
+                .filter(|e| {
+                    e.role == Role::Direct
+                        && self.transcript.turns[self.transcript.sentences[e.sentence].turn].speaker
+                            != Speaker::Agent
+                })
+                .filter_map(|e| {
+                    let next = e.sentence.next();
+                    let same_turn = self
+                        .transcript
+                        .sentences
+                        .get(next.0)
+                        .is_some_and(|n| n.turn == self.transcript.sentences[e.sentence].turn);
+                    (same_turn && !evidence.iter().any(|x| x.sentence == next)).then_some(
+                        Evidence {
+                            sentence: next,
+                            role: Role::Direct,
+                            region: e.region,
+                        },
+                    )
+                })
+                .collect();
+            evidence.extend(extra);
+            evidence.sort_by_key(|e| (e.sentence, e.role));
+            evidence.dedup_by_key(|e| e.sentence);
+        }
+        let mut candidates: Vec<StringCandidate> = Vec::new();
+        let mut echo_candidates: Vec<StringCandidate> = Vec::new();
+        let mut offered: Vec<String> = Vec::new();
+        for item in &evidence {
+            let mut found = match item.role {
+                Role::Question => {
+                    if !self.answered_yes(profile, item.region) {
+                        continue;
+                    }
+                    self.question_candidates(profile, string_kind, item.sentence)
+                }
+                Role::Answer if self.reply_refuses(item.sentence) => continue,
+                role => {
+                    // Bare-phrase answers ("Geometry.") only as replies to a question about the field.
+                    let fragments = role == Role::Answer && self.asks_about(field, item.region);
+                    self.string_candidates(
+                        profile,
+                        string_kind,
+                        item.sentence,
+                        role,
+                        fragments,
+                        &mut offered,
+                    )
+                }
+            };
+            if item.role == Role::Echo {
+                for candidate in &mut found {
+                    candidate.echo = true;
+                }
+                echo_candidates.extend(found);
+            } else {
+                candidates.extend(found);
+            }
+        }
+        for echo in echo_candidates {
+            if candidates.iter().any(|o| same_text(&o.text, &echo.text)) {
+                candidates.push(echo);
+            }
+        }
+        if candidates.is_empty() {
+            return self.string_fallback(profile, string_kind);
+        }
+        candidates.sort_by_key(|c| (c.sentence, c.clause));
+        let chosen = pick_string(self, candidates)?;
+        Some(finish_string(string_kind, &chosen.text))
+    }
+
+    /// Whether the reply to the question in turn `open` is a clear yes.
+    fn answered_yes(&self, profile: &FieldProfile, open: TurnIndex) -> bool {
+        let Some(region) = self.region(open) else {
+            return false;
+        };
+        let asker = self.transcript.turns[open].speaker;
+        let Some(&reply) = region
+            .turns
+            .iter()
+            .find(|&&turn| self.transcript.turns[turn].speaker != asker)
+        else {
+            return false;
+        };
+        self.reply_polarity(
+            profile,
+            &self.transcript.turns[reply].sentences,
+            false,
+            reply == open.next(),
+            true,
+        ) == Some(Polarity::Yes)
+    }
+
+    /// A reply that opens with a refusal or a dodge ("No, nothing's
+    /// settled", "No idea at all") carries no value for a string field.
+    fn reply_refuses(&self, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let turn = &self.transcript.turns[sent.turn];
+        let Some(&first) = turn.sentences.first() else {
+            return false;
+        };
+        let first_sent = &self.transcript.sentences[first];
+        let Some(first_clause) = first_sent.clause_ids().into_iter().find(|&clause| {
+            clause_text(first_sent, clause)
+                .split(' ')
+                .any(|w| !w.is_empty() && !set!(FILLERS).contains(w))
+        }) else {
+            return false;
+        };
+        let text = clause_text(first_sent, first_clause);
+        let opens_no = text
+            .split(' ')
+            .find(|w| !set!(FILLERS).contains(w))
+            .is_some_and(|w| matches!(w, "no" | "nope" | "nah"))
+            && !has_any_phrase(text, &["no problem", "no worries"]);
+        let first_text: String = first_sent.word_lowers().collect::<Vec<_>>().join(" ");
+        let dodge = has_split_phrase(&first_text, phrases!(DODGES));
+        // Only when nothing after a correction cue rescues it.
+        let later_cue = turn.sentences.iter().any(|&other| {
+            let other_sent = &self.transcript.sentences[other];
+            other_sent.clause_ids().into_iter().any(|clause| {
+                (other != first || clause != first_clause)
+                    && has_any_phrase(
+                        clause_text(other_sent, clause),
+                        &["actually", "wait", "sorry"],
+                    )
+            })
+        });
+        (opens_no || dodge) && !later_cue
+    }
+
+    /// Values a question itself proposes, for when the reply is a plain yes.
+    fn question_candidates(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+        sentence: SentenceIndex,
+    ) -> Vec<StringCandidate> {
+        let sent = &self.transcript.sentences[sentence];
+        let mut out = Vec::new();
+        match string_kind {
+            StringKind::Name { common, .. } => {
+                for (start, end) in proper_spans(sent, self.transcript) {
+                    out.push(self.candidate_at(
+                        sentence,
+                        start,
+                        join_tokens(&sent.tokens[start..end]),
+                        1,
+                    ));
+                }
+                if out.is_empty() && *common {
+                    out.extend(modifier_candidates(self, profile, sentence, true));
+                }
+            }
+            StringKind::Generic => out.extend(modifier_candidates(self, profile, sentence, true)),
+            _ => {}
+        }
+        out
+    }
+
+    /// A candidate at token `tok` of `sentence`.
+    pub(super) fn candidate_at(
+        &self,
+        sentence: SentenceIndex,
+        tok: usize,
+        text: String,
+        rank: u8,
+    ) -> StringCandidate {
+        let sent = &self.transcript.sentences[sentence];
+        StringCandidate {
+            sentence,
+            turn: sent.turn,
+            clause: sent.token_clauses.get(tok).copied().unwrap_or(ClauseId(0)),
+            text,
+            rank,
+            echo: false,
+        }
+    }
+
+    /// Values of the field's kind in one evidence sentence.
+    fn string_candidates(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+        sentence: SentenceIndex,
+        role: Role,
+        fragments: bool,
+        offered: &mut Vec<String>,
+    ) -> Vec<StringCandidate> {
+        let sent = &self.transcript.sentences[sentence];
+        let answerer = role == Role::Answer;
+        // The answering side's check-backs ("that's a Sunday, isn't it?") assert a value.
+        let asserts = answerer
+            && !matches!(
+                string_kind,
+                StringKind::Generic | StringKind::Quote | StringKind::Code
+            );
+        if sent.question && !asserts {
+            return Vec::new();
+        }
+        let mut out: Vec<StringCandidate> = Vec::new();
+        let lower_words: Vec<(usize, &str)> = sent
+            .tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_word())
+            .map(|(i, t)| (i, t.lower.as_str()))
+            .collect();
+        let negated_clause = |token: usize| -> bool {
+            let clause = sent
+                .token_clauses
+                .get(token)
+                .copied()
+                .unwrap_or(ClauseId(0));
+            is_negated_text(clause_text(sent, clause))
+        };
+        match string_kind {
+            StringKind::Weekday => {
+                let vals: Vec<(usize, &str)> = lower_words
+                    .iter()
+                    .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
+                    .collect();
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Month => {
+                let vals: Vec<(usize, &str)> = sent
+                    .tokens
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| vocabulary::month(t).map(|m| (i, m)))
+                    .collect();
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Color => {
+                let vals: Vec<(usize, &str)> = lower_words
+                    .iter()
+                    .filter_map(|(i, w)| COLORS.iter().find(|c| *c == w).map(|c| (*i, *c)))
+                    .collect();
+                push_values(self, sentence, &vals, &negated_clause, &mut out);
+            }
+            StringKind::Date => {
+                let vals = self.dates_in(sentence);
+                let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
+                push_values(self, sentence, &refs, &negated_clause, &mut out);
+            }
+            StringKind::Time => {
+                let vals: Vec<(usize, String)> = sent
+                    .numbers
+                    .iter()
+                    .filter(|m| is_clock(m))
+                    .map(|m| (m.start, format_clock(m)))
+                    .collect();
+                let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
+                push_values(self, sentence, &refs, &negated_clause, &mut out);
+            }
+            StringKind::Options(opts) => {
+                let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+                let present: Vec<&String> = opts.iter().filter(|o| option_in(&text, o)).collect();
+                if present.len() >= 2 && lower_words.iter().any(|(_, w)| *w == "or") {
+                    return out;
+                }
+                for o in present {
+                    let last = o.split_whitespace().last().map(stem).unwrap_or_default();
+                    let Some(ti) = sent.stems.iter().position(|st| *st == last) else {
+                        continue;
+                    };
+                    if negated_clause(ti) {
+                        continue;
+                    }
+                    out.push(self.candidate_at(sentence, ti, o.clone(), 0));
+                }
+            }
+            StringKind::Address => out.extend(address_candidates(self, sentence)),
+            StringKind::Code => {
+                if answerer || role == Role::Direct || role == Role::Echo {
+                    out.extend(code_candidates(self, sentence));
+                }
+            }
+            StringKind::Quote => out.extend(quote_candidates(self, sentence)),
+            StringKind::Name { person, common, .. } => {
+                let objective_names = |txt: &str| {
+                    self.transcript
+                        .objective_lower
+                        .contains(&txt.to_lowercase())
+                };
+                for (start, end) in proper_spans(sent, self.transcript) {
+                    let txt = join_tokens(&sent.tokens[start..end]);
+                    // Names containing the field's own words are the organisation ("Birchfield Bakery").
+                    let own = sent.stems.get(start..end).unwrap_or(&[]).iter().any(|st| {
+                        profile.heads.iter().any(|h| h == st) || (*person && profile.is_keyword(st))
+                    });
+                    if own || (*person && objective_names(&txt)) {
+                        continue;
+                    }
+                    out.push(self.candidate_at(sentence, start, txt, 0));
+                }
+                // "Name of the course": a common-noun answer ("beginner pottery course").
+                if out.is_empty() && *common {
+                    out.extend(modifier_candidates(self, profile, sentence, false));
+                }
+            }
+            StringKind::Generic => {
+                out.extend(modifier_candidates(self, profile, sentence, false));
+                if answerer {
+                    out.extend(generic_candidates(
+                        self, profile, sentence, offered, fragments,
+                    ));
+                } else {
+                    out.extend(option_choice(self, sentence, offered));
+                }
+            }
+        }
+        out
+    }
+
+    /// Dates in a sentence ("May 3", "the 19th of June", "the 4th" after a month).
+    fn dates_in(&self, sentence: SentenceIndex) -> Vec<(usize, String)> {
+        let sent = &self.transcript.sentences[sentence];
+        let mut out = Vec::new();
+        for m in &sent.numbers {
+            if m.value < 1.0
+                || m.value > 31.0
+                || m.value.fract() != 0.0
+                || m.unit != Unit::None && !matches!(m.unit, Unit::Count(_))
+            {
+                continue;
+            }
+            let before = m.start.checked_sub(1).and_then(|i| sent.tokens.get(i));
+            let month_before = before.and_then(vocabulary::month);
+            // "the 19th of October"
+            let month_after = sent
+                .tokens
+                .get(m.end)
+                .filter(|t| t.lower == "of")
+                .and_then(|_| sent.tokens.get(m.end + 1))
+                .and_then(vocabulary::month);
+            let month = month_before.or(month_after).or_else(|| {
+                (m.ordinal && before.is_some_and(|t| t.lower == "the"))
+                    .then(|| self.month_before(sentence, m.start))
+                    .flatten()
+            });
+            if let Some(mo) = month {
+                out.push((m.start, format!("{mo} {}", m.value as u32)));
+            }
+        }
+        out
+    }
+
+    /// Nearest month named before token `tok` of sentence `s`.
+    fn month_before(&self, sentence: SentenceIndex, tok: usize) -> Option<&'static str> {
+        let sent = &self.transcript.sentences[sentence];
+        if let Some(m) = sent
+            .tokens
+            .get(..tok)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find_map(vocabulary::month)
+        {
+            return Some(m);
+        }
+        self.transcript
+            .sentences
+            .get(..sentence.0)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find_map(|x| x.tokens.iter().rev().find_map(vocabulary::month))
+    }
+
+    /// When nothing raised the field: for kinds whose values are unmistakable
+    /// (weekday, month, date, colour, time, street, quoted words) take the last
+    /// one stated anywhere; for people, the name the conversation uses most.
+    fn string_fallback(&self, profile: &FieldProfile, string_kind: &StringKind) -> Option<String> {
+        match string_kind {
+            StringKind::Weekday
+            | StringKind::Month
+            | StringKind::Date
+            | StringKind::Color
+            | StringKind::Time
+            | StringKind::Address
+            | StringKind::Quote => {
+                let mut offered = Vec::new();
+                let mut last: Option<StringCandidate> = None;
+                for (sentence, sent) in self.sentences() {
+                    // The other side's check-backs ("the green one?") assert a value.
+                    let by_agent = self.transcript.turns[sent.turn].speaker == Speaker::Agent;
+                    if sent.question && by_agent {
+                        continue;
+                    }
+                    let role = if sent.question {
+                        Role::Answer
+                    } else {
+                        Role::Direct
+                    };
+                    let found = self.string_candidates(
+                        profile,
+                        string_kind,
+                        sentence,
+                        role,
+                        false,
+                        &mut offered,
+                    );
+                    if let Some(candidate) = found.into_iter().next_back() {
+                        last = Some(candidate);
+                    }
+                }
+                last.map(|candidate| finish_string(string_kind, &candidate.text))
+            }
+            StringKind::Name {
+                person: true, part, ..
+            } => self.person_fallback(*part),
+            _ => None,
+        }
+    }
+
+    /// The person the call is with or about, for fields like "name of the
+    /// tuner": the most-mentioned name that is neither in the objective nor
+    /// the agent's client; a self-introduction counts extra.
+    fn person_fallback(&self, part: NamePart) -> Option<String> {
+        let mut counts: Vec<(String, f64, SentenceIndex)> = Vec::new();
+        let clients = self.client_names();
+        for (sentence, sent) in self.sentences() {
+            for (start, end) in proper_spans(sent, self.transcript) {
+                let toks = &sent.tokens[start..end];
+                let name = join_tokens(toks);
+                let key = person_key(toks);
+                if key.is_empty()
+                    || self
+                        .transcript
+                        .objective_lower
+                        .contains(&key.to_lowercase())
+                    || clients.contains(&key)
+                {
+                    continue;
+                }
+                let lw: Vec<&str> = toks.iter().map(|t| t.lower.as_str()).collect();
+                if lw
+                    .iter()
+                    .any(|w| set!(ORG_WORDS).contains(w) || set!(CAPITALISED_NON_NAMES).contains(w))
+                {
+                    continue;
+                }
+                let intro = self.is_intro(sentence, start, end);
+                let w = 1.0 + if intro { 2.0 } else { 0.0 };
+                match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some(entry) => {
+                        entry.1 += w;
+                        if name.split_whitespace().count() > entry.0.split_whitespace().count() {
+                            entry.0 = key.clone();
+                        }
+                    }
+                    None => counts.push((key, w, sentence)),
+                }
+            }
+        }
+        let best = counts.iter().map(|c| c.1).fold(0.0_f64, f64::max);
+        let top: Vec<&(String, f64, SentenceIndex)> =
+            counts.iter().filter(|c| c.1 == best).collect();
+        let (name, score, _) = top.first()?;
+        if top.len() > 1 || *score < 2.0 {
+            return None;
+        }
+        Some(name_part(name, part))
+    }
+
+    /// Whether the span is a self-introduction or a greeting ("this is
+    /// Ingrid", "Hi Thaddeus", "Tobias speaking").
+    fn is_intro(&self, sentence: SentenceIndex, start: usize, end: usize) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let lw = |i: usize| sent.tokens.get(i).map(|t| t.lower.as_str());
+        let before2 = start.checked_sub(2).and_then(&lw);
+        let before1 = start.checked_sub(1).and_then(&lw);
+        let mr = matches!(before1, Some("mr" | "ms" | "mrs" | "dr"));
+        let (b1, b2) = if mr {
+            (
+                start.checked_sub(2).and_then(&lw),
+                start.checked_sub(3).and_then(&lw),
+            )
+        } else {
+            (before1, before2)
+        };
+        matches!(
+            (b2, b1),
+            (Some("this"), Some("is"))
+                | (Some("name"), Some("is"))
+                | (Some("with"), Some("speaking"))
+        ) || matches!(b1, Some("hi" | "hello" | "hey" | "thanks" | "thank"))
+            || matches!(lw(end), Some("speaking" | "here"))
+            || (matches!(b1, Some(",")) && matches!(b2, Some("you" | "thanks")))
+    }
+
+    /// Names the agent calls on behalf of ("calling for a customer, Iris Lund").
+    fn client_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for sent in &self.transcript.sentences {
+            let lw: Vec<&str> = sent.tokens.iter().map(|t| t.lower.as_str()).collect();
+            for (start, end) in proper_spans(sent, self.transcript) {
+                let window: Vec<&str> = lw
+                    .get(start.saturating_sub(6)..start)
+                    .unwrap_or(&[])
+                    .to_vec();
+                let joined = window.join(" ");
+                // "on behalf of X", "calling for X", "for a customer, X".
+                let for_a = matches!(
+                    window.as_slice(),
+                    [.., "for", "a" | "an" | "my" | "our", _, ","]
+                );
+                if joined.contains("behalf of") || joined.ends_with("calling for") || for_a {
+                    out.push(person_key(&sent.tokens[start..end]));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Canonical key of a person span: without titles.
+fn person_key(toks: &[Token]) -> String {
+    toks.iter()
+        .filter(|t| !matches!(t.lower.as_str(), "mr" | "ms" | "mrs" | "dr"))
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The requested part of a person's name, without titles.
+fn name_part(name: &str, part: NamePart) -> String {
+    let ws: Vec<&str> = name
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(
+                w.to_lowercase().trim_end_matches('.'),
+                "mr" | "ms" | "mrs" | "dr"
+            )
+        })
+        .collect();
+    match part {
+        NamePart::First => ws.first().map(|w| w.to_string()).unwrap_or_default(),
+        NamePart::Last => ws.last().map(|w| w.to_string()).unwrap_or_default(),
+        NamePart::Full => ws.join(" "),
+    }
+}
+
+/// Adds one candidate per value unless the sentence offers several or negates it.
+fn push_values(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+    vals: &[(usize, &str)],
+    negated: &dyn Fn(usize) -> bool,
+    out: &mut Vec<StringCandidate>,
+) {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| *v).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    // An offer ("Monday, Thursday, or Saturday") names no single value.
+    if distinct.len() >= 2 && sent.word_lowers().any(|w| w == "or") {
+        return;
+    }
+    for (ti, v) in vals {
+        if negated(*ti) {
+            continue;
+        }
+        out.push(analysis.candidate_at(sentence, *ti, v.to_string(), 0));
+    }
+}
+
+/// Whether one text contains the other, compared word stem by word stem.
+fn same_text(a: &str, b: &str) -> bool {
+    let na = normalize_words(a);
+    let nb = normalize_words(b);
+    !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na))
+}
+
+/// Stems of the words of `s`, space-joined.
+fn normalize_words(s: &str) -> String {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(stem)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Within a reply, candidates after the last correction cue win; then the
+/// best-ranked, earliest one. Across replies the last wins.
+fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<StringCandidate> {
+    let mut by_turn: Vec<(TurnIndex, Vec<StringCandidate>)> = Vec::new();
+    for candidate in candidates {
+        match by_turn.last_mut() {
+            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
+            _ => by_turn.push((candidate.turn, vec![candidate])),
+        }
+    }
+    let (turn, group) = by_turn.pop()?;
+    let cue = last_cue_with_followers(analysis, turn, group.iter().map(|c| c.clause).collect());
+    let mut group: Vec<StringCandidate> = group
+        .into_iter()
+        .filter(|c| cue.is_none_or(|k| c.clause >= k))
+        .collect();
+    group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
+    group.into_iter().next()
+}
+
+/// Trims punctuation and keeps the requested name part.
+fn finish_string(string_kind: &StringKind, text: &str) -> String {
+    let trimmed = text.trim().trim_matches(|c: char| {
+        c.is_ascii_punctuation() && c != '\'' && c != '"' && c != ')' && c != '('
+    });
+    let trimmed = trimmed.trim();
+    match string_kind {
+        StringKind::Name { part, .. } => name_part(trimmed, *part),
+        _ => trimmed.to_string(),
+    }
+}
+
+/// A clock time as text ("3 pm", "7:30").
+fn format_clock(m: &NumberMention) -> String {
+    let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+    let suffix = match m.pm {
+        Some(true) => " pm",
+        Some(false) => " am",
+        None => "",
+    };
+    if mm == 0 {
+        format!("{h}{suffix}")
+    } else {
+        format!("{h}:{mm:02}{suffix}")
+    }
+}

@@ -1,0 +1,587 @@
+//! Candidate extraction for text fields: names, addresses, codes, quotes,
+//! modifier phrases, bare answers and choices among offered options.
+
+use super::evidence::Analysis;
+use super::lexicon::{
+    ACCEPT_WORDS, CAPITALISED_NON_NAMES, CLOSINGS, DODGES, FILLERS, LEAD_PHRASES, STOPWORDS,
+    STREET_SUFFIXES, TAIL_PHRASES, VERB_WORDS,
+};
+use super::phrase::{has_split_phrase, is_refusal_text};
+use super::profile::FieldProfile;
+use super::string::StringCandidate;
+use super::transcript::{Sentence, SentenceIndex, Transcript, clause_text};
+use crate::extract::text::number_words::{NumberWord, classify_number_word};
+use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::tokens::{Token, TokenKind};
+use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
+
+/// Spans of capitalised words that look like names. Sentence-initial words
+/// count only when followed by another capitalised word or seen capitalised
+/// mid-sentence elsewhere in the transcript.
+pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let toks = &sent.tokens;
+    let first_word = toks.iter().position(|t| t.is_word());
+    let is_cap = |i: usize| -> bool {
+        let Some(t) = toks.get(i) else { return false };
+        if !t.is_word() || !t.is_capitalized() {
+            return false;
+        }
+        let l = t.lower.as_str();
+        if set!(CAPITALISED_NON_NAMES).contains(l)
+            || vocabulary::weekday(l).is_some()
+            || vocabulary::month(t).is_some()
+        {
+            return false;
+        }
+        // "That's", "We'll": sentence openers, not names (a possessive "Kim's" is fine).
+        let base = l.strip_suffix("'s").unwrap_or(l);
+        if set!(STOPWORDS).contains(l)
+            || set!(STOPWORDS).contains(base)
+            || set!(FILLERS).contains(base)
+            || base.contains('\'')
+        {
+            return false;
+        }
+        // Spelled-out letters ("K-O-V") are not names.
+        let letters = t.text.chars().filter(|c| c.is_alphabetic()).count();
+        if letters <= 1 {
+            return false;
+        }
+        if classify_number_word(l).is_some() {
+            return false;
+        }
+        true
+    };
+    let mut i = 0;
+    while i < toks.len() {
+        let title = toks.get(i).is_some_and(|t| {
+            matches!(t.lower.as_str(), "mr" | "ms" | "mrs" | "dr") && t.is_capitalized()
+        });
+        let starts_name = is_cap(i) || (title && is_cap(i + 1));
+        if !starts_name {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while is_cap(i) && toks.get(i).is_some_and(|t| t.space_before) {
+            i += 1;
+        }
+        let end = i;
+        let initial = Some(start) == first_word;
+        if initial && end - start == 1 && !seen_mid_sentence(transcript, &toks[start].text) {
+            continue;
+        }
+        if initial && end - start == 1 && STOPWORDS.contains(&toks[start].lower.as_str()) {
+            continue;
+        }
+        let span_end = end;
+        // Possessive "Kim's" → "Kim".
+        spans.push((start, span_end));
+    }
+    spans
+}
+
+/// Whether `text` appears capitalised somewhere other than at a sentence start.
+fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
+    let base = text.strip_suffix("'s").unwrap_or(text);
+    transcript.sentences.iter().any(|s| {
+        let first = s.tokens.iter().position(|t| t.is_word());
+        s.tokens.iter().enumerate().any(|(i, t)| {
+            Some(i) != first
+                && t.is_word()
+                && t.is_capitalized()
+                && t.text.strip_suffix("'s").unwrap_or(&t.text) == base
+        })
+    })
+}
+
+/// Joins a name span, dropping a possessive "'s".
+pub(super) fn join_tokens(toks: &[Token]) -> String {
+    let mut out = String::new();
+    for (i, t) in toks.iter().enumerate() {
+        if i > 0 && t.space_before {
+            out.push(' ');
+        }
+        let text = t.text.strip_suffix("'s").unwrap_or(&t.text);
+        out.push_str(text);
+    }
+    out
+}
+
+/// Street addresses: a house number followed by capitalised words, or a named street.
+pub(super) fn address_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut out = Vec::new();
+    for m in &sent.numbers {
+        let Some(d) = m.digits.clone().or_else(|| {
+            (m.value.fract() == 0.0 && m.value >= 1.0).then(|| format!("{}", m.value as u64))
+        }) else {
+            continue;
+        };
+        let mut j = m.end;
+        // The unit attacher may have taken the street name as a count noun.
+        if matches!(m.unit, Unit::Count(_)) {
+            j = m.end - 1;
+        }
+        let mut street = Vec::new();
+        while let Some(t) = sent.tokens.get(j) {
+            if t.is_word() && t.is_capitalized() && street.len() < 4 {
+                street.push(t.text.clone());
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        if !street.is_empty() {
+            out.push(analysis.candidate_at(
+                sentence,
+                m.start,
+                format!("{d} {}", street.join(" ")),
+                0,
+            ));
+        }
+    }
+    // Without a house number: "on Maple Road".
+    if out.is_empty() {
+        let toks = &sent.tokens;
+        for (i, t) in toks.iter().enumerate() {
+            if !(t.is_word() && t.is_capitalized() && STREET_SUFFIXES.contains(&t.lower.as_str())) {
+                continue;
+            }
+            let mut start = i;
+            while start > 0
+                && toks
+                    .get(start - 1)
+                    .is_some_and(|p| p.is_word() && p.is_capitalized())
+                && i - start < 3
+            {
+                start -= 1;
+            }
+            if start < i {
+                out.push(analysis.candidate_at(sentence, start, join_tokens(&toks[start..=i]), 1));
+            }
+        }
+    }
+    out
+}
+
+/// Codes and reference numbers, spelled letter by letter or said as digits.
+pub(super) fn code_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut out = Vec::new();
+    // Spelled codes: "K-L-M-two-zero-nine", "B 5 3 1".
+    let mut i = 0;
+    while i < sent.tokens.len() {
+        let mut code = String::new();
+        let mut j = i;
+        while let Some(t) = sent.tokens.get(j) {
+            let single_letter = t.is_word()
+                && t.text.chars().count() == 1
+                && t.text.chars().all(|c| c.is_ascii_uppercase());
+            if single_letter {
+                code.push_str(&t.text);
+            } else if t.is_word()
+                && let Some(NumberWord::Unit(v)) = classify_number_word(&t.lower)
+            {
+                code.push_str(&v.to_string());
+            } else if t.is_word() && matches!(t.lower.as_str(), "zero" | "oh") && !code.is_empty() {
+                code.push('0');
+            } else if t.kind == TokenKind::Num && t.text.chars().all(|c| c.is_ascii_digit()) {
+                code.push_str(&t.text);
+            } else if !(t.is_punct('-') || t.is_punct(',')) || code.is_empty() {
+                break;
+            }
+            j += 1;
+        }
+        let has_letter = code.chars().any(|c| c.is_ascii_alphabetic());
+        let has_digit = code.chars().any(|c| c.is_ascii_digit());
+        let pieces = sent
+            .tokens
+            .get(i..j)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|t| !t.is_punct('-') && !t.is_punct(','))
+            .count();
+        // "KLM20931", "5 3 8 0" (digit by digit), "4B" (glued).
+        let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
+        let spelled = pieces >= 3 && code.len() >= 3;
+        if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
+            out.push(analysis.candidate_at(sentence, i, code, 0));
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    for m in &sent.numbers {
+        if m.ordinal || m.unit != Unit::None || m.clock.is_some() && m.after_time_prep {
+            continue;
+        }
+        let Some(d) = &m.digits else { continue };
+        if d.len() >= 2 && !out.iter().any(|c| c.text.contains(d.as_str())) {
+            out.push(analysis.candidate_at(sentence, m.start, d.clone(), 0));
+        }
+    }
+    out
+}
+
+/// Words between quotation marks.
+pub(super) fn quote_candidates(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, t) in sent.tokens.iter().enumerate() {
+        if t.is_punct('"') {
+            match open {
+                None => open = Some(i),
+                Some(o) => {
+                    let inner = sent.tokens.get(o + 1..i).unwrap_or(&[]);
+                    if inner.iter().any(Token::is_word) {
+                        out.push(analysis.candidate_at(sentence, o, join_raw(inner), 0));
+                    }
+                    open = None;
+                }
+            }
+        }
+    }
+    // A quote left open at the sentence end (the closing mark went to the next sentence).
+    if let Some(o) = open {
+        let inner = sent.tokens.get(o + 1..).unwrap_or(&[]);
+        if inner.iter().any(Token::is_word) {
+            out.push(analysis.candidate_at(sentence, o, join_raw(inner), 0));
+        }
+    }
+    out
+}
+
+/// Joins tokens back with their original spacing.
+fn join_raw(toks: &[Token]) -> String {
+    let mut out = String::new();
+    for t in toks {
+        if !out.is_empty() && t.space_before {
+            out.push(' ');
+        }
+        out.push_str(&t.text);
+    }
+    out.trim_end_matches(['.', ' ']).to_string()
+}
+
+/// "lemon icing", "a beginner pottery course": the words before a
+/// head noun of the field name.
+pub(super) fn modifier_candidates(
+    analysis: &Analysis,
+    profile: &FieldProfile,
+    sentence: SentenceIndex,
+    from_question: bool,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut out = Vec::new();
+    for (i, st) in sent.stems.iter().enumerate() {
+        if st.is_empty() || !profile.heads.iter().any(|h| stems_match(h, st)) {
+            continue;
+        }
+        let mut j = i;
+        let mut mods: Vec<&Token> = Vec::new();
+        while j > 0 && mods.len() < 3 {
+            j -= 1;
+            let Some(t) = sent.tokens.get(j) else { break };
+            let l = t.lower.as_str();
+            if !t.is_word()
+                || set!(STOPWORDS).contains(l)
+                || set!(FILLERS).contains(l)
+                || classify_number_word(l).is_some()
+                || matches!(
+                    l,
+                    "any"
+                        | "some"
+                        | "extra"
+                        | "new"
+                        | "same"
+                        | "food"
+                        | "another"
+                        | "other"
+                        | "few"
+                        | "several"
+                        | "many"
+                        | "couple"
+                        | "lot"
+                        | "lots"
+                        | "various"
+                        | "different"
+                        | "multiple"
+                        | "both"
+                        | "all"
+                        | "every"
+                        | "each"
+                        | "more"
+                        | "less"
+                        | "additional"
+                        | "certain"
+                        | "usual"
+                        | "whole"
+                )
+                || profile.is_keyword(&sent.stems[j])
+            {
+                break;
+            }
+            // "is also running evening classes": a verb, not a modifier.
+            let verb_like = (l.ends_with("ing") || l.ends_with("ed"))
+                && (1..=2).any(|b| {
+                    j.checked_sub(b)
+                        .and_then(|k| sent.tokens.get(k))
+                        .is_some_and(|p| {
+                            matches!(
+                                p.lower.as_str(),
+                                "is" | "are"
+                                    | "was"
+                                    | "were"
+                                    | "be"
+                                    | "been"
+                                    | "am"
+                                    | "i'm"
+                                    | "we're"
+                                    | "they're"
+                                    | "it's"
+                                    | "he's"
+                                    | "she's"
+                            )
+                        })
+                });
+            if verb_like {
+                break;
+            }
+            mods.push(t);
+        }
+        if mods.is_empty() {
+            continue;
+        }
+        // Questions only lend a value through "a/the X <head>", not "any X <head>".
+        if from_question {
+            let det = sent.tokens.get(j).map(|t| t.lower.as_str());
+            if !matches!(det, Some("a" | "an" | "the")) {
+                continue;
+            }
+        }
+        mods.reverse();
+        let text = mods
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push(analysis.candidate_at(sentence, i, text, 1));
+    }
+    out
+}
+
+/// Bare answers: "Geometry.", "Tofu for me.", "Mia's is shellfish."
+pub(super) fn generic_candidates(
+    analysis: &Analysis,
+    profile: &FieldProfile,
+    sentence: SentenceIndex,
+    offered: &mut Vec<String>,
+    fragments: bool,
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let mut out = Vec::new();
+    // Remember offers ("I can do blue or green", "Oak, walnut,
+    // or pine") so a later choice can be read.
+    if let Some(list) = listed_options(sent) {
+        offered.extend(list);
+        return out;
+    }
+    for clause in sent.clause_ids() {
+        let words: Vec<&Token> = sent
+            .tokens
+            .get(sent.clause_range(clause))
+            .unwrap_or(&[])
+            .iter()
+            .filter(|t| t.is_word())
+            .collect();
+        if let Some(p) = words.iter().position(|t| t.lower == "or")
+            && let (Some(a), Some(b)) = (
+                p.checked_sub(1).and_then(|i| words.get(i)),
+                words.get(p + 1),
+            )
+        {
+            offered.push(a.lower.clone());
+            offered.push(b.lower.clone());
+            return out;
+        }
+    }
+    out.extend(option_choice(analysis, sentence, offered));
+    // "Lemon, hmm, the store's out": a value named only to be refused.
+    let whole: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+    if !fragments || is_refusal_text(&whole) || has_split_phrase(&whole, phrases!(DODGES)) {
+        return out;
+    }
+    for clause in sent.clause_ids() {
+        let text = clause_text(sent, clause);
+        // "Yes, thanks so much": pleasantries carry no value.
+        if text.is_empty() || text.split(' ').any(|w| set!(CLOSINGS).contains(w)) {
+            continue;
+        }
+        let range = sent.clause_range(clause);
+        let toks: Vec<&Token> = sent
+            .tokens
+            .get(range)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|t| t.is_word())
+            .collect();
+        let mut lo = 0;
+        let mut hi = toks.len();
+        // Strip leading fillers and lead phrases, trailing tails.
+        loop {
+            let rest: Vec<&str> = toks[lo..hi].iter().map(|t| t.lower.as_str()).collect();
+            let joined = rest.join(" ");
+            if let Some(first) = rest.first()
+                && (set!(FILLERS).contains(first)
+                    || matches!(*first, "sure" | "yep" | "yup" | "and" | "the" | "a" | "an"))
+            {
+                lo += 1;
+                continue;
+            }
+            if let Some(p) = LEAD_PHRASES
+                .iter()
+                .find(|p| joined == **p || joined.starts_with(&format!("{p} ")))
+            {
+                lo += p.split(' ').count();
+                continue;
+            }
+            // "Mia's is shellfish": drop a short subject before "is".
+            if let Some(is) = rest.iter().position(|w| matches!(*w, "is" | "are" | "was"))
+                && is <= 2
+                && is + 1 < rest.len()
+            {
+                lo += is + 1;
+                continue;
+            }
+            if let Some(p) = TAIL_PHRASES
+                .iter()
+                .find(|p| joined.ends_with(&format!(" {p}")))
+            {
+                hi -= p.split(' ').count();
+                continue;
+            }
+            break;
+        }
+        if lo >= hi {
+            continue;
+        }
+        let core = &toks[lo..hi];
+        let n = core.len();
+        let first = core[0].lower.as_str();
+        let pronoun_start = matches!(
+            first,
+            "i" | "we"
+                | "you"
+                | "he"
+                | "she"
+                | "they"
+                | "it"
+                | "my"
+                | "your"
+                | "his"
+                | "her"
+                | "our"
+                | "their"
+                | "this"
+                | "that"
+                | "there"
+        );
+        let all_stop = core.iter().all(|t| {
+            set!(STOPWORDS).contains(t.lower.as_str()) || profile.is_own_word(&stem(&t.lower))
+        }) || core
+            .iter()
+            .any(|t| set!(CLOSINGS).contains(t.lower.as_str()));
+        let verbish = core
+            .iter()
+            .any(|t| set!(VERB_WORDS).contains(t.lower.as_str()));
+        if n > 4
+            || pronoun_start
+            || all_stop
+            || verbish
+            || core
+                .iter()
+                .any(|t| ACCEPT_WORDS.contains(&t.lower.as_str()))
+        {
+            continue;
+        }
+        let text = core
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push(analysis.candidate_at(sentence, token_index(sent, core[0]), text, 2));
+    }
+    out
+}
+
+/// Position of `tok` within the sentence's tokens.
+fn token_index(sent: &Sentence, tok: &Token) -> usize {
+    sent.tokens
+        .iter()
+        .position(|t| std::ptr::eq(t, tok))
+        .unwrap_or(0)
+}
+
+/// The items of a short list with "or": "Oak, walnut, or pine."
+fn listed_options(sent: &Sentence) -> Option<Vec<String>> {
+    let ids = sent.clause_ids();
+    let texts: Vec<&str> = ids
+        .iter()
+        .map(|&c| clause_text(sent, c))
+        .filter(|t| !t.is_empty())
+        .collect();
+    if texts.len() < 2 || !texts.iter().any(|t| t.starts_with("or ")) {
+        return None;
+    }
+    let items: Vec<String> = texts
+        .iter()
+        .map(|t| {
+            t.trim_start_matches("or ")
+                .trim_start_matches("and ")
+                .to_string()
+        })
+        .collect();
+    items
+        .iter()
+        .all(|i| i.split(' ').count() <= 2)
+        .then_some(items)
+}
+
+/// A sentence naming exactly one previously offered option.
+pub(super) fn option_choice(
+    analysis: &Analysis,
+    sentence: SentenceIndex,
+    offered: &[String],
+) -> Vec<StringCandidate> {
+    let sent = &analysis.transcript.sentences[sentence];
+    let hits: Vec<(usize, &Token)> = sent
+        .tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_word() && offered.contains(&t.lower))
+        .collect();
+    let mut distinct: Vec<&str> = hits.iter().map(|(_, t)| t.lower.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() != 1 {
+        return Vec::new();
+    }
+    hits.first()
+        .map(|(i, t)| analysis.candidate_at(sentence, *i, t.text.clone(), 0))
+        .into_iter()
+        .collect()
+}

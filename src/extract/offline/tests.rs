@@ -1,0 +1,128 @@
+//! End-to-end checks of the offline extractor on small invented calls.
+
+use super::OfflineExtractor;
+use crate::domain::{FieldDefinition, FieldType};
+use serde_json::{Map, Value};
+
+use serde_json::json;
+
+fn field(name: &str, field_type: FieldType, desc: &str) -> FieldDefinition {
+    FieldDefinition {
+        name: name.into(),
+        field_type,
+        description: Some(desc.into()),
+    }
+}
+
+fn run(fields: &[FieldDefinition], transcript: &str) -> Map<String, Value> {
+    OfflineExtractor::new().extract("Call the shop.", fields, transcript)
+}
+
+#[test]
+fn undiscussed_fields_are_null_and_all_keys_present() {
+    let fields = [
+        field(
+            "loaner_available",
+            FieldType::Boolean,
+            "Whether a loaner car is available",
+        ),
+        field("shirt_size", FieldType::String, "T-shirt size"),
+        field("copay", FieldType::Number, "Copay in dollars"),
+    ];
+    let out = run(
+        &fields,
+        "Agent: Hi, is the car ready?\nRecipient: Yes, it's ready.",
+    );
+    assert_eq!(out.len(), 3);
+    assert!(out.values().all(Value::is_null), "{out:?}");
+}
+
+#[test]
+fn reads_final_answer_after_correction() {
+    let fields = [field(
+        "party_size",
+        FieldType::Number,
+        "Number of people coming",
+    )];
+    let transcript = "Agent: How many people will be coming?\n\
+             Recipient: Four of us. Actually, make that three, my brother can't come.\n\
+             Agent: Three, got it.";
+    assert_eq!(run(&fields, transcript)["party_size"], json!(3));
+}
+
+#[test]
+fn dodges_give_null_and_indirect_answers_count() {
+    let fields = [
+        field("will_attend", FieldType::Boolean, "Whether she will attend"),
+        field("needs_ride", FieldType::Boolean, "Whether she needs a ride"),
+        field(
+            "can_volunteer",
+            FieldType::Boolean,
+            "Whether she can volunteer",
+        ),
+    ];
+    let transcript = "Agent: Will you attend the meeting on Friday?\n\
+             Recipient: I'll be there.\n\
+             Agent: Do you need a ride?\n\
+             Recipient: Hmm, I'm not sure yet, let me get back to you.\n\
+             Agent: Could you volunteer at the desk?\n\
+             Recipient: That won't work for me, sorry.";
+    let out = run(&fields, transcript);
+    assert_eq!(out["will_attend"], json!(true));
+    assert_eq!(out["needs_ride"], Value::Null);
+    assert_eq!(out["can_volunteer"], json!(false));
+}
+
+#[test]
+fn agent_stated_fee_counts() {
+    let fields = [field("late_fee", FieldType::Number, "Late fee in dollars")];
+    let transcript = "Recipient: Can I pay next week?\n\
+             Agent: Yes, but there's a late fee of twenty-five dollars.\n\
+             Recipient: Okay.";
+    assert_eq!(run(&fields, transcript)["late_fee"], json!(25));
+}
+
+#[test]
+fn weekday_and_name() {
+    let fields = [
+        field(
+            "pickup_day",
+            FieldType::String,
+            "Day of the week for pickup",
+        ),
+        field(
+            "clerk_name",
+            FieldType::String,
+            "First name of the staff member on the call",
+        ),
+    ];
+    let transcript = "Recipient: Main Street Cleaners, this is Rosa.\n\
+             Agent: Hi Rosa, when can my client pick up the coat?\n\
+             Recipient: Tuesday. No wait, Wednesday, the tailor's out Tuesday.\n\
+             Agent: Wednesday, thank you Rosa.";
+    let out = run(&fields, transcript);
+    assert_eq!(out["pickup_day"], json!("Wednesday"));
+    assert_eq!(out["clerk_name"], json!("Rosa"));
+}
+
+#[test]
+fn odd_input_does_not_panic() {
+    let fields = [
+        field("a", FieldType::Boolean, ""),
+        field("b", FieldType::Number, "(e.g. 5"),
+        field("", FieldType::String, "name: x, or y"),
+        field("a", FieldType::String, "duplicate name"),
+    ];
+    for transcript in [
+        "",
+        "\n\n",
+        "Agent:",
+        "Recipient: ???",
+        "no label at all",
+        "Agent: é😀 ñ — … “quoted” 12th 3:4 $",
+        "Agent: - - 1,2,3 ... a.m. p.",
+    ] {
+        let out = run(&fields, transcript);
+        assert_eq!(out.len(), 3);
+    }
+}

@@ -1,0 +1,297 @@
+//! Stage 2, continued: what kind of number or text a field wants, read
+//! from the words of its name and description.
+
+use super::lexicon::{NAMED_THINGS, ORG_WORDS, PERSON_WORDS};
+use super::profile::{
+    FieldUnit, NamePart, NumberProfile, RangePreference, StringKind, has_word, text_words,
+};
+use crate::extract::text::stem::stem;
+use crate::extract::text::units::DurationUnit;
+
+/// What a number field wants, from its name and description words.
+pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str) -> NumberProfile {
+    let tw: Vec<&str> = text_words(text).collect();
+    let any = |ws: &[&str]| ws.iter().any(|w| tw.contains(w));
+    let money_explicit = any(&[
+        "dollar", "dollars", "usd", "$", "cents", "euro", "euros", "eur", "gbp", "sterling",
+    ]);
+    let unit = if money_explicit {
+        FieldUnit::Money
+    } else if any(&[
+        "pound",
+        "pounds",
+        "lbs",
+        "lb",
+        "kg",
+        "kilograms",
+        "kilos",
+        "weight",
+        "weigh",
+    ]) {
+        FieldUnit::Weight
+    } else if any(&["percent", "percentage", "%", "apr"]) {
+        FieldUnit::Percent
+    } else if desc_lower.contains("24-hour")
+        || desc_lower.contains("24 hour")
+        || desc_lower.contains("clock")
+        || desc_lower.contains("hour of")
+        || desc_lower.contains("time of day")
+        || (has_word(text, "hour") && any(&["start", "begin", "arrival", "pickup"]))
+    {
+        FieldUnit::Clock
+    } else if let Some(d) = duration_in(text) {
+        FieldUnit::Duration(d)
+    } else if any(&[
+        "price",
+        "cost",
+        "fee",
+        "rent",
+        "copay",
+        "deposit",
+        "tuition",
+        "budget",
+        "charge",
+        "salary",
+        "wage",
+        "bid",
+        "quote",
+        "allowance",
+        "reimbursement",
+        "payment",
+        "owed",
+        "fare",
+        "tip",
+        "rate",
+        "bill",
+    ]) {
+        FieldUnit::Money
+    } else {
+        FieldUnit::Count
+    };
+    let mut per = None;
+    for w in name_words {
+        per = per.or(match w.as_str() {
+            "hourly" => Some("hour"),
+            "daily" => Some("day"),
+            "weekly" => Some("week"),
+            "monthly" => Some("month"),
+            "nightly" => Some("night"),
+            "yearly" | "annual" | "annually" => Some("year"),
+            _ => None,
+        });
+    }
+    let toks: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for pair in toks.windows(2) {
+        if let [a, b] = pair
+            && matches!(*a, "per" | "each" | "every")
+        {
+            per = per.or_else(|| per_canonical(&stem(b)));
+        }
+    }
+    if !matches!(unit, FieldUnit::Money | FieldUnit::Count) {
+        per = None;
+    }
+    let range = if any(&["upper", "maximum", "max", "highest", "most"]) {
+        RangePreference::Upper
+    } else if any(&["lower", "minimum", "min", "lowest", "least"]) {
+        RangePreference::Lower
+    } else {
+        RangePreference::Neither
+    };
+    let hour24 = desc_lower.contains("24");
+    NumberProfile {
+        unit,
+        per,
+        range,
+        hour24,
+    }
+}
+
+/// The duration unit a field's text names, unless only as a rate.
+fn duration_in(text: &str) -> Option<DurationUnit> {
+    // "day of the week" names a weekday, not a duration.
+    let cleaned = text.replace("day of the week", "");
+    let ws: Vec<&str> = cleaned
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // "cups per day" is a rate: the day is not the quantity's unit.
+    ws.iter().enumerate().find_map(|(i, w)| {
+        let rate = i > 0
+            && matches!(
+                ws.get(i - 1),
+                Some(&("per" | "a" | "an" | "each" | "every"))
+            );
+        if rate { None } else { DurationUnit::parse(w) }
+    })
+}
+
+/// Canonical rate noun, so "a head" meets "per guest".
+pub(super) fn per_canonical(st: &str) -> Option<&'static str> {
+    Some(match st {
+        "person" | "guest" | "head" | "each" | "peopl" | "attende" | "individu" => "person",
+        "visit" | "session" | "cut" | "lesson" | "class" | "appointment" | "appoint" | "mow"
+        | "servic" => "visit",
+        "hour" | "hr" => "hour",
+        "day" => "day",
+        "night" => "night",
+        "week" => "week",
+        "month" => "month",
+        "year" | "annum" => "year",
+        "stay" => "stay",
+        "item" | "piec" | "unit" => "item",
+        _ => return None,
+    })
+}
+
+/// What kind of text a string field wants, from its name and description.
+pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &str) -> StringKind {
+    if let Some(opts) = parse_options(desc) {
+        return StringKind::Options(opts);
+    }
+    let tw: Vec<&str> = text_words(text).collect();
+    let any = |ws: &[&str]| ws.iter().any(|w| tw.contains(w));
+    let phrase = |p: &str| text.contains(p);
+    if phrase("day of the week")
+        || any(&["weekday"])
+        || (name_words.iter().any(|w| w == "day") && !any(&["date"]))
+    {
+        return StringKind::Weekday;
+    }
+    if any(&["date"]) || phrase("month and day") {
+        return StringKind::Date;
+    }
+    if any(&["month"]) {
+        return StringKind::Month;
+    }
+    if any(&["color", "colour"]) {
+        return StringKind::Color;
+    }
+    if name_words.iter().any(|w| w == "time") || text.trim_start().starts_with("time ") {
+        return StringKind::Time;
+    }
+    if any(&["address", "street"]) {
+        return StringKind::Address;
+    }
+    if any(&[
+        "code",
+        "pin",
+        "zip",
+        "postcode",
+        "digits",
+        "ticket",
+        "confirmation",
+        "reference",
+        "tracking",
+        "account",
+    ]) || (name_words.iter().any(|w| w == "number") && !phrase("number of"))
+    {
+        return StringKind::Code;
+    }
+    if any(&[
+        "message",
+        "wording",
+        "inscription",
+        "written",
+        "writing",
+        "text",
+        "says",
+        "say",
+    ]) {
+        return StringKind::Quote;
+    }
+    let org = any(ORG_WORDS);
+    // The named thing must be what the field is about: in its name or at the
+    // head of the description ("Town where …", "Oven brand …"), not
+    // context ("… asks the firm to call back").
+    let desc_head: Vec<String> = text_words(desc).take(4).map(str::to_lowercase).collect();
+    let heads_thing = name_words
+        .iter()
+        .chain(desc_head.iter())
+        .any(|w| set!(NAMED_THINGS).contains(w.as_str()));
+    let named_thing = heads_thing && !person_markers_only(name_words, text);
+    let part = if phrase("first name") || phrase("given name") {
+        NamePart::First
+    } else if phrase("last name") || phrase("surname") || phrase("family name") {
+        NamePart::Last
+    } else {
+        NamePart::Full
+    };
+    let role_noun = name_words.iter().any(|w| {
+        w.len() > 4
+            && (w.ends_with("er") || w.ends_with("or") || w.ends_with("ist") || w.ends_with("ian"))
+    });
+    // The field's own name decides first ("repair_shop" is a thing even if
+    // the description mentions a person); the description may only say
+    // "person" when it does not name a thing.
+    let name_is_thing = name_words
+        .iter()
+        .any(|w| set!(ORG_WORDS).contains(w.as_str()));
+    let person_markers =
+        part != NamePart::Full || phrase("full name") || any(PERSON_WORDS) || role_noun;
+    // A thing named in the description ("home insurance") wins over a
+    // vague person word unless a role or name part says otherwise.
+    let vague = org && !any(PERSON_WORDS) && !role_noun && part == NamePart::Full;
+    let person = !name_is_thing && person_markers && !vague;
+    if named_thing || any(&["name", "called", "who"]) {
+        return StringKind::Name {
+            person,
+            part,
+            common: !person && !named_thing,
+        };
+    }
+    StringKind::Generic
+}
+
+/// True when the description names a thing only as the place a person
+/// works ("the bakery staff member"): the field is still about the person.
+fn person_markers_only(name_words: &[String], text: &str) -> bool {
+    let name_is_thing = name_words
+        .iter()
+        .any(|w| NAMED_THINGS.contains(&w.as_str()));
+    !name_is_thing && PERSON_WORDS.iter().any(|w| has_word(text, w))
+}
+
+/// Options listed in a description: "Main course: beef, trout, or
+/// bean stew", "(weekday or weekend)".
+fn parse_options(desc: &str) -> Option<Vec<String>> {
+    let mut segments: Vec<String> = Vec::new();
+    if let Some((_, after)) = desc.split_once(':') {
+        segments.push(after.to_string());
+    }
+    let mut rest = desc;
+    while let Some(open) = rest.find('(') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(')') else { break };
+        segments.push(after[..close].to_string());
+        rest = &after[close + 1..];
+    }
+    for seg in segments {
+        let l = seg.to_lowercase();
+        if l.contains("e.g") || l.contains("for example") || !l.contains(" or ") {
+            continue;
+        }
+        let l = l.trim().trim_end_matches(['.', ')']).to_string();
+        let opts: Vec<String> = l
+            .split(&[',', ';'][..])
+            .flat_map(|p| p.split(" or "))
+            .map(|p| {
+                let p = p.trim();
+                let p = p.strip_prefix("or ").unwrap_or(p);
+                let p = p.strip_prefix("either ").unwrap_or(p);
+                let p = p.strip_prefix("the ").unwrap_or(p);
+                let p = p.strip_prefix("a ").unwrap_or(p);
+                p.trim().to_string()
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+        let short = opts.iter().all(|o| o.split_whitespace().count() <= 4);
+        if opts.len() >= 2 && short {
+            return Some(opts);
+        }
+    }
+    None
+}

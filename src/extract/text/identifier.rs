@@ -1,0 +1,47 @@
+//! Splitting field identifiers into words.
+
+/// Splits a snake_case / camelCase / digit-bearing identifier into lower-case words.
+pub(crate) fn split_identifier(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev {
+            let boundary = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_ascii_digit() != c.is_ascii_digit());
+            if boundary && !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.extend(c.to_lowercase());
+        prev = Some(c);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        assert_eq!(
+            split_identifier("october_12_available"),
+            vec!["october", "12", "available"]
+        );
+        assert_eq!(
+            split_identifier("appointmentConfirmed"),
+            vec!["appointment", "confirmed"]
+        );
+    }
+}

@@ -1,0 +1,562 @@
+//! Number mentions in a token list: spoken or written, with ranges,
+//! digit-by-digit readings and alternative readings.
+
+use super::number_words::{NumberWord, classify_number_word, interpret};
+use super::tokens::{Token, TokenKind};
+use super::units::{Unit, attach_unit};
+
+/// A number found in a token list.
+#[derive(Debug, Clone)]
+pub(crate) struct NumberMention {
+    /// First token index.
+    pub(crate) start: usize,
+    /// One past the last token index (including any unit words).
+    pub(crate) end: usize,
+    /// Default reading.
+    pub(crate) value: f64,
+    /// The other reading of an ambiguous spoken amount ("sixteen twenty":
+    /// 14.50 vs 1450).
+    pub(crate) alt: Option<f64>,
+    /// Digit-by-digit reading, for codes and house numbers ("three fourteen" → "314").
+    pub(crate) digits: Option<String>,
+    /// Spoken as two groups that read as a clock time ("seven-thirty").
+    pub(crate) clock: Option<(u32, u32)>,
+    /// An ordinal ("third", "12th").
+    pub(crate) ordinal: bool,
+    /// Unit after (or currency before) the number.
+    pub(crate) unit: Unit,
+    /// Stem of a "per X" / "a X" / "each" rate noun.
+    pub(crate) per: Option<String>,
+    /// am/pm marker: Some(true) for pm.
+    pub(crate) pm: Option<bool>,
+    /// Preceded by a time preposition ("at", "around", "by").
+    pub(crate) after_time_prep: bool,
+    /// Index (into the same list) of the other end of a range.
+    pub(crate) range_with: Option<usize>,
+    /// Whether the mention was written with digits.
+    pub(crate) written: bool,
+}
+
+/// Words that never act as the counted noun after a number.
+#[rustfmt::skip]
+pub(super) const NOT_COUNT_NOUNS: &[&str] = &[
+    "a", "an", "the", "and", "or", "to", "for", "of", "in", "on", "at", "by", "with", "from", "up", "off",
+    "more", "less", "extra", "other", "additional", "total", "even", "flat", "tops", "max", "min", "minimum",
+    "maximum", "now", "then", "so", "but", "plus", "before", "after", "ago", "is", "are", "was", "were",
+    "be", "it", "that", "this", "these", "those", "if", "as", "than", "till", "until", "each", "per",
+    "every", "again", "too", "please", "right", "okay", "ok", "yeah", "yes", "no", "not", "just", "only",
+    "about", "around", "or so", "give", "maybe", "probably", "i", "we", "you", "he", "she", "they", "me",
+    "us", "him", "her", "them", "my", "your", "our", "their", "his", "its", "what", "which", "when", "where",
+    "how", "who", "why", "there", "here", "today", "tomorrow", "tonight", "ish", "sharp", "even", "straight",
+    "down", "out", "into", "through", "both", "installed", "included", "all", "pound", "key", "am", "pm",
+    "thirty", "later", "earlier", "sounds", "works", "would", "will", "can", "could", "should", "did", "do",
+    "does", "has", "have", "had", "got", "gets", "get", "'s", "isn't", "aren't", "with", "without",
+    "instead", "either", "people's", "guys'",
+];
+
+/// Whether "one" between these words is a pronoun, not a number.
+fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
+    let det = matches!(
+        prev,
+        Some(
+            "this"
+                | "that"
+                | "the"
+                | "which"
+                | "each"
+                | "every"
+                | "any"
+                | "another"
+                | "no"
+                | "some"
+                | "a"
+                | "big"
+                | "little"
+                | "small"
+                | "round"
+                | "new"
+                | "old"
+                | "other"
+                | "last"
+                | "next"
+                | "only"
+                | "good"
+                | "blue"
+                | "red"
+                | "black"
+                | "white"
+                | "silver"
+                | "right"
+                | "wrong"
+                | "same"
+                | "first"
+                | "one"
+                | "better"
+                | "cheaper"
+                | "bigger"
+                | "smaller"
+                | "nice"
+                | "main"
+        )
+    );
+    let pron_next = matches!(
+        next,
+        Some(
+            "of" | "sec"
+                | "second"
+                | "moment"
+                | "minute"
+                | "thing"
+                | "day"
+                | "more"
+                | "another"
+                | "way"
+        )
+    );
+    det || pron_next
+}
+
+/// Finds number mentions in a token list.
+pub(crate) fn find_numbers(toks: &[Token]) -> Vec<NumberMention> {
+    let mut out: Vec<NumberMention> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if let Some(m) = parse_at(toks, i) {
+            i = m.end.max(i + 1);
+            out.push(m);
+        } else {
+            i += 1;
+        }
+    }
+    merge_dollars_cents(&mut out, toks);
+    mark_ranges(&mut out, toks);
+    out
+}
+
+/// The lower-case word at token `i`, if it is a word.
+pub(super) fn word_at(toks: &[Token], position: usize) -> Option<&str> {
+    toks.get(position)
+        .filter(|t| t.is_word())
+        .map(|t| t.lower.as_str())
+}
+
+/// Parses a number starting exactly at token `i`.
+fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
+    let tok = toks.get(position)?;
+    let mut currency = false;
+    let mut start = position;
+    let mut j = position;
+    if let TokenKind::Currency(_) = tok.kind {
+        let next = toks.get(position + 1)?;
+        if next.kind != TokenKind::Num
+            && !(next.is_word() && classify_number_word(&next.lower).is_some())
+        {
+            return None;
+        }
+        currency = true;
+        j = position + 1;
+    }
+    if !currency
+        && let Some(v) = word_at(toks, j).and_then(|w| match w {
+            "noon" | "midday" => Some(12.0),
+            "midnight" => Some(0.0),
+            _ => None,
+        })
+    {
+        let mut m = simple_mention(j, j + 1, v);
+        m.unit = Unit::Clock;
+        m.pm = Some(v == 12.0);
+        m.clock = Some((v as u32, 0));
+        return Some(m);
+    }
+    let mut m = match toks.get(j)?.kind {
+        TokenKind::Num => parse_digits(toks, j)?,
+        TokenKind::Word => {
+            // A capitalised number word inside a name ("Platform Nine") is not a quantity.
+            let in_name = toks.get(j).is_some_and(Token::is_capitalized)
+                && j > 0
+                && toks
+                    .get(j - 1)
+                    .is_some_and(|p| p.is_word() && p.is_capitalized())
+                && j > 1;
+            if in_name {
+                return None;
+            }
+            parse_words(toks, j)?
+        }
+        _ => return None,
+    };
+    if currency {
+        m.unit = Unit::Money;
+        start = position;
+    }
+    m.start = start;
+    let prev = if start > 0 {
+        word_at(toks, start - 1)
+    } else {
+        None
+    };
+    m.after_time_prep = matches!(
+        prev,
+        Some(
+            "at" | "around"
+                | "by"
+                | "till"
+                | "til"
+                | "until"
+                | "from"
+                | "before"
+                | "after"
+                | "since"
+        )
+    );
+    attach_unit(toks, &mut m);
+    Some(m)
+}
+
+/// Parses a number written with digits at token `j`.
+fn parse_digits(toks: &[Token], start: usize) -> Option<NumberMention> {
+    let tok = toks.get(start)?;
+    let text = &tok.text;
+    let mut clock = None;
+    let value = if let Some((h, mm)) = text.split_once(':') {
+        let h: u32 = h.parse().ok()?;
+        let mm: u32 = mm.parse().ok()?;
+        if h > 24 || mm > 59 {
+            return None;
+        }
+        clock = Some((h, mm));
+        f64::from(h) + f64::from(mm) / 60.0
+    } else {
+        parse_digit_string(text)?
+    };
+    let digits = text
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        .then(|| text.clone());
+    Some(NumberMention {
+        start,
+        end: start + 1,
+        value,
+        alt: None,
+        digits,
+        clock,
+        ordinal: tok.ordinal,
+        unit: Unit::None,
+        per: None,
+        pm: None,
+        after_time_prep: false,
+        range_with: None,
+        written: true,
+    })
+}
+
+/// Parses "1,350", "1350.00", "12.5" (commas as thousands separators).
+fn parse_digit_string(text: &str) -> Option<f64> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 1 {
+        // Every group after the first must have exactly three digits.
+        let ok = parts.iter().skip(1).enumerate().all(|(k, p)| {
+            let digits = if k + 2 == parts.len() {
+                p.split('.').next().unwrap_or("")
+            } else {
+                p
+            };
+            digits.len() == 3 && digits.chars().all(|c| c.is_ascii_digit())
+        });
+        if !ok {
+            return None;
+        }
+    }
+    let cleaned: String = text.chars().filter(|c| *c != ',').collect();
+    if cleaned.matches('.').count() > 1 {
+        return None;
+    }
+    let v: f64 = cleaned.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// Parses a run of number words starting at `j`.
+fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
+    let mut k = start;
+    let mut elems: Vec<NumberWord> = Vec::new();
+    let mut half = false;
+    let mut leading_a = false;
+    // "a hundred", "a dozen", "an hour"… only the first two are numbers.
+    if matches!(word_at(toks, k), Some("a" | "an")) {
+        match word_at(toks, k + 1).and_then(classify_number_word) {
+            Some(NumberWord::Hundred | NumberWord::Thousand | NumberWord::Dozen) => {
+                leading_a = true;
+                k += 1;
+            }
+            _ => return None,
+        }
+    }
+    // "once a day", "twice a week"
+    let frequency = matches!(
+        word_at(toks, k + 1),
+        Some("a" | "an" | "per" | "every" | "each")
+    );
+    if let Some(v) = word_at(toks, k).and_then(|w| match w {
+        "once" => Some(1.0),
+        "twice" => Some(2.0),
+        "thrice" => Some(3.0),
+        _ => None,
+    }) && !leading_a
+        && frequency
+    {
+        let mut m = simple_mention(start, k + 1, v);
+        m.unit = Unit::Count("time".into());
+        return Some(m);
+    }
+    // "half a dozen"
+    if word_at(toks, k) == Some("half")
+        && matches!(word_at(toks, k + 1), Some("a"))
+        && word_at(toks, k + 2) == Some("dozen")
+    {
+        return Some(simple_mention(start, k + 3, 6.0));
+    }
+    while let Some(w) = word_at(toks, k) {
+        let nw = match classify_number_word(w) {
+            Some(nw) => nw,
+            // "oh" is a zero digit only between number words ("four-oh-nine").
+            None if matches!(w, "oh" | "o")
+                && !elems.is_empty()
+                && number_word_follows(toks, k + 1) =>
+            {
+                NumberWord::Zero
+            }
+            None => break,
+        };
+        // "second" is usually time ("one sec"); keep it only after tens ("twenty-second").
+        if nw == NumberWord::Ordinal(2) && !matches!(elems.last(), Some(NumberWord::Tens(_))) {
+            break;
+        }
+        elems.push(nw);
+        k += 1;
+        if matches!(nw, NumberWord::Ordinal(_)) {
+            break;
+        }
+        // A hyphen joins number words ("twenty-five", "two-one-two").
+        if toks
+            .get(k)
+            .is_some_and(|t| t.is_punct('-') && !t.space_before)
+            && word_at(toks, k + 1)
+                .is_some_and(|w| classify_number_word(w).is_some() || matches!(w, "oh" | "o"))
+        {
+            k += 1;
+            continue;
+        }
+        if word_at(toks, k) == Some("and") {
+            if word_at(toks, k + 1) == Some("a") && word_at(toks, k + 2) == Some("half") {
+                half = true;
+                k += 3;
+                break;
+            }
+            // "one hundred and twelve": "and" only after a multiplier.
+            if matches!(
+                elems.last(),
+                Some(NumberWord::Hundred | NumberWord::Thousand)
+            ) && word_at(toks, k + 1)
+                .and_then(classify_number_word)
+                .is_some()
+            {
+                k += 1;
+                continue;
+            }
+        }
+        if word_at(toks, k) == Some("point")
+            && let Some(frac_w) = word_at(toks, k + 1)
+            && let Some(NumberWord::Unit(_) | NumberWord::Zero) = classify_number_word(frac_w)
+        {
+            // "twelve point five": decimal digits follow.
+            let whole = interpret(&elems, leading_a)?;
+            let mut frac = String::new();
+            let mut q = k + 1;
+            while let Some(fw) = word_at(toks, q) {
+                match classify_number_word(fw) {
+                    Some(NumberWord::Unit(v)) => frac.push_str(&v.to_string()),
+                    Some(NumberWord::Zero) => frac.push('0'),
+                    _ => break,
+                }
+                q += 1;
+            }
+            let v: f64 = format!("{}.{}", whole.value as i64, frac).parse().ok()?;
+            return Some(simple_mention(start, q, v));
+        }
+    }
+    if elems.is_empty() {
+        return None;
+    }
+    // A lone "one" is usually a pronoun ("this one", "the small red one").
+    if elems == [NumberWord::Unit(1)] && !leading_a && !half {
+        let prev = if start > 0 {
+            word_at(toks, start - 1)
+        } else {
+            None
+        };
+        if one_is_pronoun(prev, word_at(toks, k)) {
+            return None;
+        }
+    }
+    let mut r = interpret(&elems, leading_a)?;
+    if half {
+        r.value += 0.5;
+        r.alt = None;
+        r.digits = None;
+    }
+    Some(NumberMention {
+        start,
+        end: k,
+        value: r.value,
+        alt: r.alt,
+        digits: r.digits,
+        clock: r.clock,
+        ordinal: r.ordinal,
+        unit: Unit::None,
+        per: None,
+        pm: None,
+        after_time_prep: false,
+        range_with: None,
+        written: false,
+    })
+}
+
+/// Whether a number word starts at `k` (optionally after a joining hyphen).
+fn number_word_follows(toks: &[Token], position: usize) -> bool {
+    let position = if toks.get(position).is_some_and(|t| t.is_punct('-')) {
+        position + 1
+    } else {
+        position
+    };
+    word_at(toks, position)
+        .and_then(classify_number_word)
+        .is_some()
+}
+
+/// A plain mention with no unit or reading attached yet.
+fn simple_mention(start: usize, end: usize, value: f64) -> NumberMention {
+    NumberMention {
+        start,
+        end,
+        value,
+        alt: None,
+        digits: None,
+        clock: None,
+        ordinal: false,
+        unit: Unit::None,
+        per: None,
+        pm: None,
+        after_time_prep: false,
+        range_with: None,
+        written: false,
+    }
+}
+
+/// Merges "twelve dollars(,) (and) fifty cents" into one mention.
+fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
+    let mut idx = 0;
+    while idx + 1 < ms.len() {
+        let (a, b) = (&ms[idx], &ms[idx + 1]);
+        let b_is_cents = toks
+            .get(b.end.saturating_sub(1))
+            .is_some_and(|t| matches!(t.lower.as_str(), "cent" | "cents"));
+        let gap_ok = toks
+            .get(a.end..b.start)
+            .is_some_and(|g| g.iter().all(|t| t.is_punct(',') || t.lower == "and"));
+        if a.unit == Unit::Money && b_is_cents && gap_ok && b.value < 1.0 {
+            let v = a.value.trunc() + b.value;
+            let end = b.end;
+            let a = &mut ms[idx];
+            a.value = v;
+            a.alt = None;
+            a.end = end;
+            ms.remove(idx + 1);
+        }
+        idx += 1;
+    }
+}
+
+/// Links "six to eight", "between $2,300 and $2,600", "6-8", "six or seven".
+fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
+    for idx in 0..ms.len().saturating_sub(1) {
+        let (a_end, b_start) = (ms[idx].end, ms[idx + 1].start);
+        let Some(gap) = toks.get(a_end..b_start) else {
+            continue;
+        };
+        let between = ms[idx].start > 0 && word_at(toks, ms[idx].start - 1) == Some("between");
+        let is_range = match gap {
+            [t] => {
+                matches!(t.lower.as_str(), "to" | "or" | "-" | "—")
+                    || (t.lower == "and" && between)
+                    || (t.is_punct('-'))
+            }
+            _ => false,
+        };
+        let clocky = |m: &NumberMention| m.clock.is_some() || m.unit == Unit::Clock;
+        if !is_range || clocky(&ms[idx]) || clocky(&ms[idx + 1]) {
+            continue;
+        }
+        // The unit of the second end applies to both ("two to four hours").
+        if ms[idx].unit == Unit::None {
+            ms[idx].unit = ms[idx + 1].unit.clone();
+        }
+        if ms[idx + 1].unit == Unit::None {
+            ms[idx + 1].unit = ms[idx].unit.clone();
+        }
+        if ms[idx].per.is_none() {
+            ms[idx].per = ms[idx + 1].per.clone();
+        }
+        ms[idx].range_with = Some(idx + 1);
+        ms[idx + 1].range_with = Some(idx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_numbers;
+    use crate::extract::text::tokens::tokenize;
+    use crate::extract::text::units::{DurationUnit, Unit};
+
+    fn nums(s: &str) -> Vec<f64> {
+        find_numbers(&tokenize(s)).iter().map(|m| m.value).collect()
+    }
+
+    #[test]
+    fn spoken_numbers() {
+        assert_eq!(nums("twenty-five"), vec![25.0]);
+        assert_eq!(nums("a dozen"), vec![12.0]);
+        assert_eq!(nums("two and a half hours"), vec![2.5]);
+        assert_eq!(nums("one hundred and twelve"), vec![112.0]);
+        assert_eq!(nums("a hundred twenty-five"), vec![125.0]);
+        assert_eq!(nums("it's twelve fifty"), vec![12.5]);
+        assert_eq!(nums("four eighty-five"), vec![485.0]);
+        assert_eq!(nums("forty-eight thousand five hundred"), vec![48500.0]);
+        assert_eq!(nums("forty-eight five"), vec![48500.0]);
+        assert_eq!(nums("$1,350 installed"), vec![1350.0]);
+        assert_eq!(nums("Twelve dollars, fifty cents."), vec![12.5]);
+        assert_eq!(nums("after this one he's got two more"), vec![2.0]);
+        assert_eq!(nums("twelve point five"), vec![12.5]);
+    }
+
+    #[test]
+    fn digit_readings() {
+        let ms = find_numbers(&tokenize("Ticket four-oh-nine."));
+        assert_eq!(ms[0].digits.as_deref(), Some("409"));
+        let ms = find_numbers(&tokenize("two twelve Birch Lane"));
+        assert_eq!(ms[0].digits.as_deref(), Some("212"));
+        let ms = find_numbers(&tokenize("four four seven one"));
+        assert_eq!(ms[0].value, 4471.0);
+    }
+
+    #[test]
+    fn units_and_ranges() {
+        let ms = find_numbers(&tokenize("six to eight hours"));
+        assert_eq!(ms.len(), 2);
+        assert_eq!(ms[0].unit, Unit::Duration(DurationUnit::Hour));
+        assert_eq!(ms[0].range_with, Some(1));
+        let ms = find_numbers(&tokenize("$165 an hour"));
+        assert_eq!(ms[0].unit, Unit::Money);
+        assert_eq!(ms[0].per.as_deref(), Some("hour"));
+    }
+}
