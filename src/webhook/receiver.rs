@@ -15,8 +15,6 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use agentcall::webhook::receiver::SharedDeduplicator;
-//!
 //! use agentcall::webhook::receiver::{Claim, SharedDeduplicator};
 //!
 //! let seen = SharedDeduplicator::new(10_000, Duration::from_secs(3600));
