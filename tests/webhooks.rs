@@ -20,6 +20,10 @@ fn patient_delivery() -> DeliveryConfig {
             .chain(std::iter::repeat_n(Duration::from_millis(100), 11))
             .collect(),
         timeout: Duration::from_millis(300),
+        // These tests follow each event's own retries through failures that
+        // every event meets in turn; the per-endpoint breaker (unit-tested
+        // in the crate) would rightly hold them all back for a minute.
+        breaker_threshold: u32::MAX,
         ..DeliveryConfig::default()
     }
 }
@@ -417,4 +421,58 @@ async fn targets_outside_loopback_policy_are_refused_by_the_ssrf_guard() {
         (status, json(&bytes)["error"].as_str()),
         (http::StatusCode::BAD_REQUEST, Some("invalid_webhook_url"))
     );
+}
+
+#[tokio::test]
+async fn one_tenants_black_holed_endpoint_cannot_hold_back_another_tenants_events() {
+    // Tenant A's endpoint accepts connections and never answers; the attempt
+    // timeout is far longer than this test, so every slot it is given stays
+    // taken for the whole test.
+    let dead = Receiver::with(Arc::new(|_, _| Answer::Hang(Duration::from_secs(120)))).await;
+    let alive = Receiver::start().await;
+    let config = DeliveryConfig {
+        schedule: vec![Duration::ZERO],
+        timeout: Duration::from_secs(60),
+        concurrency: 4,
+        per_endpoint_concurrency: 2,
+        ..DeliveryConfig::default()
+    };
+    let service = builder().delivery(config).build().unwrap();
+    let api = Api::new(service.clone());
+    // Hundreds of A's events pending (no_answer: one event per call).
+    let mut stuck = Vec::new();
+    for _ in 0..150 {
+        let body = json!({"to": "+14155550121", "objective": "a", "webhookUrl": dead.url});
+        stuck.push(place(&api, KEY_A1, body).await);
+    }
+    dead.wait_for(|r| r.len() >= 2).await; // A holds its two slots
+    let b_call = place(
+        &api,
+        KEY_B,
+        json!({"to": "+14155550125", "objective": "b", "webhookUrl": alive.url}),
+    )
+    .await;
+    // B's events arrive while every attempt at A's endpoint is still hanging
+    // (none can end before its 60 s timeout).
+    alive.wait_for(|r| r.len() >= 2).await;
+    assert!(alive.for_call(&b_call).len() >= 2);
+    assert!(
+        dead.requests().len() <= 2,
+        "A never had more than its share in flight"
+    );
+    let a = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+    for id in stuck.iter().take(10) {
+        let states = service.deliveries(&a, &id.parse().unwrap()).await.unwrap();
+        assert!(
+            states
+                .iter()
+                .all(|s| s.attempts == 0 && s.status == DeliveryStatus::Pending),
+            "A's events are delayed, not dropped or counted: {states:?}"
+        );
+    }
+    service.shutdown(Duration::from_millis(10)).await;
 }

@@ -11,8 +11,15 @@
 //!   the host). A `Retry-After` on 429 or 503 postpones the retry to at least
 //!   that long, capped at [`DeliveryConfig::max_retry_after`].
 //! - Attempts run concurrently up to [`DeliveryConfig::concurrency`], each in
-//!   its own task with its own timeout, so a slow or dead endpoint delays
-//!   nobody else.
+//!   its own task with its own timeout, and at most
+//!   [`DeliveryConfig::per_endpoint_concurrency`] to any one endpoint (scheme,
+//!   host and port), so a slow or dead endpoint cannot take every slot.
+//! - A circuit breaker per endpoint: after
+//!   [`DeliveryConfig::breaker_threshold`] failures in a row the endpoint
+//!   gets no attempt for [`DeliveryConfig::breaker_cool_down`], then one
+//!   trial; a success closes it. Events held back this way are delayed (their
+//!   claim's lease returns them to the outbox), never dropped, and no attempt
+//!   is counted for them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +28,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{Notify, Semaphore, watch};
 use tokio::task::JoinHandle;
 
+use super::endpoints::{AttemptResult, Endpoints, endpoint_key};
 use super::signature::Signer;
 use crate::accounts::AccountDirectory;
 use crate::notify::{Notifier, WebhookRequest};
@@ -55,6 +63,13 @@ pub struct DeliveryConfig {
     pub jitter: f64,
     /// The longest a receiver's `Retry-After` may postpone a retry.
     pub max_retry_after: Duration,
+    /// Most attempts in flight to one endpoint (scheme, host and port).
+    pub per_endpoint_concurrency: usize,
+    /// Failures in a row that open an endpoint's circuit breaker.
+    pub breaker_threshold: u32,
+    /// How long an open breaker holds an endpoint's events back before one
+    /// trial attempt.
+    pub breaker_cool_down: Duration,
 }
 
 impl Default for DeliveryConfig {
@@ -65,6 +80,9 @@ impl Default for DeliveryConfig {
             concurrency: 64,
             jitter: 0.1,
             max_retry_after: Duration::from_secs(3600),
+            per_endpoint_concurrency: 8,
+            breaker_threshold: 5,
+            breaker_cool_down: Duration::from_secs(60),
         }
     }
 }
@@ -97,6 +115,11 @@ impl DeliveryWorker {
         let worker = Arc::new(self);
         tokio::spawn(async move {
             let permits = Arc::new(Semaphore::new(worker.config.concurrency.max(1)));
+            let endpoints = Arc::new(Endpoints::new(
+                worker.config.per_endpoint_concurrency,
+                worker.config.breaker_threshold,
+                worker.config.breaker_cool_down,
+            ));
             // The lease outlives an attempt, so a claim is only handed out
             // again if this process died mid-attempt.
             let lease = worker.config.timeout * 2 + Duration::from_secs(5);
@@ -115,12 +138,20 @@ impl DeliveryWorker {
                 };
                 let idle = claimed.is_empty();
                 for pending in claimed {
+                    let endpoint = endpoint_key(&pending.event.url);
+                    if !endpoints.try_start(&endpoint, tokio::time::Instant::now()) {
+                        // At its cap or its breaker is open: the claim's
+                        // lease hands the event out again later.
+                        tracing::debug!(event_id = %pending.event.event_id, %endpoint, "webhook attempt held back");
+                        continue;
+                    }
                     let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
                         return;
                     };
-                    let worker = Arc::clone(&worker);
+                    let (worker, endpoints) = (Arc::clone(&worker), Arc::clone(&endpoints));
                     tokio::spawn(async move {
-                        worker.attempt(pending).await;
+                        let result = worker.attempt(pending).await;
+                        endpoints.finish(&endpoint, result, tokio::time::Instant::now());
                         drop(permit);
                         worker.wake.notify_one();
                     });
@@ -152,7 +183,7 @@ impl DeliveryWorker {
         }
     }
 
-    async fn attempt(&self, pending: PendingDelivery) {
+    async fn attempt(&self, pending: PendingDelivery) -> AttemptResult {
         let event = &pending.event;
         let account = match self.directory.account(&event.account_id).await {
             Ok(Some(account)) => account,
@@ -163,11 +194,11 @@ impl DeliveryWorker {
                     retry_at: None,
                 };
                 self.record(&event.event_id, outcome).await;
-                return;
+                return AttemptResult::NotMade;
             }
             Err(error) => {
                 tracing::warn!(%error, "account directory unavailable; webhook attempt postponed");
-                return; // the lease expires and the event is claimed again
+                return AttemptResult::NotMade; // the lease expires and the event is claimed again
             }
         };
         let now = Utc::now();
@@ -221,7 +252,12 @@ impl DeliveryWorker {
                 "webhook attempt failed"
             ),
         }
+        let result = match outcome {
+            AttemptOutcome::Delivered { .. } => AttemptResult::Delivered,
+            AttemptOutcome::Failed { .. } => AttemptResult::Failed,
+        };
         self.record(&event.event_id, outcome).await;
+        result
     }
 
     /// When attempt number `attempts + 1` is due, or `None` to give up.

@@ -2,6 +2,7 @@
 //! with retries, and helpers for the receiving side.
 
 pub mod delivery;
+mod endpoints;
 mod event;
 pub mod receiver;
 pub mod signature;
