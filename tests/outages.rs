@@ -81,7 +81,7 @@ async fn a_rate_limiter_whose_database_is_closed_answers_503_not_rate_limited() 
     schema.drop().await;
 }
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use agentcall::domain::{AccountId, KeyId};
 use agentcall::guardrails::{
@@ -131,7 +131,7 @@ impl RateLimiter for Limiter {
 /// `settle_failures` settlements failing.
 #[derive(Debug, Default)]
 struct Ledger {
-    reserve_down: bool,
+    reserve_down: AtomicBool,
     settle_failures: AtomicUsize,
     inner: MemoryUsageLedger,
 }
@@ -145,7 +145,7 @@ impl UsageLedger for Ledger {
         cap: u64,
         max_minutes: u64,
     ) -> Result<u64, ReserveError> {
-        if self.reserve_down {
+        if self.reserve_down.load(Ordering::SeqCst) {
             return Err(ReserveError::Unavailable(down()));
         }
         self.inner.reserve(account, period, cap, max_minutes).await
@@ -206,7 +206,7 @@ async fn a_rate_limiter_outage_is_503_and_reserves_nothing() {
 async fn a_usage_ledger_outage_is_503_and_refunds_the_rate_permit() {
     let limiter = Arc::new(Limiter::default());
     let ledger = Arc::new(Ledger {
-        reserve_down: true,
+        reserve_down: AtomicBool::new(true),
         ..Ledger::default()
     });
     let mut account = account_a();
@@ -260,5 +260,35 @@ async fn a_failing_settlement_is_retried_and_no_minute_is_lost() {
     }
     assert_eq!(usage, Usage::new(billed, 0));
     assert_eq!(ledger.settle_failures.load(Ordering::SeqCst), 0);
+    service.shutdown(std::time::Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn an_idempotency_key_refused_by_an_outage_is_placed_when_retried_after_it() {
+    let ledger = Arc::new(Ledger {
+        reserve_down: AtomicBool::new(true),
+        ..Ledger::default()
+    });
+    let service = builder().usage_ledger(ledger.clone()).build().unwrap();
+    let api = agentcall::Api::new(service.clone());
+    let request = || {
+        let mut request = post(Some(KEY_A1), body());
+        request
+            .headers_mut()
+            .insert("idempotency-key", "through-the-outage".parse().unwrap());
+        request
+    };
+    let (status, headers, bytes) = send(&api, request()).await;
+    assert_eq!(status.as_u16(), 503, "{}", String::from_utf8_lossy(&bytes));
+    assert_eq!(json(&bytes)["error"], "store_error");
+    assert!(headers.get("idempotent-replayed").is_none());
+    ledger.reserve_down.store(false, Ordering::SeqCst);
+    // Not a replay of the 503: nothing was attempted, so the key was freed.
+    let (status, headers, bytes) = send(&api, request()).await;
+    assert_eq!(status.as_u16(), 201, "{}", String::from_utf8_lossy(&bytes));
+    assert!(headers.get("idempotent-replayed").is_none());
+    let (status, headers, _) = send(&api, request()).await;
+    assert_eq!(status.as_u16(), 201);
+    assert_eq!(headers["idempotent-replayed"], "true");
     service.shutdown(std::time::Duration::from_secs(1)).await;
 }

@@ -73,7 +73,9 @@ impl AgentCall {
             Err(LimitError::Limited(limited)) => {
                 return Err(Rejection::RateLimited(limited.retry_after).into());
             }
-            Err(LimitError::Unavailable(error)) => return Err(ServiceError::Store(error)),
+            Err(LimitError::Unavailable(error)) => {
+                return Err(ServiceError::LimitsUnavailable(error));
+            }
         };
         let period = inner.billing_period.start_of(now);
         let max_minutes = inner
@@ -93,7 +95,7 @@ impl AgentCall {
                 self.refund(permit).await;
                 return Err(match error {
                     ReserveError::OverCap => Rejection::OverMinuteCap.into(),
-                    ReserveError::Unavailable(error) => ServiceError::Store(error),
+                    ReserveError::Unavailable(error) => ServiceError::LimitsUnavailable(error),
                 });
             }
         };
