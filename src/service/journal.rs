@@ -6,6 +6,11 @@
 //! call's minutes when the move ended it. Keeping the three together is
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
+//!
+//! A settlement the usage ledger refuses (its database is down) is retried
+//! with backoff a few times ([`AgentCall::settle_retrying`]); if the ledger
+//! stays down, the settlement is logged at error level with everything
+//! needed to apply it by hand, and lost.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
