@@ -219,7 +219,7 @@ async fn two_instances_share_one_rate_limit_one_minute_cap_and_deliver_every_eve
         accepted.len()
     );
     let period = BillingPeriod::default().start_of(chrono::Utc::now());
-    let usage = ledger.usage(&account.id, period).await;
+    let usage = ledger.usage(&account.id, period).await.expect("usage");
     assert!(usage.billed + usage.reserved <= 14, "{usage:?}");
 
     // Keep placing until the key's rate budget is spent: exactly 12 admissions in all.
@@ -237,7 +237,7 @@ async fn two_instances_share_one_rate_limit_one_minute_cap_and_deliver_every_eve
         }
     }
     assert_eq!(admitted.len(), 12, "one rate limit across both instances");
-    let usage = ledger.usage(&account.id, period).await;
+    let usage = ledger.usage(&account.id, period).await.expect("usage");
     assert!(usage.billed + usage.reserved <= 14, "{usage:?}");
 
     let mut records = Vec::new();

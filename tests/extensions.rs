@@ -253,7 +253,7 @@ async fn cancel_in_each_state() {
         cancel(&api, KEY_A1, &id).await,
         (StatusCode::CONFLICT, json!({"error": "call_already_ended"}))
     );
-    let usage = ledger.usage(&account.id, period).await;
+    let usage = ledger.usage(&account.id, period).await.expect("usage");
     assert_eq!(
         (usage.billed, usage.reserved),
         (0, 0),
@@ -285,7 +285,14 @@ async fn cancel_in_each_state() {
         (status, &record["status"], &record["error"]),
         (StatusCode::OK, &json!("failed"), &json!("canceled"))
     );
-    assert_eq!(ledger.usage(&account.id, period).await.billed, 0);
+    assert_eq!(
+        ledger
+            .usage(&account.id, period)
+            .await
+            .expect("usage")
+            .billed,
+        0
+    );
 
     // In progress: talking for an hour; cancel hangs up and completes with what was said.
     let talking = SimulationConfig {
@@ -320,7 +327,11 @@ async fn cancel_in_each_state() {
     );
     assert_eq!(cancel(&api, KEY_A1, &live).await.0, StatusCode::CONFLICT);
     assert_eq!(
-        ledger.usage(&account.id, period).await.billed,
+        ledger
+            .usage(&account.id, period)
+            .await
+            .expect("usage")
+            .billed,
         1,
         "talk time is billed"
     );

@@ -217,7 +217,7 @@ async fn billed_minutes_never_exceed_the_cap_with_many_calls_in_flight() {
     // Wait until every call has ended and been settled.
     let period = agentcall::guardrails::BillingPeriod::default().start_of(chrono::Utc::now());
     for _ in 0..1_000 {
-        let usage = ledger.usage(&account.id, period).await;
+        let usage = ledger.usage(&account.id, period).await.expect("usage");
         assert!(usage.billed + usage.reserved <= 7, "{usage:?}");
         if usage.reserved == 0 {
             assert!(

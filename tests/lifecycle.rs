@@ -484,7 +484,7 @@ impl agentcall::guardrails::RateLimiter for GatedLimiter {
         key_id: &agentcall::KeyId,
         limit: u32,
         now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<agentcall::guardrails::RatePermit, agentcall::guardrails::RateLimited> {
+    ) -> Result<agentcall::guardrails::RatePermit, agentcall::guardrails::LimitError> {
         if self.first.swap(false, std::sync::atomic::Ordering::SeqCst) {
             self.entered.notify_one();
             let _pass = self.gate.acquire().await.expect("gate open");
@@ -494,7 +494,12 @@ impl agentcall::guardrails::RateLimiter for GatedLimiter {
             .await
     }
 
-    async fn refund(&self, _: agentcall::guardrails::RatePermit) {}
+    async fn refund(
+        &self,
+        _: agentcall::guardrails::RatePermit,
+    ) -> Result<(), agentcall::store::StoreError> {
+        Ok(())
+    }
 }
 
 #[tokio::test]

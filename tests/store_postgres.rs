@@ -12,7 +12,7 @@ use pg::TestSchema;
 use std::sync::Arc;
 
 use agentcall::domain::CallStatus;
-use agentcall::guardrails::{RATE_WINDOW, RateLimited, RateLimiter};
+use agentcall::guardrails::{LimitError, RATE_WINDOW, RateLimited, RateLimiter};
 #[cfg(feature = "conformance")]
 use agentcall::store::conformance;
 use agentcall::store::postgres::PostgresStore;
@@ -136,17 +136,25 @@ async fn rate_limits_are_exact_across_instances() {
     assert_eq!(permits.len(), 10, "exactly the budget is admitted");
     assert!(results.iter().all(|r| match r {
         Ok(_) => true,
-        Err(RateLimited { retry_after }) => *retry_after == RATE_WINDOW,
+        Err(LimitError::Limited(RateLimited { retry_after })) => *retry_after == RATE_WINDOW,
+        Err(other) => panic!("{other}"),
     }));
 
     let later = now + Duration::seconds(20);
     assert_eq!(
-        limiters[0].try_acquire(&key, 10, later).await,
-        Err(RateLimited {
+        limiters[0]
+            .try_acquire(&key, 10, later)
+            .await
+            .unwrap_err()
+            .limited(),
+        Some(RateLimited {
             retry_after: std::time::Duration::from_secs(40)
         })
     );
-    limiters[1].refund(permits[0].clone()).await;
+    limiters[1]
+        .refund(permits[0].clone())
+        .await
+        .expect("refund");
     assert!(
         limiters[0].try_acquire(&key, 10, later).await.is_ok(),
         "refunded"
@@ -171,8 +179,10 @@ async fn rate_limits_are_exact_across_instances() {
     assert_eq!(
         limiters[0]
             .try_acquire(&store_common::fresh_key(), 0, now)
-            .await,
-        Err(RateLimited {
+            .await
+            .unwrap_err()
+            .limited(),
+        Some(RateLimited {
             retry_after: RATE_WINDOW
         })
     );

@@ -121,7 +121,10 @@ impl Placement {
             self.limiter
                 .try_acquire(&self.key_id, self.account.calls_per_minute, now),
         )
-        .map_err(|limited| Rejection::RateLimited(limited.retry_after))?;
+        .map_err(|error| {
+            let limited = error.limited().expect("the in-memory limiter never fails");
+            Rejection::RateLimited(limited.retry_after)
+        })?;
         let reserved = ready(self.ledger.reserve(
             &self.account.id,
             self.period.start_of(now),

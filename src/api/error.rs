@@ -55,7 +55,9 @@ impl ApiError {
                 ServiceError::AlreadyEnded => ErrorToken::CallAlreadyEnded,
                 ServiceError::PlacementFailed(_) => ErrorToken::PlacementFailed,
                 ServiceError::ShuttingDown => ErrorToken::ShuttingDown,
-                ServiceError::Store(_) | ServiceError::Directory(_) => ErrorToken::StoreError,
+                ServiceError::Store(_)
+                | ServiceError::LimitsUnavailable(_)
+                | ServiceError::Directory(_) => ErrorToken::StoreError,
             },
         }
     }
@@ -69,11 +71,16 @@ impl ApiError {
     }
 
     /// Whether an idempotent request that failed this way keeps its key
-    /// (5xx after the placement was attempted) or frees it (rejections, and
-    /// a stopping service, which attempted nothing).
+    /// (5xx after the placement was attempted) or frees it (rejections, a
+    /// stopping service, and limits that could not be reached, which
+    /// attempted nothing).
     pub(crate) fn is_replayable(&self) -> bool {
         let (status, _) = self.status_and_token();
-        status.is_server_error() && !matches!(self, Self::Service(ServiceError::ShuttingDown))
+        status.is_server_error()
+            && !matches!(
+                self,
+                Self::Service(ServiceError::ShuttingDown | ServiceError::LimitsUnavailable(_))
+            )
     }
 
     pub(crate) fn into_response(self) -> Response<Full<Bytes>> {
@@ -132,8 +139,12 @@ mod tests {
         assert!(placement_failed.is_replayable());
         assert!(store_down().is_replayable());
         // Freed: nothing was attempted, so a retry may go through.
+        let limits_down: Box<dyn std::error::Error + Send + Sync> = "down".into();
         let not_replayed = [
             ApiError::Service(ServiceError::ShuttingDown),
+            ApiError::Service(ServiceError::LimitsUnavailable(StoreError::Unavailable(
+                limits_down,
+            ))),
             ApiError::Service(ServiceError::Rejected(Rejection::ToRequired)),
             ApiError::Service(ServiceError::Rejected(Rejection::OverMinuteCap)),
             ApiError::Service(ServiceError::Rejected(Rejection::RateLimited(

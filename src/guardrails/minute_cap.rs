@@ -19,6 +19,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 
 use crate::domain::AccountId;
+use crate::store::StoreError;
 
 /// How billing periods are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,10 +58,19 @@ pub fn billed_minutes(duration_sec: u64) -> u64 {
     duration_sec.div_ceil(60)
 }
 
-/// The account has less than one whole minute left to reserve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("outbound minute cap reached")]
-pub struct OverMinuteCap;
+/// Why [`UsageLedger::reserve`] reserved nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReserveError {
+    /// The account has less than one whole minute left to reserve
+    /// (`429 over_minute_cap`).
+    #[error("outbound minute cap reached")]
+    OverCap,
+    /// The ledger could not tell: its backend failed, so what is left of
+    /// the cap is unknown (`503 store_error`). Nothing was reserved.
+    #[error("usage ledger unavailable: {0}")]
+    Unavailable(#[source] StoreError),
+}
 
 /// Usage so far in one period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -84,11 +94,18 @@ impl Usage {
 /// # Contract
 ///
 /// - `reserve` atomically reserves `min(max_minutes, cap - billed - reserved)`
-///   in the period starting at `period`, or fails with [`OverMinuteCap`] when
-///   that is below one minute. Under any concurrency `billed + reserved`
-///   never exceeds `cap`.
+///   in the period starting at `period`, or fails with
+///   [`ReserveError::OverCap`] when that is below one minute. Under any
+///   concurrency `billed + reserved` never exceeds `cap`.
 /// - `settle` replaces a reservation by the billed minutes (clamped to the
 ///   reservation); settling with 0 billed releases it.
+/// - When the backend fails, `reserve` fails with
+///   [`ReserveError::Unavailable`] and reserves nothing, `settle` with
+///   [`StoreError::Unavailable`] and changes nothing (the caller may retry
+///   it), and `usage` with [`StoreError::Unavailable`]. An outage is never
+///   reported as a reached cap, and `usage` never reports zero for an
+///   error. Each should answer within a few seconds rather than wait out
+///   the outage.
 #[async_trait]
 pub trait UsageLedger: Send + Sync + Debug {
     /// Reserves minutes for a call; returns how many.
@@ -98,13 +115,19 @@ pub trait UsageLedger: Send + Sync + Debug {
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
-    ) -> Result<u64, OverMinuteCap>;
+    ) -> Result<u64, ReserveError>;
 
     /// Replaces a reservation by what was billed.
-    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64);
+    async fn settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), StoreError>;
 
     /// The account's usage in a period.
-    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage;
+    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError>;
 }
 
 /// The ledger in process memory.
@@ -152,32 +175,39 @@ impl UsageLedger for MemoryUsageLedger {
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
-    ) -> Result<u64, OverMinuteCap> {
+    ) -> Result<u64, ReserveError> {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
         let usage = periods.entry(account, period);
         let left = cap.saturating_sub(usage.billed + usage.reserved);
         let reserve = left.min(max_minutes);
         if reserve == 0 {
-            return Err(OverMinuteCap);
+            return Err(ReserveError::OverCap);
         }
         usage.reserved += reserve;
         Ok(reserve)
     }
 
-    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64) {
+    async fn settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), StoreError> {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
         let usage = periods.entry(account, period);
         usage.reserved = usage.reserved.saturating_sub(reserved);
         usage.billed += billed.min(reserved);
+        Ok(())
     }
 
-    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
+    async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {
         let periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
-        periods
+        Ok(periods
             .usage
             .get(&(account.clone(), period))
             .copied()
-            .unwrap_or_default()
+            .unwrap_or_default())
     }
 }
 
@@ -221,11 +251,14 @@ mod tests {
         let (october, november) = (at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z"));
         let accounts: Vec<AccountId> = (0..50).map(|i| format!("a{i}").parse().unwrap()).collect();
         for account in &accounts {
-            assert_eq!(ledger.reserve(account, october, 100, 10).await, Ok(10));
+            assert_eq!(
+                ledger.reserve(account, october, 100, 10).await.ok(),
+                Some(10)
+            );
         }
         // One call of October is still running when November starts.
         for account in &accounts[1..] {
-            ledger.settle(account, october, 10, 2).await;
+            ledger.settle(account, october, 10, 2).await.unwrap();
         }
         ledger
             .reserve(&accounts[1], november, 100, 10)
@@ -233,8 +266,11 @@ mod tests {
             .unwrap();
         assert_eq!(ledger.periods.lock().unwrap().usage.len(), 2);
         // Its late settlement still lands in October.
-        ledger.settle(&accounts[0], october, 10, 4).await;
-        assert_eq!(ledger.usage(&accounts[0], october).await, Usage::new(4, 0));
+        ledger.settle(&accounts[0], october, 10, 4).await.unwrap();
+        assert_eq!(
+            ledger.usage(&accounts[0], october).await.unwrap(),
+            Usage::new(4, 0)
+        );
     }
 
     #[tokio::test]
@@ -242,22 +278,25 @@ mod tests {
         let ledger = MemoryUsageLedger::new();
         let acct: AccountId = "a".parse().unwrap();
         let p = at("2026-11-01T00:00:00Z");
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(10));
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(10));
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(5));
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Err(OverMinuteCap));
-        ledger.settle(&acct, p, 10, 3).await;
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(10));
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(10));
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(5));
+        assert!(matches!(
+            ledger.reserve(&acct, p, 25, 10).await,
+            Err(ReserveError::OverCap)
+        ));
+        ledger.settle(&acct, p, 10, 3).await.unwrap();
         assert_eq!(
-            ledger.usage(&acct, p).await,
+            ledger.usage(&acct, p).await.unwrap(),
             Usage {
                 billed: 3,
                 reserved: 15
             }
         );
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(7));
-        ledger.settle(&acct, p, 5, 99).await;
+        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(7));
+        ledger.settle(&acct, p, 5, 99).await.unwrap();
         assert_eq!(
-            ledger.usage(&acct, p).await.billed,
+            ledger.usage(&acct, p).await.unwrap().billed,
             8,
             "billing is clamped to the reservation"
         );

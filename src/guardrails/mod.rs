@@ -20,6 +20,9 @@
 //! The service then charges the [`RateLimiter`] (`rate_limited`) and reserves
 //! minutes in the [`UsageLedger`] (`over_minute_cap`), refunding the rate
 //! permit if the reservation fails, so a rejected request costs nothing.
+//! When either limit cannot reach its backend ([`LimitError::Unavailable`],
+//! [`ReserveError::Unavailable`]) the placement fails with a store error
+//! (`503 store_error`), never with a `429`.
 //! [`Guardrails::check_destination`] runs the destination checks alone, for
 //! checking a list of numbers before dialing.
 
@@ -43,14 +46,16 @@ use crate::domain::{
 };
 
 pub use minute_cap::{
-    BillingPeriod, MemoryUsageLedger, OverMinuteCap, Usage, UsageLedger, billed_minutes,
+    BillingPeriod, MemoryUsageLedger, ReserveError, Usage, UsageLedger, billed_minutes,
 };
 pub use number::{
     BuildError as NumberBuildError, ClassifiedNumber, NationalNumber, NumberClassifier,
     NumberError, NumberType, is_strict_e164,
 };
 pub use prefix::{InvalidPrefix, PrefixSet};
-pub use rate_limit::{MemoryRateLimiter, RATE_WINDOW, RateLimited, RateLimiter, RatePermit};
+pub use rate_limit::{
+    LimitError, MemoryRateLimiter, RATE_WINDOW, RateLimited, RateLimiter, RatePermit,
+};
 
 /// Regions allowed by default (spec 8.2).
 pub const DEFAULT_ALLOWED_REGIONS: [&str; 6] = ["US", "CA", "GB", "AU", "NZ", "IL"];

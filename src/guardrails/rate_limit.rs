@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::KeyId;
+use crate::store::StoreError;
 
 /// The window the per-minute limit counts over.
 pub const RATE_WINDOW: Duration = Duration::from_secs(60);
@@ -31,16 +32,46 @@ pub struct RateLimited {
     pub retry_after: Duration,
 }
 
+/// Why [`RateLimiter::try_acquire`] admitted nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitError {
+    /// The key's budget is spent (`429 rate_limited`).
+    #[error(transparent)]
+    Limited(#[from] RateLimited),
+    /// The limiter could not count: its backend failed, so whether the key
+    /// has budget left is unknown (`503 store_error`). Nothing was counted.
+    #[error("rate limiter unavailable: {0}")]
+    Unavailable(#[source] StoreError),
+}
+
+impl LimitError {
+    /// The wait of a spent budget; `None` for an outage.
+    pub fn limited(&self) -> Option<RateLimited> {
+        match self {
+            Self::Limited(limited) => Some(*limited),
+            Self::Unavailable(_) => None,
+        }
+    }
+}
+
 /// Counts placements per key over a sliding minute.
 ///
 /// # Contract
 ///
 /// - `try_acquire` admits a placement when fewer than `limit` placements of
 ///   the key were admitted (and not refunded) in the 60 seconds before `now`,
-///   and counts it; otherwise it fails with the time until one would be
-///   admitted. It is exact under concurrency: of many simultaneous calls
-///   with a budget of `n`, exactly `n` succeed.
-/// - `refund` uncounts a permit.
+///   and counts it; otherwise it fails with [`LimitError::Limited`] and the
+///   time until one would be admitted. It is exact under concurrency: of
+///   many simultaneous calls with a budget of `n`, exactly `n` succeed.
+/// - When the limiter cannot tell (its backend is down), `try_acquire` fails
+///   with [`LimitError::Unavailable`] and counts nothing. It must never turn
+///   an outage into [`LimitError::Limited`]: that would tell a client to
+///   retry after a made-up wait against a sick backend. It should answer
+///   within a few seconds rather than wait out the outage.
+/// - `refund` uncounts a permit; [`StoreError::Unavailable`] when the
+///   backend failed, in which case the permit may still count until it
+///   leaves the window.
 #[async_trait]
 pub trait RateLimiter: Send + Sync + Debug {
     /// Charges one placement; see the contract.
@@ -49,10 +80,10 @@ pub trait RateLimiter: Send + Sync + Debug {
         key_id: &KeyId,
         limit: u32,
         now: DateTime<Utc>,
-    ) -> Result<RatePermit, RateLimited>;
+    ) -> Result<RatePermit, LimitError>;
 
     /// Uncounts a permit whose placement was rejected later.
-    async fn refund(&self, permit: RatePermit);
+    async fn refund(&self, permit: RatePermit) -> Result<(), StoreError>;
 }
 
 /// An exact sliding-window log in process memory: each key keeps the times
@@ -101,7 +132,7 @@ impl RateLimiter for MemoryRateLimiter {
         key_id: &KeyId,
         limit: u32,
         now: DateTime<Utc>,
-    ) -> Result<RatePermit, RateLimited> {
+    ) -> Result<RatePermit, LimitError> {
         let window = chrono::Duration::from_std(RATE_WINDOW).unwrap_or(chrono::Duration::MAX);
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
         windows.sweep_if_grown(now, window);
@@ -114,7 +145,7 @@ impl RateLimiter for MemoryRateLimiter {
                 Some(oldest) => (*oldest + window - now).to_std().unwrap_or(Duration::ZERO),
                 None => RATE_WINDOW,
             };
-            return Err(RateLimited { retry_after });
+            return Err(RateLimited { retry_after }.into());
         }
         log.push_back(now);
         Ok(RatePermit {
@@ -123,7 +154,7 @@ impl RateLimiter for MemoryRateLimiter {
         })
     }
 
-    async fn refund(&self, permit: RatePermit) {
+    async fn refund(&self, permit: RatePermit) -> Result<(), StoreError> {
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(log) = windows.logs.get_mut(&permit.key_id)
             && let Some(position) = log.iter().rposition(|at| *at == permit.at)
@@ -133,6 +164,7 @@ impl RateLimiter for MemoryRateLimiter {
                 windows.logs.remove(&permit.key_id);
             }
         }
+        Ok(())
     }
 }
 
@@ -162,7 +194,7 @@ mod tests {
             .try_acquire(&ApiKey::new("once").id(), 5, later)
             .await
             .unwrap();
-        limiter.refund(refunded).await;
+        limiter.refund(refunded).await.unwrap();
         let kept = limiter.windows.lock().unwrap();
         assert!(!kept.logs.contains_key(&ApiKey::new("once").id()));
     }
@@ -183,12 +215,12 @@ mod tests {
             .try_acquire(&key, 2, t0 + chrono::Duration::seconds(20))
             .await;
         assert_eq!(
-            denied,
-            Err(RateLimited {
+            denied.unwrap_err().limited(),
+            Some(RateLimited {
                 retry_after: Duration::from_secs(40)
             })
         );
-        limiter.refund(first).await;
+        limiter.refund(first).await.unwrap();
         limiter
             .try_acquire(&key, 2, t0 + chrono::Duration::seconds(20))
             .await

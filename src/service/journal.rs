@@ -6,6 +6,11 @@
 //! call's minutes when the move ended it. Keeping the three together is
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
+//!
+//! A settlement the usage ledger refuses (its database is down) is retried
+//! with backoff a few times ([`AgentCall::settle_retrying`]); if the ledger
+//! stays down, the settlement is logged at error level with everything
+//! needed to apply it by hand, and lost.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -13,7 +18,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::AgentCall;
-use crate::domain::{CallId, EventKind};
+use crate::domain::{AccountId, CallId, EventKind};
 use crate::guardrails::{BillingPeriod, billed_minutes};
 use crate::state::{self, Ending, Transition};
 use crate::store::{NewEvent, StoreError, StoredCall};
@@ -24,6 +29,15 @@ type Notes = BTreeMap<String, String>;
 
 /// How many times [`AgentCall::record_end`] tries the store.
 const END_ATTEMPTS: u32 = 10;
+
+/// How many times [`AgentCall::settle_retrying`] tries the usage ledger.
+const SETTLE_ATTEMPTS: u32 = 5;
+
+/// The wait before the second settlement attempt; it doubles after each
+/// failure (0.2 + 0.4 + 0.8 + 1.6 seconds between the five attempts, plus
+/// the ledger's own time, a few seconds per attempt when its database is
+/// unreachable).
+const SETTLE_FIRST_BACKOFF: Duration = Duration::from_millis(200);
 
 /// What the usage ledger is told when a call ends: its reservation is
 /// replaced by its billed minutes, in the period it was placed in.
@@ -175,15 +189,41 @@ impl AgentCall {
 
     /// Replaces an ended call's reservation by its billed minutes.
     async fn settle(&self, call: &StoredCall) {
+        let settlement = settlement(call, &self.inner.billing_period);
+        self.settle_retrying(&call.account_id, settlement).await;
+    }
+
+    /// Tells the usage ledger about a settlement, retrying a failing ledger
+    /// with backoff ([`SETTLE_ATTEMPTS`] attempts, each failure logged at
+    /// warn). If every attempt fails the settlement is lost: the minutes
+    /// stay reserved and the billed minutes are not counted. That is logged
+    /// at error level with the account, the period, the minutes reserved
+    /// and billed, for an operator to reconcile; nothing retries it later.
+    pub(super) async fn settle_retrying(&self, account: &AccountId, settlement: Settlement) {
         let Settlement {
             period,
             reserved,
             billed,
-        } = settlement(call, &self.inner.billing_period);
+        } = settlement;
         let ledger = &self.inner.ledger;
-        ledger
-            .settle(&call.account_id, period, reserved, billed)
-            .await;
+        let mut backoff = SETTLE_FIRST_BACKOFF;
+        for attempt in 1..=SETTLE_ATTEMPTS {
+            match ledger.settle(account, period, reserved, billed).await {
+                Ok(()) => return,
+                Err(error) if attempt == SETTLE_ATTEMPTS => {
+                    tracing::error!(
+                        %account, %period, reserved, billed, %error,
+                        "settlement lost: the usage ledger failed {SETTLE_ATTEMPTS} times; \
+                         the minutes stay reserved and the billed minutes are not counted"
+                    );
+                }
+                Err(error) => {
+                    tracing::warn!(%account, %period, reserved, billed, %error, attempt, "settling minutes failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff *= 2;
+                }
+            }
+        }
     }
 }
 

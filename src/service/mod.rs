@@ -71,6 +71,13 @@ pub enum ServiceError {
     /// The store failed (503 `store_error`).
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The rate limiter or the usage ledger could not be reached, so the
+    /// placement was refused before anything was counted or reserved (503
+    /// `store_error`, like [`ServiceError::Store`]; never a `429`). Unlike a
+    /// store failure after the placement was attempted, an `Idempotency-Key`
+    /// is freed, so a retry with it is placed once the backend is back.
+    #[error("limits unavailable: {0}")]
+    LimitsUnavailable(#[source] StoreError),
     /// The account directory failed (503 `store_error`).
     #[error(transparent)]
     Directory(#[from] DirectoryError),

@@ -10,7 +10,7 @@ use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
 use crate::accounts::Principal;
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
-use crate::guardrails::Rejection;
+use crate::guardrails::{LimitError, RatePermit, Rejection, ReserveError};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -62,11 +62,21 @@ impl AgentCall {
         let account = &principal.account;
         let approved = inner.guardrails.validate_json(body, account)?;
         let now = Utc::now();
-        let permit = inner
+        // An outage of either limit is a store error (503), never a 429:
+        // the client should retry shortly, not back off as if over a limit.
+        let permit = match inner
             .rate_limiter
             .try_acquire(&principal.key_id, principal.calls_per_minute, now)
             .await
-            .map_err(|limited| Rejection::RateLimited(limited.retry_after))?;
+        {
+            Ok(permit) => permit,
+            Err(LimitError::Limited(limited)) => {
+                return Err(Rejection::RateLimited(limited.retry_after).into());
+            }
+            Err(LimitError::Unavailable(error)) => {
+                return Err(ServiceError::LimitsUnavailable(error));
+            }
+        };
         let period = inner.billing_period.start_of(now);
         let max_minutes = inner
             .guardrails
@@ -81,9 +91,12 @@ impl AgentCall {
             .await
         {
             Ok(reserved) => reserved,
-            Err(_) => {
-                inner.rate_limiter.refund(permit).await;
-                return Err(Rejection::OverMinuteCap.into());
+            Err(error) => {
+                self.refund(permit).await;
+                return Err(match error {
+                    ReserveError::OverCap => Rejection::OverMinuteCap.into(),
+                    ReserveError::Unavailable(error) => ServiceError::LimitsUnavailable(error),
+                });
             }
         };
         let request = approved.request;
@@ -108,9 +121,17 @@ impl AgentCall {
         };
         if let Err(error) = inner.store.insert(&call).await {
             // Nothing was placed: give back the permit and the whole
-            // reservation, billing nothing.
-            inner.rate_limiter.refund(permit).await;
-            inner.ledger.settle(&account.id, period, reserved, 0).await;
+            // reservation, billing nothing. The release is retried in the
+            // background (see `settle_retrying`) so the client gets its
+            // answer now.
+            self.refund(permit).await;
+            let release = super::journal::Settlement {
+                period,
+                reserved,
+                billed: 0,
+            };
+            let (service, account_id) = (self.clone(), account.id.clone());
+            tokio::spawn(async move { service.settle_retrying(&account_id, release).await });
             return Err(error.into());
         }
         let call_id = call.record.id.clone();
@@ -138,6 +159,15 @@ impl AgentCall {
             call_id: call.record.id,
             status: CallStatus::Queued,
         })
+    }
+
+    /// Gives a rate permit back; a failure is logged (the permit then counts
+    /// until it leaves the window, at most a minute).
+    async fn refund(&self, permit: RatePermit) {
+        let key_id = permit.key_id.clone();
+        if let Err(error) = self.inner.rate_limiter.refund(permit).await {
+            tracing::warn!(%key_id, %error, "rate permit not refunded; it counts until it leaves the window");
+        }
     }
 
     /// Cancels a call of this principal's key and returns its record.

@@ -46,7 +46,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::domain::KeyId;
-use crate::guardrails::{RATE_WINDOW, RateLimited, RateLimiter, RatePermit};
+use crate::guardrails::{LimitError, RATE_WINDOW, RateLimited, RateLimiter, RatePermit};
 use crate::store::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -66,8 +66,16 @@ const POOL_SIZE: u32 = 10;
 /// collide with a host application's single-key advisory locks.
 const LOCK_CLASS: i32 = 0x6167_6374;
 
-/// How long a placement refused for a database failure should wait.
-const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
+/// How long an operation of a store opened by [`PostgresStore::connect`]
+/// waits for a pooled connection before it fails with
+/// [`StoreError::Unavailable`]: an outage answers `503 store_error` within
+/// about this long instead of sqlx's default of 30 seconds.
+///
+/// The wait includes opening a connection: sqlx bounds each connection
+/// attempt (TCP connect, TLS, authentication) by what is left of it and
+/// retries a refused one with backoff until it runs out, so an unreachable
+/// host cannot hold a request for the operating system's TCP timeout.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// PostgreSQL's part of the shared SQL store: the [`Dialect`]'s defaults
 /// (writers run in parallel and serialise on row locks).
@@ -90,12 +98,26 @@ pub struct PostgresStore {
 impl PostgresStore {
     /// Connects to a `postgres://` URL with a pool of ten connections and
     /// applies the embedded migrations.
+    ///
+    /// An operation waits at most [`ACQUIRE_TIMEOUT`] for a connection, so
+    /// while the database is down each one fails with
+    /// [`StoreError::Unavailable`] within a few seconds. The pool checks a
+    /// connection before handing it out and opens new ones as needed, so when
+    /// the database is back the same store works again, without a restart.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(url).map_err(db_error)?;
-        Self::connect_with(Db::<PostgresDialect>::open_pool(POOL_SIZE, options).await?).await
+        Self::connect_with(
+            Db::<PostgresDialect>::open_pool(POOL_SIZE, ACQUIRE_TIMEOUT, options).await?,
+        )
+        .await
     }
 
     /// Uses an existing pool and applies the embedded migrations.
+    ///
+    /// The pool's options are the caller's: give it an `acquire_timeout` of
+    /// a few seconds (as [`connect`](Self::connect) does, see
+    /// [`ACQUIRE_TIMEOUT`]), or an outage will hold each request for sqlx's
+    /// default of 30 seconds before it answers `503 store_error`.
     pub async fn connect_with(pool: PgPool) -> Result<Self, StoreError> {
         let db = Db::migrated(pool, &MIGRATOR).await?;
         Ok(Self { db })
@@ -132,10 +154,9 @@ fn debug_pool(f: &mut fmt::Formatter<'_>, name: &str, pool: &PgPool) -> fmt::Res
 /// placements with a budget of `n`, exactly `n` are admitted across all
 /// instances. `refund` deletes the permit's row under the same lock.
 ///
-/// The [`RateLimiter`] trait has no error channel: when the database fails,
-/// `try_acquire` refuses the placement with a one-second `retry_after`
-/// rather than let it through unchecked, and `refund` logs the error
-/// (`tracing`, level error).
+/// When the database fails, `try_acquire` fails with
+/// [`LimitError::Unavailable`] (the placement answers `503 store_error`,
+/// not `429`) and `refund` with [`StoreError::Unavailable`].
 #[derive(Clone)]
 pub struct PostgresRateLimiter {
     pool: PgPool,
@@ -227,21 +248,16 @@ impl RateLimiter for PostgresRateLimiter {
         key_id: &KeyId,
         limit: u32,
         now: DateTime<Utc>,
-    ) -> Result<RatePermit, RateLimited> {
-        self.try_acquire_in_db(key_id, limit, now)
-            .await
-            .unwrap_or_else(|error| {
-                tracing::error!(%error, %key_id, "rate limiter unavailable; refusing the placement");
-                Err(RateLimited {
-                    retry_after: RETRY_AFTER_FAILURE,
-                })
-            })
+    ) -> Result<RatePermit, LimitError> {
+        match self.try_acquire_in_db(key_id, limit, now).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(limited)) => Err(LimitError::Limited(limited)),
+            Err(error) => Err(LimitError::Unavailable(db_error(error))),
+        }
     }
 
-    async fn refund(&self, permit: RatePermit) {
-        if let Err(error) = self.refund_in_db(&permit).await {
-            tracing::error!(%error, key_id = %permit.key_id, "rate limiter unavailable; refund lost");
-        }
+    async fn refund(&self, permit: RatePermit) -> Result<(), StoreError> {
+        self.refund_in_db(&permit).await.map_err(db_error)
     }
 }
 
@@ -253,11 +269,10 @@ impl RateLimiter for PostgresRateLimiter {
 /// transaction, so `billed + reserved` never exceeds the cap across all
 /// instances; `settle` is one atomic upsert.
 ///
-/// The [`UsageLedger`](crate::guardrails::UsageLedger) trait has no error
-/// channel: when the database fails, `reserve` refuses the placement
-/// ([`OverMinuteCap`](crate::guardrails::OverMinuteCap)) rather than let it
-/// run unmetered, and `settle` and `usage` log the error (`tracing`, level
-/// error) and do nothing / report zero.
+/// When the database fails, `reserve` fails with
+/// [`ReserveError::Unavailable`](crate::guardrails::ReserveError::Unavailable)
+/// (the placement answers `503 store_error`, not `over_minute_cap`), and
+/// `settle` and `usage` with [`StoreError::Unavailable`].
 #[derive(Clone)]
 pub struct PostgresUsageLedger {
     db: Db<PostgresDialect>,

@@ -51,6 +51,12 @@ static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
 /// How long a connection waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long an operation waits for a pooled connection before it fails
+/// with [`StoreError::Unavailable`] (sqlx's default is 30 seconds). As long
+/// as the busy timeout: a connection is only held that long by a statement
+/// waiting for another process's write lock.
+const ACQUIRE_TIMEOUT: Duration = BUSY_TIMEOUT;
+
 /// Connections in a pool the store opens itself (readers run in parallel;
 /// writes take turns).
 const POOL_SIZE: u32 = 8;
@@ -109,7 +115,10 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(BUSY_TIMEOUT);
-        Self::connect_with(Db::<SqliteDialect>::open_pool(POOL_SIZE, options).await?).await
+        Self::connect_with(
+            Db::<SqliteDialect>::open_pool(POOL_SIZE, ACQUIRE_TIMEOUT, options).await?,
+        )
+        .await
     }
 
     /// Uses an existing pool and applies the embedded migrations.
@@ -136,12 +145,11 @@ fn debug_pool(f: &mut fmt::Formatter<'_>, name: &str, pool: &SqlitePool) -> fmt:
 /// database, so a restart forgets neither.
 ///
 /// Made by [`SqliteStore::usage_ledger`]. `reserve` is one write
-/// transaction, so `billed + reserved` never exceeds the cap. The
-/// [`UsageLedger`](crate::guardrails::UsageLedger) trait has no error
-/// channel: when the database fails, `reserve` refuses the placement
-/// ([`OverMinuteCap`](crate::guardrails::OverMinuteCap)) rather than let it
-/// run unmetered, and `settle` and `usage` log the error (`tracing`, level
-/// error) and do nothing / report zero.
+/// transaction, so `billed + reserved` never exceeds the cap. When the
+/// database fails, `reserve` fails with
+/// [`ReserveError::Unavailable`](crate::guardrails::ReserveError::Unavailable)
+/// (the placement answers `503 store_error`, not `over_minute_cap`), and
+/// `settle` and `usage` with [`StoreError::Unavailable`].
 #[derive(Clone)]
 pub struct SqliteUsageLedger {
     db: Db<SqliteDialect>,

@@ -69,7 +69,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration as Std;
 
-use agentcall::guardrails::{Usage, UsageLedger};
+use agentcall::guardrails::{ReserveError, Usage, UsageLedger};
 use agentcall::store::{
     AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
     ListQuery, Recording, StoreError, StoredResponse,
@@ -166,9 +166,9 @@ where
         .expect("complete");
 
     let account = fresh_account();
-    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
-    ledger.settle(&account, t0(), 10, 3).await;
-    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
+    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
+    ledger.settle(&account, t0(), 10, 3).await.expect("settle");
+    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
 
     done.version = 2;
     Written {
@@ -269,7 +269,7 @@ where
         IdempotencyBegin::InProgress
     );
     assert_eq!(
-        ledger.usage(&written.account, t0()).await,
+        ledger.usage(&written.account, t0()).await.expect("usage"),
         Usage::new(3, 10)
     );
 }
@@ -331,18 +331,30 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
         let account = account.clone();
         tasks.spawn(async move { ledger.reserve(&account, t0(), 100, 7).await });
     }
-    let grants: Vec<u64> = tasks.join_all().await.into_iter().flatten().collect();
+    let results = tasks.join_all().await;
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r, Ok(_) | Err(ReserveError::OverCap))),
+        "only the cap refuses: {results:?}"
+    );
+    let grants: Vec<u64> = results.into_iter().flatten().collect();
     assert_eq!(grants.iter().sum::<u64>(), 100, "grants: {grants:?}");
-    assert_eq!(ledgers[0].usage(&account, t0()).await, Usage::new(0, 100));
+    assert_eq!(
+        ledgers[0].usage(&account, t0()).await.expect("usage"),
+        Usage::new(0, 100)
+    );
     let mut tasks = JoinSet::new();
     for (i, grant) in grants.iter().copied().enumerate() {
         let ledger = Arc::clone(&ledgers[i % 2]);
         let account = account.clone();
         tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await });
     }
-    tasks.join_all().await;
+    for settled in tasks.join_all().await {
+        settled.expect("settle");
+    }
     assert_eq!(
-        ledgers[1].usage(&account, t0()).await,
+        ledgers[1].usage(&account, t0()).await.expect("usage"),
         Usage::new(grants.iter().map(|g| g / 2).sum(), 0)
     );
 }

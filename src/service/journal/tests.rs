@@ -113,7 +113,7 @@ async fn the_move_that_ends_a_call_settles_it_once() {
     let period = BillingPeriod::default().start_of(placed);
     let account = call.account_id.clone();
     store.insert(&call).await.unwrap();
-    assert_eq!(ledger.reserve(&account, period, 100, 5).await, Ok(5));
+    assert_eq!(ledger.reserve(&account, period, 100, 5).await.ok(), Some(5));
     let id = &call.record.id;
     let reserved = Usage {
         billed: 0,
@@ -127,7 +127,10 @@ async fn the_move_that_ends_a_call_settles_it_once() {
             .apply_transition(id, transition, None, Some(at))
             .await;
         assert!(moved.unwrap().is_some());
-        assert_eq!(ledger.usage(&account, period).await, reserved);
+        assert_eq!(
+            ledger.usage(&account, period).await.expect("usage"),
+            reserved
+        );
     }
     let ending = Transition::End(Ending::new(CallStatus::Completed));
     let ended_at = placed + chrono::Duration::seconds(71);
@@ -139,7 +142,10 @@ async fn the_move_that_ends_a_call_settles_it_once() {
         billed: 2,
         reserved: 0,
     };
-    assert_eq!(ledger.usage(&account, period).await, settled);
+    assert_eq!(
+        ledger.usage(&account, period).await.expect("usage"),
+        settled
+    );
     for again in [ending, Transition::Cancel] {
         assert_eq!(
             service
@@ -148,7 +154,10 @@ async fn the_move_that_ends_a_call_settles_it_once() {
                 .unwrap(),
             None
         );
-        assert_eq!(ledger.usage(&account, period).await, settled);
+        assert_eq!(
+            ledger.usage(&account, period).await.expect("usage"),
+            settled
+        );
     }
     service.shutdown(Duration::ZERO).await;
 }

@@ -168,13 +168,21 @@ pub(crate) type ConnectOptions<D> =
     <<<D as Dialect>::Db as Database>::Connection as Connection>::Options;
 
 impl<D: Dialect> Db<D> {
-    /// Opens a pool of at most `size` connections.
+    /// Opens a pool of at most `size` connections, where an operation waits
+    /// at most `acquire_timeout` for a connection (connecting included)
+    /// before it fails with [`StoreError::Unavailable`]. Connections are
+    /// checked before they are handed out (sqlx's default), so a connection
+    /// the server dropped is replaced, and the pool works again once the
+    /// database is back.
     pub(crate) async fn open_pool(
         size: u32,
+        acquire_timeout: std::time::Duration,
         options: ConnectOptions<D>,
     ) -> Result<Pool<D::Db>, StoreError> {
         PoolOptions::new()
             .max_connections(size)
+            .acquire_timeout(acquire_timeout)
+            .test_before_acquire(true)
             .connect_with(options)
             .await
             .map_err(db_error)
@@ -457,7 +465,7 @@ macro_rules! delegate_store {
                 period: chrono::DateTime<chrono::Utc>,
                 cap: u64,
                 max_minutes: u64,
-            ) -> Result<u64, $crate::guardrails::OverMinuteCap> {
+            ) -> Result<u64, $crate::guardrails::ReserveError> {
                 self.db.reserve(account, period, cap, max_minutes).await
             }
 
@@ -467,7 +475,7 @@ macro_rules! delegate_store {
                 period: chrono::DateTime<chrono::Utc>,
                 reserved: u64,
                 billed: u64,
-            ) {
+            ) -> Result<(), $crate::store::StoreError> {
                 self.db.settle(account, period, reserved, billed).await
             }
 
@@ -475,7 +483,7 @@ macro_rules! delegate_store {
                 &self,
                 account: &$crate::domain::AccountId,
                 period: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::guardrails::Usage {
+            ) -> Result<$crate::guardrails::Usage, $crate::store::StoreError> {
                 self.db.usage(account, period).await
             }
         }

@@ -5,53 +5,25 @@ use chrono::{DateTime, Utc};
 use super::codec::{db_error, minutes_to_reserve, nanos, sql_int, usage_counts};
 use super::{Db, shared};
 use crate::domain::AccountId;
-use crate::guardrails::{OverMinuteCap, Usage};
+use crate::guardrails::{ReserveError, Usage};
 use crate::store::StoreError;
 
 shared! {
 impl Db<D> {
-    /// `UsageLedger::reserve`. The trait has no error channel: when the
-    /// database fails, the placement is refused rather than run unmetered.
+    /// `UsageLedger::reserve`: a database failure is
+    /// [`ReserveError::Unavailable`], never a reached cap.
     pub(crate) async fn reserve(
         &self,
         account: &AccountId,
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
-    ) -> Result<u64, OverMinuteCap> {
+    ) -> Result<u64, ReserveError> {
         match self.try_reserve(account, period, cap, max_minutes).await {
-            Ok(0) => Err(OverMinuteCap),
+            Ok(0) => Err(ReserveError::OverCap),
             Ok(grant) => Ok(grant),
-            Err(error) => {
-                tracing::error!(%error, %account, "usage ledger unavailable; refusing to reserve minutes");
-                Err(OverMinuteCap)
-            }
+            Err(error) => Err(ReserveError::Unavailable(error)),
         }
-    }
-
-    /// `UsageLedger::settle`; a database failure is logged and the
-    /// settlement lost.
-    pub(crate) async fn settle(
-        &self,
-        account: &AccountId,
-        period: DateTime<Utc>,
-        reserved: u64,
-        billed: u64,
-    ) {
-        if let Err(error) = self.try_settle(account, period, reserved, billed).await {
-            tracing::error!(%error, %account, reserved, billed, "usage ledger unavailable; settlement lost");
-        }
-    }
-
-    /// `UsageLedger::usage`; a database failure is logged and reported as
-    /// no usage.
-    pub(crate) async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
-        self.try_usage(account, period)
-            .await
-            .unwrap_or_else(|error| {
-                tracing::error!(%error, %account, "usage ledger unavailable; reporting no usage");
-                Usage::default()
-            })
     }
 
     /// Reads and raises the period's row in one write transaction, with the
@@ -106,8 +78,9 @@ impl Db<D> {
         Ok(grant)
     }
 
-    /// Releases the reservation and bills what was used, in one upsert.
-    async fn try_settle(
+    /// `UsageLedger::settle`: releases the reservation and bills what was
+    /// used, in one upsert; nothing changes when it fails.
+    pub(crate) async fn settle(
         &self,
         account: &AccountId,
         period: DateTime<Utc>,
@@ -132,7 +105,8 @@ impl Db<D> {
         Ok(())
     }
 
-    async fn try_usage(
+    /// `UsageLedger::usage`.
+    pub(crate) async fn usage(
         &self,
         account: &AccountId,
         period: DateTime<Utc>,
