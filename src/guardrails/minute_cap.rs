@@ -19,6 +19,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 
 use crate::domain::AccountId;
+use crate::store::StoreError;
 
 /// How billing periods are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -100,8 +101,16 @@ pub trait UsageLedger: Send + Sync + Debug {
         max_minutes: u64,
     ) -> Result<u64, OverMinuteCap>;
 
-    /// Replaces a reservation by what was billed.
-    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64);
+    /// Replaces a reservation by what was billed. An error means nothing
+    /// was changed; the service keeps the call unsettled and
+    /// [`AgentCall::recover`](crate::AgentCall::recover) settles it later.
+    async fn settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), StoreError>;
 
     /// The account's usage in a period.
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage;
@@ -164,11 +173,18 @@ impl UsageLedger for MemoryUsageLedger {
         Ok(reserve)
     }
 
-    async fn settle(&self, account: &AccountId, period: DateTime<Utc>, reserved: u64, billed: u64) {
+    async fn settle(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), StoreError> {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
         let usage = periods.entry(account, period);
         usage.reserved = usage.reserved.saturating_sub(reserved);
         usage.billed += billed.min(reserved);
+        Ok(())
     }
 
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Usage {
@@ -225,7 +241,7 @@ mod tests {
         }
         // One call of October is still running when November starts.
         for account in &accounts[1..] {
-            ledger.settle(account, october, 10, 2).await;
+            ledger.settle(account, october, 10, 2).await.unwrap();
         }
         ledger
             .reserve(&accounts[1], november, 100, 10)
@@ -233,7 +249,7 @@ mod tests {
             .unwrap();
         assert_eq!(ledger.periods.lock().unwrap().usage.len(), 2);
         // Its late settlement still lands in October.
-        ledger.settle(&accounts[0], october, 10, 4).await;
+        ledger.settle(&accounts[0], october, 10, 4).await.unwrap();
         assert_eq!(ledger.usage(&accounts[0], october).await, Usage::new(4, 0));
     }
 
@@ -246,7 +262,7 @@ mod tests {
         assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(10));
         assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(5));
         assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Err(OverMinuteCap));
-        ledger.settle(&acct, p, 10, 3).await;
+        ledger.settle(&acct, p, 10, 3).await.unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await,
             Usage {
@@ -255,7 +271,7 @@ mod tests {
             }
         );
         assert_eq!(ledger.reserve(&acct, p, 25, 10).await, Ok(7));
-        ledger.settle(&acct, p, 5, 99).await;
+        ledger.settle(&acct, p, 5, 99).await.unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await.billed,
             8,

@@ -6,6 +6,14 @@
 //! call's minutes when the move ended it. Keeping the three together is
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
+//!
+//! Settlement is reconcilable: the terminal update stores the call with
+//! `settled: false`, the ledger is told, and only then is `settled: true`
+//! written. A crash or a failing ledger in between leaves a terminal,
+//! unsettled call that [`AgentCall::recover`] settles. The one window left
+//! is a crash after the ledger accepted and before `settled` was written:
+//! recovery then settles the call a second time (the ledger has no
+//! per-call idempotency).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -33,7 +41,8 @@ pub(super) struct Settlement {
     pub(super) period: DateTime<Utc>,
     /// Minutes reserved at placement, all released.
     pub(super) reserved: u64,
-    /// Talk time in whole minutes, rounded up (0 when never answered).
+    /// Talk time in whole minutes, rounded up; at least 1 for a connected
+    /// call (one with `startedAt`), 0 when never answered.
     pub(super) billed: u64,
 }
 
@@ -43,7 +52,16 @@ pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> S
     Settlement {
         period: billing_period.start_of(call.created_at),
         reserved: call.reserved_minutes,
-        billed: billed_minutes(call.record.duration_sec.unwrap_or(0)),
+        billed: {
+            let minutes = billed_minutes(call.record.duration_sec.unwrap_or(0));
+            // A connected call is billed at least its first minute, so no
+            // end (a voicemail drop, a lost answer report) is free.
+            if call.record.started_at.is_some() {
+                minutes.max(1)
+            } else {
+                minutes
+            }
+        },
     }
 }
 
@@ -107,6 +125,11 @@ impl AgentCall {
                 record: step.record,
                 ..current.clone()
             };
+            if next.record.status.is_terminal() {
+                // Finished: the carrier's end is now the record's.
+                next.carrier_end = None;
+                next.settled = false;
+            }
             if let Some(notes) = &notes {
                 next.extraction_notes = notes.clone();
             }
@@ -124,7 +147,7 @@ impl AgentCall {
                     next.version = version;
                     // Terminal statuses are final, so this runs once per call.
                     if next.record.status.is_terminal() {
-                        self.settle(&next).await;
+                        return Ok(Some(self.settle(next).await));
                     }
                     return Ok(Some(next));
                 }
@@ -173,17 +196,46 @@ impl AgentCall {
         }
     }
 
-    /// Replaces an ended call's reservation by its billed minutes.
-    async fn settle(&self, call: &StoredCall) {
+    /// Replaces an ended call's reservation by its billed minutes, then
+    /// records that it did (`settled`). On a ledger or store failure the
+    /// call is returned as it was and stays unsettled, for
+    /// [`AgentCall::recover`] to settle.
+    pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
         let Settlement {
             period,
             reserved,
             billed,
-        } = settlement(call, &self.inner.billing_period);
+        } = settlement(&call, &self.inner.billing_period);
         let ledger = &self.inner.ledger;
-        ledger
+        if let Err(error) = ledger
             .settle(&call.account_id, period, reserved, billed)
-            .await;
+            .await
+        {
+            tracing::warn!(call_id = %call.record.id, %error, "settlement failed; recovery settles the call");
+            return call;
+        }
+        let mut current = call;
+        loop {
+            let mut next = StoredCall {
+                settled: true,
+                ..current.clone()
+            };
+            match self.inner.store.update(&next, Vec::new()).await {
+                Ok(version) => {
+                    next.version = version;
+                    return next;
+                }
+                Err(StoreError::Conflict { .. }) => match self.inner.store.get(&current.record.id).await {
+                    Ok(Some(fresh)) if !fresh.settled => current = fresh,
+                    Ok(Some(fresh)) => return fresh,
+                    _ => return current,
+                },
+                Err(error) => {
+                    tracing::warn!(call_id = %current.record.id, %error, "settled, but not recorded as settled");
+                    return current;
+                }
+            }
+        }
     }
 }
 

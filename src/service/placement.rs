@@ -104,13 +104,16 @@ impl AgentCall {
             webhook_url: request.webhook_url,
             reserved_minutes: reserved,
             extraction_notes: Default::default(),
+            carrier_end: None,
+            settled: false,
             version: 0,
         };
         if let Err(error) = inner.store.insert(&call).await {
             // Nothing was placed: give back the permit and the whole
             // reservation, billing nothing.
             inner.rate_limiter.refund(permit).await;
-            inner.ledger.settle(&account.id, period, reserved, 0).await;
+            // Beware: with no stored call, a failed release is not reconciled.
+            let _ = inner.ledger.settle(&account.id, period, reserved, 0).await;
             return Err(error.into());
         }
         let call_id = call.record.id.clone();

@@ -62,6 +62,8 @@ fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCall {
         webhook_url: Some("https://example.com/hook".into()),
         reserved_minutes: 3,
         extraction_notes: BTreeMap::new(),
+        carrier_end: None,
+        settled: false,
         version: 0,
     }
 }

@@ -167,7 +167,7 @@ where
 
     let account = fresh_account();
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
-    ledger.settle(&account, t0(), 10, 3).await;
+    ledger.settle(&account, t0(), 10, 3).await.unwrap();
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await, Ok(10));
 
     done.version = 2;
@@ -338,7 +338,7 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     for (i, grant) in grants.iter().copied().enumerate() {
         let ledger = Arc::clone(&ledgers[i % 2]);
         let account = account.clone();
-        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await });
+        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await.unwrap() });
     }
     tasks.join_all().await;
     assert_eq!(

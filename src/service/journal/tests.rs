@@ -25,6 +25,8 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         webhook_url: None,
         reserved_minutes: reserved,
         extraction_notes: Notes::new(),
+        carrier_end: None,
+        settled: false,
         version: 0,
     }
 }

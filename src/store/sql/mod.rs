@@ -357,6 +357,12 @@ macro_rules! delegate_store {
                 self.db.unfinished().await
             }
 
+            async fn unsettled(
+                &self,
+            ) -> Result<Vec<$crate::store::StoredCall>, $crate::store::StoreError> {
+                self.db.unsettled().await
+            }
+
             async fn put_recording(
                 &self,
                 id: &$crate::domain::CallId,
@@ -467,7 +473,7 @@ macro_rules! delegate_store {
                 period: chrono::DateTime<chrono::Utc>,
                 reserved: u64,
                 billed: u64,
-            ) {
+            ) -> Result<(), $crate::store::StoreError> {
                 self.db.settle(account, period, reserved, billed).await
             }
 

@@ -29,18 +29,20 @@ impl Db<D> {
         }
     }
 
-    /// `UsageLedger::settle`; a database failure is logged and the
-    /// settlement lost.
+    /// `UsageLedger::settle`; a database failure is logged and returned
+    /// (the call stays unsettled, for recovery to settle).
     pub(crate) async fn settle(
         &self,
         account: &AccountId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
-    ) {
-        if let Err(error) = self.try_settle(account, period, reserved, billed).await {
-            tracing::error!(%error, %account, reserved, billed, "usage ledger unavailable; settlement lost");
+    ) -> Result<(), StoreError> {
+        let settled = self.try_settle(account, period, reserved, billed).await;
+        if let Err(error) = &settled {
+            tracing::error!(%error, %account, reserved, billed, "usage ledger unavailable; settlement deferred");
         }
+        settled
     }
 
     /// `UsageLedger::usage`; a database failure is logged and reported as
