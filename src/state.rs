@@ -317,7 +317,11 @@ mod tests {
         let mut ending = Ending::new(CallStatus::Completed);
         ending.duration_sec = Some(95);
         let ended = apply(&answered.record, Transition::End(ending.clone()), end_at).unwrap();
-        assert_eq!(ended.record.duration_sec, Some(95), "the carrier's duration wins");
+        assert_eq!(
+            ended.record.duration_sec,
+            Some(95),
+            "the carrier's duration wins"
+        );
         let never_answered = apply(
             &dialing,
             Transition::End(Ending {
@@ -334,7 +338,9 @@ mod tests {
     fn an_end_before_the_answer_moves_the_answer_back() {
         let dialing = apply(&queued(), Transition::Dial, t0()).unwrap().record;
         let late_answer = t0() + Duration::seconds(10);
-        let answered = apply(&dialing, Transition::Answer, late_answer).unwrap().record;
+        let answered = apply(&dialing, Transition::Answer, late_answer)
+            .unwrap()
+            .record;
         let ended = apply(
             &answered,
             Transition::End(Ending::new(CallStatus::Completed)),

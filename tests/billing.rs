@@ -111,7 +111,12 @@ async fn the_carriers_duration_is_what_is_billed() {
             .build()
             .unwrap(),
     );
-    let id = place(&api, KEY_A1, json!({"to": "+14155550125", "objective": "x"})).await;
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550125", "objective": "x"}),
+    )
+    .await;
     let record = wait_terminal(&api, KEY_A1, &id).await;
     assert_eq!(record.duration_sec, Some(126), "the carrier's, rounded up");
     // Settled after the terminal update: wait for it.
@@ -163,14 +168,19 @@ proptest! {
     fn started_at_never_follows_ended_at_whatever_the_report_order(script in shuffled_reports()) {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         runtime.block_on(async {
+            let store = Arc::new(agentcall::MemoryStore::new());
             let api = Api::new(
                 builder()
+                    .store(store.clone())
                     .dialer(Arc::new(ScriptedCarrier(script.clone())))
                     .build()
                     .unwrap(),
             );
             let id = place(&api, KEY_A1, json!({"to": "+14155550125", "objective": "x"})).await;
-            let record = wait_terminal(&api, KEY_A1, &id).await;
+            wait_terminal(&api, KEY_A1, &id).await;
+            // The stored record, to the nanosecond (the API shows milliseconds).
+            let call_id: CallId = id.parse().unwrap();
+            let record = agentcall::CallStore::get(&*store, &call_id).await.unwrap().unwrap().record;
             let ended = record.ended_at.unwrap();
             if let Some(started) = record.started_at {
                 prop_assert!(started <= ended, "{:?}: started {} after ended {}", script, started, ended);
@@ -208,7 +218,8 @@ async fn recovery_finishes_a_call_the_carrier_ended_before_extraction_with_its_r
     let call_id: CallId = id.parse().unwrap();
     let mut call = store.get(&call_id).await.unwrap().unwrap();
     // Whole milliseconds, as the API shows them.
-    let answered_at = DateTime::from_timestamp_millis(Utc::now().timestamp_millis() - 40_000).unwrap();
+    let answered_at =
+        DateTime::from_timestamp_millis(Utc::now().timestamp_millis() - 40_000).unwrap();
     let ended_at = answered_at + chrono::Duration::seconds(31);
     call.record.status = CallStatus::InProgress;
     call.record.started_at = Some(answered_at);
@@ -294,7 +305,12 @@ async fn a_failed_settlement_is_kept_on_the_call_and_settled_by_recovery() {
         .build()
         .unwrap();
     let api = Api::new(service.clone());
-    let id = place(&api, KEY_A1, json!({"to": "+14155550122", "objective": "x"})).await;
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": "+14155550122", "objective": "x"}),
+    )
+    .await;
     wait_terminal(&api, KEY_A1, &id).await;
     let call_id: CallId = id.parse().unwrap();
     let mut call = store.get(&call_id).await.unwrap().unwrap();

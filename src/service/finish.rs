@@ -48,7 +48,9 @@ impl AgentCall {
         end.error = outcome.error;
         end.transcript = outcome.transcript;
         end.recording_url = recording_url;
-        end.duration_sec = outcome.duration.map(|d| d.as_millis().div_ceil(1000) as u64);
+        end.duration_sec = outcome
+            .duration
+            .map(|d| d.as_millis().div_ceil(1000) as u64);
         if status == CallStatus::Completed {
             self.keep_carrier_end(call_id, &end).await;
         }

@@ -225,11 +225,13 @@ impl AgentCall {
                     next.version = version;
                     return next;
                 }
-                Err(StoreError::Conflict { .. }) => match self.inner.store.get(&current.record.id).await {
-                    Ok(Some(fresh)) if !fresh.settled => current = fresh,
-                    Ok(Some(fresh)) => return fresh,
-                    _ => return current,
-                },
+                Err(StoreError::Conflict { .. }) => {
+                    match self.inner.store.get(&current.record.id).await {
+                        Ok(Some(fresh)) if !fresh.settled => current = fresh,
+                        Ok(Some(fresh)) => return fresh,
+                        _ => return current,
+                    }
+                }
                 Err(error) => {
                     tracing::warn!(call_id = %current.record.id, %error, "settled, but not recorded as settled");
                     return current;

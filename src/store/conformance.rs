@@ -16,8 +16,8 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
-    CarrierEnd, ListQuery, NewEvent, Recording, StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallStore, CarrierEnd, DeliveryStatus, EventOutbox, IdempotencyBegin,
+    IdempotencyStore, ListQuery, NewEvent, Recording, StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
 
@@ -333,10 +333,17 @@ pub async fn unsettled_lists_ended_calls_not_settled<S: CallStore + ?Sized>(stor
     let ids: Vec<_> = listed.iter().map(|c| &c.record.id).collect();
     assert!(ids.contains(&&unsettled.record.id));
     assert!(!ids.contains(&&settled.record.id) && !ids.contains(&&open.record.id));
-    assert!(listed.iter().all(|c| c.record.status.is_terminal() && !c.settled));
+    assert!(
+        listed
+            .iter()
+            .all(|c| c.record.status.is_terminal() && !c.settled)
+    );
     let mut now_settled = unsettled.clone();
     now_settled.settled = true;
-    store.update(&now_settled, Vec::new()).await.expect("update");
+    store
+        .update(&now_settled, Vec::new())
+        .await
+        .expect("update");
     let listed = store.unsettled().await.expect("unsettled");
     assert!(listed.iter().all(|c| c.record.id != unsettled.record.id));
 }

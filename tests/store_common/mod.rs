@@ -338,7 +338,12 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     for (i, grant) in grants.iter().copied().enumerate() {
         let ledger = Arc::clone(&ledgers[i % 2]);
         let account = account.clone();
-        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await.unwrap() });
+        tasks.spawn(async move {
+            ledger
+                .settle(&account, t0(), grant, grant / 2)
+                .await
+                .unwrap()
+        });
     }
     tasks.join_all().await;
     assert_eq!(

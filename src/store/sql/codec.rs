@@ -22,8 +22,8 @@ use std::fmt;
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
 use crate::store::{
-    DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent, PendingDelivery,
-    CarrierEnd, StoreError, StoredCall, StoredResponse,
+    CarrierEnd, DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent,
+    PendingDelivery, StoreError, StoredCall, StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
