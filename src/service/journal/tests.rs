@@ -54,6 +54,15 @@ fn talk_time_is_billed_in_started_minutes() {
 }
 
 #[test]
+fn a_connected_call_is_billed_at_least_a_minute() {
+    let placed = at("2026-03-10T12:00:00Z");
+    let mut connected = call(placed, 15, Some(0));
+    connected.record.started_at = Some(placed);
+    let settled = settlement(&connected, &BillingPeriod::default());
+    assert_eq!((settled.reserved, settled.billed), (15, 1));
+}
+
+#[test]
 fn a_call_settles_in_the_period_it_was_placed_in() {
     // Placed a minute before the month ends, ended in the next one.
     let mut late = call(at("2026-01-31T23:59:00Z"), 5, Some(180));
