@@ -3,7 +3,8 @@
 //! # The rule
 //!
 //! Usage in a billing period is the billed minutes of the calls placed in it
-//! (each call's `durationSec` rounded up to whole minutes). At placement a
+//! (each call's `durationSec` rounded up to whole minutes, at least one for
+//! a connected call, one with `startedAt`). At placement a
 //! call reserves the smaller of the deployment's maximum call duration and
 //! the whole minutes left after usage and the reservations of calls still in
 //! flight; it is dialed with that as its maximum duration. A placement that

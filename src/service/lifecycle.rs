@@ -38,8 +38,10 @@ impl AgentCall {
     /// Every other unfinished call is offered to the dialer ([`Dialer::resume`]);
     /// if the carrier takes it over, it is followed as usual. Otherwise it
     /// ends as `failed` with error `interrupted`, its reservation is
-    /// released (talk time, if any, was not observed and is not billed) and
-    /// its terminal event is queued. Events already queued before the crash
+    /// settled and its terminal event is queued. A call that was never
+    /// answered bills nothing; an answered one bills from its answer to the
+    /// recovery (at least a minute, at most its reservation), since the
+    /// carrier may have kept it running that long. Events already queued before the crash
     /// are delivered by the outbox as usual.
     ///
     /// Last, every ended call whose minutes were not settled (a crash or a
