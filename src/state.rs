@@ -8,13 +8,22 @@
 //! |---|---|---|
 //! | queued | [`Transition::Dial`] | dialing |
 //! | dialing | [`Transition::Answer`] | in_progress (sets `startedAt`) |
-//! | queued, dialing | [`Transition::End`] | no_answer, declined, voicemail, failed |
+//! | queued, dialing | [`Transition::End`] | no_answer, declined, failed |
 //! | in_progress | [`Transition::End`] | completed, voicemail, failed |
 //! | queued, dialing | [`Transition::Cancel`] | failed, error `canceled` |
 //!
 //! Cancelling an answered call is not a move of its own: the service hangs
 //! up through the carrier, which then reports the end (`completed`, with what
 //! was said so far).
+//!
+//! Voicemail is a connected call (the carrier answered, the message was
+//! left), so it is reached only from `in_progress`, with a `startedAt`, a
+//! `durationSec` and the `call.in_progress` event before its terminal one.
+//!
+//! An end never precedes the answer: an end at a time before `startedAt`
+//! (reports out of order) moves `startedAt` back to the end, so
+//! `startedAt <= endedAt` always holds. The talk time is the carrier's
+//! ([`Ending::duration_sec`]) when it gave one, answer to end otherwise.
 //!
 //! Terminal statuses are final. Every move into `in_progress` or a terminal
 //! status emits exactly one event, so a call emits at most two: one
@@ -45,6 +54,10 @@ pub struct Ending {
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
     /// Where the recording can be fetched.
     pub recording_url: Option<String>,
+    /// The talk time the carrier measured, in whole seconds; when given it
+    /// is the call's `durationSec` (and what is billed) instead of the time
+    /// from answer to end. Ignored for a call that was never answered.
+    pub duration_sec: Option<u64>,
 }
 
 impl Ending {
@@ -57,6 +70,7 @@ impl Ending {
             summary: None,
             extracted: None,
             recording_url: None,
+            duration_sec: None,
         }
     }
 
@@ -156,7 +170,7 @@ pub fn apply(
 fn may_end(from: CallStatus, to: CallStatus) -> bool {
     use CallStatus::*;
     match from {
-        Queued | Dialing => matches!(to, NoAnswer | Declined | Voicemail | Failed),
+        Queued | Dialing => matches!(to, NoAnswer | Declined | Failed),
         InProgress => matches!(to, Completed | Voicemail | Failed),
         _ => false,
     }
@@ -166,8 +180,13 @@ fn end(record: &mut CallRecord, ending: Ending, now: DateTime<Utc>) {
     let completed = ending.status == CallStatus::Completed;
     let failed = ending.status == CallStatus::Failed;
     record.status = ending.status;
+    // Reports out of order: the answer cannot come after the end.
+    record.started_at = record.started_at.map(|started| started.min(now));
     record.ended_at = Some(now);
-    record.duration_sec = Some(talk_seconds(record.started_at, now));
+    record.duration_sec = Some(match (record.started_at, ending.duration_sec) {
+        (Some(_), Some(carrier)) => carrier,
+        (started_at, _) => talk_seconds(started_at, now),
+    });
     record.transcript = ending.transcript;
     record.recording_url = ending.recording_url;
     record.summary = ending.summary.filter(|_| completed);
@@ -280,8 +299,68 @@ mod tests {
         assert_eq!((no_answer.error, no_answer.summary), (None, None));
     }
 
+    #[test]
+    fn voicemail_is_connected_and_the_carrier_duration_is_billed() {
+        let dialing = apply(&queued(), Transition::Dial, t0()).unwrap().record;
+        let voicemail = Transition::End(Ending::new(CallStatus::Voicemail));
+        assert!(
+            apply(&dialing, voicemail.clone(), t0()).is_err(),
+            "voicemail only after an answer"
+        );
+        let answered = apply(&dialing, Transition::Answer, t0()).unwrap();
+        assert_eq!(answered.event, Some(EventKind::InProgress));
+        let end_at = t0() + Duration::milliseconds(3_100);
+        let ended = apply(&answered.record, voicemail, end_at).unwrap();
+        assert_eq!(ended.event, Some(EventKind::Voicemail));
+        assert_eq!(ended.record.started_at, Some(t0()));
+        assert_eq!(ended.record.duration_sec, Some(4));
+        let mut ending = Ending::new(CallStatus::Completed);
+        ending.duration_sec = Some(95);
+        let ended = apply(&answered.record, Transition::End(ending.clone()), end_at).unwrap();
+        assert_eq!(
+            ended.record.duration_sec,
+            Some(95),
+            "the carrier's duration wins"
+        );
+        let never_answered = apply(
+            &dialing,
+            Transition::End(Ending {
+                duration_sec: Some(95),
+                ..Ending::new(CallStatus::NoAnswer)
+            }),
+            end_at,
+        )
+        .unwrap();
+        assert_eq!(never_answered.record.duration_sec, Some(0));
+    }
+
+    #[test]
+    fn an_end_before_the_answer_moves_the_answer_back() {
+        let dialing = apply(&queued(), Transition::Dial, t0()).unwrap().record;
+        let late_answer = t0() + Duration::seconds(10);
+        let answered = apply(&dialing, Transition::Answer, late_answer)
+            .unwrap()
+            .record;
+        let ended = apply(
+            &answered,
+            Transition::End(Ending::new(CallStatus::Completed)),
+            t0() + Duration::seconds(4),
+        )
+        .unwrap()
+        .record;
+        assert_eq!(ended.started_at, ended.ended_at);
+        assert_eq!(ended.duration_sec, Some(0));
+    }
+
     fn any_transition() -> impl Strategy<Value = Transition> {
-        let ending = prop::sample::select(CallStatus::ALL.to_vec()).prop_map(Ending::new);
+        let ending = (
+            prop::sample::select(CallStatus::ALL.to_vec()),
+            prop::option::of(0u64..10_000),
+        )
+            .prop_map(|(status, duration_sec)| Ending {
+                duration_sec,
+                ..Ending::new(status)
+            });
         prop_oneof![
             Just(Transition::Dial),
             Just(Transition::Answer),
@@ -338,14 +417,44 @@ mod tests {
                 if matches!(record.status, CallStatus::NoAnswer | CallStatus::Declined | CallStatus::Failed) && !answered {
                     prop_assert_eq!(in_progress, 0);
                 }
-                if record.status == CallStatus::Completed {
-                    prop_assert!(answered);
+                if matches!(record.status, CallStatus::Completed | CallStatus::Voicemail) {
+                    prop_assert!(answered, "completed and voicemail are connected calls");
+                    prop_assert_eq!(in_progress, 1);
                 }
+                prop_assert!(record.started_at <= record.ended_at, "startedAt after endedAt");
                 prop_assert_eq!(record.error.is_some(), record.status == CallStatus::Failed);
             } else {
                 prop_assert!(record.ended_at.is_none() && record.duration_sec.is_none());
             }
             prop_assert_eq!(record.started_at.is_some(), answered);
+        }
+
+        /// Reports in any order, each stamped with any time (a carrier's
+        /// clock, a late delivery, a repaired move): an ended call never
+        /// has `startedAt` after `endedAt`, and a connected one is billed
+        /// the carrier's duration when it gave one.
+        #[test]
+        fn reports_in_any_order_and_time_keep_started_before_ended(
+            transitions in prop::collection::vec(any_transition(), 0..12),
+            offsets in prop::collection::vec(-100_000i64..100_000, 12),
+        ) {
+            let mut record = queued();
+            for (transition, offset) in transitions.into_iter().zip(offsets) {
+                let carrier = match &transition {
+                    Transition::End(ending) => ending.duration_sec,
+                    _ => None,
+                };
+                if let Ok(step) = apply(&record, transition, t0() + Duration::milliseconds(offset)) {
+                    if step.record.status.is_terminal() && step.record.started_at.is_some()
+                        && let Some(carrier) = carrier {
+                        prop_assert_eq!(step.record.duration_sec, Some(carrier));
+                    }
+                    record = step.record;
+                }
+                if let (Some(started), Some(ended)) = (record.started_at, record.ended_at) {
+                    prop_assert!(started <= ended, "startedAt {} after endedAt {}", started, ended);
+                }
+            }
         }
     }
 }

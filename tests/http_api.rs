@@ -477,6 +477,9 @@ impl CallStore for UnavailableStore {
     async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
         Err(down())
     }
+    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
+        Err(down())
+    }
     async fn put_recording(&self, _: &CallId, _: Recording) -> Result<(), StoreError> {
         Err(down())
     }

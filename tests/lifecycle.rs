@@ -25,10 +25,11 @@ async fn every_outcome_emits_the_events_of_section_6_1() {
     let verifier = Verifier::new([SECRET_A.into()]);
     let cases = [
         ("+14155550121", CallStatus::NoAnswer, vec!["call.no_answer"]),
+        // Voicemail is a connected call (issue 12): answered, then ended.
         (
             "+14155550122",
             CallStatus::Voicemail,
-            vec!["call.voicemail"],
+            vec!["call.in_progress", "call.voicemail"],
         ),
         ("+14155550123", CallStatus::Declined, vec!["call.declined"]),
         ("+14155550124", CallStatus::Failed, vec!["call.failed"]),
@@ -94,7 +95,7 @@ async fn every_outcome_emits_the_events_of_section_6_1() {
                 assert!(event["endedAt"].is_string() && event["durationSec"].is_u64());
                 assert_eq!(
                     event["startedAt"].is_string(),
-                    status == CallStatus::Completed
+                    matches!(status, CallStatus::Completed | CallStatus::Voicemail)
                 );
                 assert_eq!(
                     event["summary"].is_string(),

@@ -102,7 +102,9 @@ async fn every_event_is_delivered_through_refusals_errors_redirects_and_timeouts
     );
 
     let receiver = Receiver::start_on(address, flaky()).await;
-    let expected = 1 + 1 + 1 + 1 + 2; // one terminal event each, and in_progress for the completed call
+    // One terminal event each, and in_progress for the connected calls
+    // (voicemail and completed; issue 12 made voicemail a connected call).
+    let expected = 1 + 2 + 1 + 1 + 2;
     receiver
         .wait_for(|r| {
             r.iter()

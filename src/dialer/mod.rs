@@ -52,6 +52,10 @@ pub struct CarrierOutcome {
     pub transcript: Option<String>,
     /// The audio, if recorded.
     pub recording: Option<Recording>,
+    /// The talk time the carrier measured (answer to hang-up), if it gives
+    /// one: it is then the call's `durationSec` and what is billed, instead
+    /// of the time between the service's receipt of the answer and of the end.
+    pub duration: Option<Duration>,
 }
 
 impl CarrierOutcome {
@@ -62,6 +66,7 @@ impl CarrierOutcome {
             error: None,
             transcript: None,
             recording: None,
+            duration: None,
         }
     }
 }
@@ -130,7 +135,10 @@ pub enum DialError {
 /// - `dial` returns once the carrier has accepted the call, or fails with
 ///   [`DialError::Carrier`] having started nothing. After `Ok`, the dialer
 ///   reports through `progress`: optionally `Dialing`, then `Answered` if the
-///   recipient picks up, then exactly one `Ended`. It must end an answered
+///   call connects (the recipient, or their voicemail, picks up), then
+///   exactly one `Ended`. A `completed` or `voicemail` end without an
+///   `Answered` report is taken as answered at the end, with the outcome's
+///   `duration` as its talk time. It must end an answered
 ///   call once `max_duration` has passed.
 /// - `resume` is optional: carriers that keep call state (most do, keyed by
 ///   their own call id) can take over a call after a restart.

@@ -133,25 +133,27 @@ async fn run(
                 ..CarrierOutcome::new(status)
             };
         }
-        CallStatus::Voicemail => {
-            return CarrierOutcome {
-                transcript: Some(format!(
-                    "Recipient: [voicemail greeting]\nAgent: Hello, this is an automated assistant calling about: {} Please call us back. Goodbye.",
-                    request.objective
-                )),
-                recording: Some(recording(300)),
-                ..CarrierOutcome::new(status)
-            };
-        }
+        CallStatus::Voicemail => {}
         _ => return CarrierOutcome::new(status),
     }
+    // Voicemail connects too: the greeting answers, the message is left.
     let _ = progress.report(CarrierReport::Answered);
-    let lines = conversation(request);
     let talk = config.talk.min(request.max_duration);
     let interrupted = tokio::select! {
         _ = tokio::time::sleep(talk) => false,
         _ = &mut hung_up => true,
     };
+    if status == CallStatus::Voicemail {
+        return CarrierOutcome {
+            transcript: Some(format!(
+                "Recipient: [voicemail greeting]\nAgent: Hello, this is an automated assistant calling about: {} Please call us back. Goodbye.",
+                request.objective
+            )),
+            recording: Some(recording(300)),
+            ..CarrierOutcome::new(status)
+        };
+    }
+    let lines = conversation(request);
     // A hang-up mid-call keeps what was said so far: the opening turns.
     let said = if interrupted {
         &lines[..lines.len().min(3)]

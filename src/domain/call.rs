@@ -119,7 +119,8 @@ pub struct CallRecord {
     #[serde(with = "iso8601_opt")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub ended_at: Option<DateTime<Utc>>,
-    /// Talk time in whole seconds, rounded up; 0 when never answered.
+    /// Talk time in whole seconds, rounded up: the carrier's measure when it
+    /// gives one, answer to end otherwise; 0 when never answered.
     pub duration_sec: Option<u64>,
     /// Error token on failed calls.
     pub error: Option<String>,

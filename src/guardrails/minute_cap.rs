@@ -3,7 +3,8 @@
 //! # The rule
 //!
 //! Usage in a billing period is the billed minutes of the calls placed in it
-//! (each call's `durationSec` rounded up to whole minutes). At placement a
+//! (each call's `durationSec` rounded up to whole minutes, at least one for
+//! a connected call, one with `startedAt`). At placement a
 //! call reserves the smaller of the deployment's maximum call duration and
 //! the whole minutes left after usage and the reservations of calls still in
 //! flight; it is dialed with that as its maximum duration. A placement that
@@ -117,7 +118,9 @@ pub trait UsageLedger: Send + Sync + Debug {
         max_minutes: u64,
     ) -> Result<u64, ReserveError>;
 
-    /// Replaces a reservation by what was billed.
+    /// Replaces a reservation by what was billed. An error means nothing
+    /// was changed; the service keeps the call unsettled and
+    /// [`AgentCall::recover`](crate::AgentCall::recover) settles it later.
     async fn settle(
         &self,
         account: &AccountId,

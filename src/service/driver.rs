@@ -43,9 +43,9 @@ pub(super) struct PlausibleEnd {
 }
 
 /// Turns a carrier's end report into a legal end, so that a lost or
-/// contradictory report never leaves a call unfinished: `completed` before
-/// an answer report means the answer report was lost (the call is moved
-/// through `in_progress`); `no_answer` or `declined` after an answer means
+/// contradictory report never leaves a call unfinished: `completed` or
+/// `voicemail` before an answer report means the answer report was lost
+/// (the call is moved through `in_progress`: both are connected calls); `no_answer` or `declined` after an answer means
 /// the answered call ended (`completed`); a non-terminal status is a
 /// carrier error (`failed`). `current` is the stored status (`None` when it
 /// could not be read: a terminal report is then taken as it is).
@@ -53,8 +53,10 @@ pub(super) fn plausible_end(current: Option<CallStatus>, reported: CallStatus) -
     use CallStatus::*;
     let (missed, status) = match (current, reported) {
         (_, Queued | Dialing | InProgress) => (Vec::new(), Failed),
-        (Some(Queued), Completed) => (vec![Transition::Dial, Transition::Answer], Completed),
-        (Some(Dialing), Completed) => (vec![Transition::Answer], Completed),
+        (Some(Queued), Completed | Voicemail) => {
+            (vec![Transition::Dial, Transition::Answer], reported)
+        }
+        (Some(Dialing), Completed | Voicemail) => (vec![Transition::Answer], reported),
         (Some(InProgress), NoAnswer | Declined) => (Vec::new(), Completed),
         (_, reported) => (Vec::new(), reported),
     };
@@ -141,16 +143,23 @@ impl AgentCall {
     }
 
     /// Applies [`plausible_end`] to a call: records the moves the carrier
-    /// skipped and returns the status to end it with.
+    /// skipped, at `ended_at` (no later than the end, so `startedAt` never
+    /// follows `endedAt`), and returns the status to end it with.
     pub(super) async fn repair_end(
         &self,
         call_id: &CallId,
         current: Option<CallStatus>,
         reported: CallStatus,
+        ended_at: chrono::DateTime<chrono::Utc>,
     ) -> CallStatus {
         let repair = plausible_end(current, reported);
         for transition in repair.missed {
-            self.step(call_id, transition).await;
+            if let Err(error) = self
+                .apply_transition(call_id, transition, None, Some(ended_at))
+                .await
+            {
+                tracing::warn!(call_id = %call_id, %error, "repaired move not applied");
+            }
         }
         repair.status
     }

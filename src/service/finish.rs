@@ -11,13 +11,20 @@ use crate::dialer::CarrierOutcome;
 use crate::domain::{CallId, CallStatus};
 use crate::extract::{ExtractionInput, conform, summarize};
 use crate::state::Ending;
-use crate::store::StoredCall;
+use crate::store::{CarrierEnd, StoreError, StoredCall};
 
 impl AgentCall {
     /// Ends a call as its carrier reported, after repairing the report
     /// (see [`plausible_end`](super::driver::plausible_end)); a completed
     /// call gets its extraction and summary first. `status` is the stored
     /// status when the report arrived.
+    ///
+    /// Before a completed call's extraction (which may take tens of
+    /// seconds), the carrier's end is stored on the still-running call
+    /// ([`StoredCall::carrier_end`]: transcript, recording, end time,
+    /// duration, outcome), so a crash during extraction loses nothing:
+    /// [`AgentCall::recover`] re-runs the extraction and ends the call with
+    /// its real outcome. The terminal event fires once, after extraction.
     pub(super) async fn end_from_carrier(
         &self,
         call_id: &CallId,
@@ -26,8 +33,9 @@ impl AgentCall {
     ) {
         // The end happened now, whatever extraction takes afterwards.
         let ended_at = Utc::now();
-        let mut outcome = outcome;
-        outcome.status = self.repair_end(call_id, status, outcome.status).await;
+        let status = self
+            .repair_end(call_id, status, outcome.status, ended_at)
+            .await;
         let mut recording_url = None;
         if let Some(recording) = outcome.recording {
             match self.inner.store.put_recording(call_id, recording).await {
@@ -36,16 +44,33 @@ impl AgentCall {
                 Err(error) => tracing::warn!(call_id = %call_id, %error, "recording not stored"),
             }
         }
+        let mut end = CarrierEnd::new(status, ended_at);
+        end.error = outcome.error;
+        end.transcript = outcome.transcript;
+        end.recording_url = recording_url;
+        end.duration_sec = outcome
+            .duration
+            .map(|d| d.as_millis().div_ceil(1000) as u64);
+        if status == CallStatus::Completed {
+            self.keep_carrier_end(call_id, &end).await;
+        }
+        self.finish(call_id, end).await;
+    }
+
+    /// Ends a call the carrier ended: extraction and summary for a
+    /// completed call, then the terminal move at the carrier's end time.
+    pub(super) async fn finish(&self, call_id: &CallId, end: CarrierEnd) {
         let mut ending = Ending {
-            status: outcome.status,
-            error: outcome.error,
-            transcript: outcome.transcript,
+            status: end.status,
+            error: end.error,
+            transcript: end.transcript,
             summary: None,
             extracted: None,
-            recording_url,
+            recording_url: end.recording_url,
+            duration_sec: end.duration_sec,
         };
         let mut notes = None;
-        if outcome.status == CallStatus::Completed
+        if end.status == CallStatus::Completed
             && let Ok(Some(call)) = self.inner.store.get(call_id).await
         {
             let transcript = ending.transcript.as_deref().unwrap_or("");
@@ -55,8 +80,36 @@ impl AgentCall {
             ending.summary = Some(summary);
             notes = Some(reasons);
         }
-        self.record_end(call_id, ending, notes, Some(ended_at))
+        self.record_end(call_id, ending, notes, Some(end.ended_at))
             .await;
+    }
+
+    /// Stores the carrier's end on the running call (no event, no status
+    /// change). Best effort: if the store fails, the call is finished all
+    /// the same, only without the protection against a crash meanwhile.
+    async fn keep_carrier_end(&self, call_id: &CallId, end: &CarrierEnd) {
+        for _ in 0..10 {
+            let current = match self.inner.store.get(call_id).await {
+                Ok(Some(current)) if !current.record.status.is_terminal() => current,
+                Ok(_) => return,
+                Err(error) => {
+                    tracing::warn!(call_id = %call_id, %error, "carrier end not kept before extraction");
+                    return;
+                }
+            };
+            let next = StoredCall {
+                carrier_end: Some(end.clone()),
+                ..current
+            };
+            match self.inner.store.update(&next, Vec::new()).await {
+                Ok(_) => return,
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(error) => {
+                    tracing::warn!(call_id = %call_id, %error, "carrier end not kept before extraction");
+                    return;
+                }
+            }
+        }
     }
 
     /// The call's fields conformed to their declared types, a summary, and

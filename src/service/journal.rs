@@ -7,10 +7,13 @@
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
 //!
-//! A settlement the usage ledger refuses (its database is down) is retried
-//! with backoff a few times ([`AgentCall::settle_retrying`]); if the ledger
-//! stays down, the settlement is logged at error level with everything
-//! needed to apply it by hand, and lost.
+//! Settlement is reconcilable: the terminal update stores the call with
+//! `settled: false`, the ledger is told (retried with backoff while it
+//! fails), and only then is `settled: true` written. A crash or a ledger
+//! that stays down in between leaves a terminal, unsettled call that
+//! [`AgentCall::recover`] settles. The one window left is a crash after the
+//! ledger accepted and before `settled` was written: recovery then settles
+//! the call a second time (the ledger has no per-call idempotency).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -47,7 +50,8 @@ pub(super) struct Settlement {
     pub(super) period: DateTime<Utc>,
     /// Minutes reserved at placement, all released.
     pub(super) reserved: u64,
-    /// Talk time in whole minutes, rounded up (0 when never answered).
+    /// Talk time in whole minutes, rounded up; at least 1 for a connected
+    /// call (one with `startedAt`), 0 when never answered.
     pub(super) billed: u64,
 }
 
@@ -57,7 +61,16 @@ pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> S
     Settlement {
         period: billing_period.start_of(call.created_at),
         reserved: call.reserved_minutes,
-        billed: billed_minutes(call.record.duration_sec.unwrap_or(0)),
+        billed: {
+            let minutes = billed_minutes(call.record.duration_sec.unwrap_or(0));
+            // A connected call is billed at least its first minute, so no
+            // end (a voicemail drop, a lost answer report) is free.
+            if call.record.started_at.is_some() {
+                minutes.max(1)
+            } else {
+                minutes
+            }
+        },
     }
 }
 
@@ -121,6 +134,11 @@ impl AgentCall {
                 record: step.record,
                 ..current.clone()
             };
+            if next.record.status.is_terminal() {
+                // Finished: the carrier's end is now the record's.
+                next.carrier_end = None;
+                next.settled = false;
+            }
             if let Some(notes) = &notes {
                 next.extraction_notes = notes.clone();
             }
@@ -138,7 +156,7 @@ impl AgentCall {
                     next.version = version;
                     // Terminal statuses are final, so this runs once per call.
                     if next.record.status.is_terminal() {
-                        self.settle(&next).await;
+                        return Ok(Some(self.settle(next).await));
                     }
                     return Ok(Some(next));
                 }
@@ -187,19 +205,54 @@ impl AgentCall {
         }
     }
 
-    /// Replaces an ended call's reservation by its billed minutes.
-    async fn settle(&self, call: &StoredCall) {
-        let settlement = settlement(call, &self.inner.billing_period);
-        self.settle_retrying(&call.account_id, settlement).await;
+    /// Replaces an ended call's reservation by its billed minutes (the
+    /// ledger retried with backoff, see [`AgentCall::settle_retrying`]), then
+    /// records that it did (`settled`). When the ledger stays down, or the
+    /// store fails, the call is returned as it was and stays unsettled, for
+    /// [`AgentCall::recover`] to settle.
+    pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
+        let settlement = settlement(&call, &self.inner.billing_period);
+        if !self.settle_retrying(&call.account_id, settlement).await {
+            tracing::warn!(call_id = %call.record.id, "settlement failed; recovery settles the call");
+            return call;
+        }
+        let mut current = call;
+        loop {
+            let mut next = StoredCall {
+                settled: true,
+                ..current.clone()
+            };
+            match self.inner.store.update(&next, Vec::new()).await {
+                Ok(version) => {
+                    next.version = version;
+                    return next;
+                }
+                Err(StoreError::Conflict { .. }) => {
+                    match self.inner.store.get(&current.record.id).await {
+                        Ok(Some(fresh)) if !fresh.settled => current = fresh,
+                        Ok(Some(fresh)) => return fresh,
+                        _ => return current,
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(call_id = %current.record.id, %error, "settled, but not recorded as settled");
+                    return current;
+                }
+            }
+        }
     }
 
     /// Tells the usage ledger about a settlement, retrying a failing ledger
     /// with backoff ([`SETTLE_ATTEMPTS`] attempts, each failure logged at
-    /// warn). If every attempt fails the settlement is lost: the minutes
-    /// stay reserved and the billed minutes are not counted. That is logged
-    /// at error level with the account, the period, the minutes reserved
-    /// and billed, for an operator to reconcile; nothing retries it later.
-    pub(super) async fn settle_retrying(&self, account: &AccountId, settlement: Settlement) {
+    /// warn); `true` once it is applied. If every attempt fails that is
+    /// logged at error level with the account, the period and the minutes
+    /// reserved and billed: a stored call stays unsettled for recovery; a
+    /// release without a stored call (a failed insert) is for an operator.
+    pub(super) async fn settle_retrying(
+        &self,
+        account: &AccountId,
+        settlement: Settlement,
+    ) -> bool {
         let Settlement {
             period,
             reserved,
@@ -209,12 +262,11 @@ impl AgentCall {
         let mut backoff = SETTLE_FIRST_BACKOFF;
         for attempt in 1..=SETTLE_ATTEMPTS {
             match ledger.settle(account, period, reserved, billed).await {
-                Ok(()) => return,
+                Ok(()) => return true,
                 Err(error) if attempt == SETTLE_ATTEMPTS => {
                     tracing::error!(
                         %account, %period, reserved, billed, %error,
-                        "settlement lost: the usage ledger failed {SETTLE_ATTEMPTS} times; \
-                         the minutes stay reserved and the billed minutes are not counted"
+                        "settlement not applied: the usage ledger failed {SETTLE_ATTEMPTS} times"
                     );
                 }
                 Err(error) => {
@@ -224,6 +276,7 @@ impl AgentCall {
                 }
             }
         }
+        false
     }
 }
 

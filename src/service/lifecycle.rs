@@ -18,6 +18,11 @@ pub struct RecoveryReport {
     pub resumed: usize,
     /// Calls ended as `failed` / `interrupted`.
     pub ended: usize,
+    /// Calls the carrier had ended whose finishing (extraction) was cut
+    /// short; they were finished with their real outcome.
+    pub finished: usize,
+    /// Ended calls whose reservation had not been settled; now settled.
+    pub settled: usize,
 }
 
 impl AgentCall {
@@ -25,22 +30,38 @@ impl AgentCall {
     /// or a kill), so that none stays queued forever. Call it once at start
     /// when the store is durable.
     ///
-    /// Each unfinished call is offered to the dialer ([`Dialer::resume`]);
+    /// A call the carrier had already ended ([`StoredCall::carrier_end`]:
+    /// the process died during extraction) is finished with the carrier's
+    /// outcome, transcript and recording: extraction runs again and its
+    /// terminal event is queued.
+    ///
+    /// Every other unfinished call is offered to the dialer ([`Dialer::resume`]);
     /// if the carrier takes it over, it is followed as usual. Otherwise it
     /// ends as `failed` with error `interrupted`, its reservation is
-    /// released (talk time, if any, was not observed and is not billed) and
-    /// its terminal event is queued. Events already queued before the crash
+    /// settled and its terminal event is queued. A call that was never
+    /// answered bills nothing; an answered one bills from its answer to the
+    /// recovery (at least a minute, at most its reservation), since the
+    /// carrier may have kept it running that long. Events already queued before the crash
     /// are delivered by the outbox as usual.
+    ///
+    /// Last, every ended call whose minutes were not settled (a crash or a
+    /// ledger failure right after its end) is settled.
     ///
     /// Recovery takes every unfinished call in the store: on PostgreSQL with
     /// several instances, run it only from one instance after a full-fleet
     /// restart, never while another instance is running calls.
     ///
     /// [`Dialer::resume`]: crate::dialer::Dialer::resume
+    /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
     pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
         let mut report = RecoveryReport::default();
         for call in self.inner.store.unfinished().await? {
             let call_id = call.record.id.clone();
+            if let Some(end) = call.carrier_end {
+                self.finish(&call_id, end).await;
+                report.finished += 1;
+                continue;
+            }
             let (progress, reports) = ProgressHandle::channel(call_id.clone());
             let request = super::driver::dial_request(&call);
             match self.inner.dialer.resume(request, progress).await {
@@ -61,10 +82,16 @@ impl AgentCall {
                 }
             }
         }
+        for call in self.inner.store.unsettled().await? {
+            let settled = self.settle(call).await;
+            report.settled += usize::from(settled.settled);
+        }
         if report != RecoveryReport::default() {
             tracing::info!(
                 resumed = report.resumed,
                 ended = report.ended,
+                finished = report.finished,
+                settled = report.settled,
                 "recovered unfinished calls"
             );
         }

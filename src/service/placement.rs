@@ -117,6 +117,8 @@ impl AgentCall {
             webhook_url: request.webhook_url,
             reserved_minutes: reserved,
             extraction_notes: Default::default(),
+            carrier_end: None,
+            settled: false,
             version: 0,
         };
         if let Err(error) = inner.store.insert(&call).await {

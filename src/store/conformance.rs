@@ -16,8 +16,8 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
-    ListQuery, NewEvent, Recording, StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallStore, CarrierEnd, DeliveryStatus, EventOutbox, IdempotencyBegin,
+    IdempotencyStore, ListQuery, NewEvent, Recording, StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
 
@@ -31,6 +31,7 @@ pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
     list_pages_with_cursor_and_filters(store).await;
     recordings_round_trip(store).await;
     unfinished_lists_non_terminal_calls(store).await;
+    unsettled_lists_ended_calls_not_settled(store).await;
     events_enter_with_updates_and_deliver_in_order(store).await;
     idempotency_keys_replay_mismatch_and_expire(store).await;
 }
@@ -62,6 +63,8 @@ fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCall {
         webhook_url: Some("https://example.com/hook".into()),
         reserved_minutes: 3,
         extraction_notes: BTreeMap::new(),
+        carrier_end: None,
+        settled: false,
         version: 0,
     }
 }
@@ -305,6 +308,44 @@ pub async fn unfinished_lists_non_terminal_calls<S: CallStore + ?Sized>(store: &
     let unfinished = store.unfinished().await.expect("unfinished");
     assert!(unfinished.iter().any(|c| c.record.id == open.record.id));
     assert!(unfinished.iter().all(|c| !c.record.status.is_terminal()));
+}
+
+/// `unsettled` lists terminal calls whose reservation is not settled, and
+/// the settlement flag and a kept carrier end read back as written.
+pub async fn unsettled_lists_ended_calls_not_settled<S: CallStore + ?Sized>(store: &S) {
+    let key = fresh_key();
+    let mut open = sample_call(&key, base_time());
+    let mut end = CarrierEnd::new(CallStatus::Completed, base_time());
+    end.transcript = Some("Agent: hello \"settled\":false".into());
+    end.duration_sec = Some(42);
+    open.carrier_end = Some(end);
+    let mut unsettled = sample_call(&key, base_time());
+    unsettled.record.status = CallStatus::Voicemail;
+    let mut settled = sample_call(&key, base_time());
+    settled.record.status = CallStatus::Completed;
+    settled.settled = true;
+    for call in [&open, &unsettled, &settled] {
+        store.insert(call).await.expect("insert");
+    }
+    let read = store.get(&open.record.id).await.expect("get");
+    assert_eq!(read.as_ref(), Some(&open), "carrier end round-trips");
+    let listed = store.unsettled().await.expect("unsettled");
+    let ids: Vec<_> = listed.iter().map(|c| &c.record.id).collect();
+    assert!(ids.contains(&&unsettled.record.id));
+    assert!(!ids.contains(&&settled.record.id) && !ids.contains(&&open.record.id));
+    assert!(
+        listed
+            .iter()
+            .all(|c| c.record.status.is_terminal() && !c.settled)
+    );
+    let mut now_settled = unsettled.clone();
+    now_settled.settled = true;
+    store
+        .update(&now_settled, Vec::new())
+        .await
+        .expect("update");
+    let listed = store.unsettled().await.expect("unsettled");
+    assert!(listed.iter().all(|c| c.record.id != unsettled.record.id));
 }
 
 /// Events enter with the update that emits them, are claimed in order with

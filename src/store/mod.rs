@@ -91,6 +91,15 @@ pub struct StoredCall {
     pub reserved_minutes: u64,
     /// Why an extracted field came back null, by field name (host-readable).
     pub extraction_notes: BTreeMap<String, String>,
+    /// The carrier has ended the call and the service is finishing it
+    /// (extraction), with what the carrier reported; the status is still
+    /// the running one. Recovery finishes such a call with this outcome.
+    pub carrier_end: Option<CarrierEnd>,
+    /// Whether the call's reservation has been settled in the usage ledger
+    /// (replaced by its billed minutes). Set after the ledger accepted the
+    /// settlement of a terminal call; a terminal call without it is settled
+    /// by [`AgentCall::recover`](crate::AgentCall::recover).
+    pub settled: bool,
     /// Optimistic-concurrency version; bumped by every successful update.
     pub version: u64,
 }
@@ -117,7 +126,43 @@ impl StoredCall {
             webhook_url: None,
             reserved_minutes: 0,
             extraction_notes: BTreeMap::new(),
+            carrier_end: None,
+            settled: false,
             version: 0,
+        }
+    }
+}
+
+/// How the carrier ended a call that the service has not finished yet
+/// ([`StoredCall::carrier_end`]): kept so that a crash during extraction
+/// loses neither the conversation nor the outcome.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct CarrierEnd {
+    /// The terminal status the call ends with (already repaired).
+    pub status: CallStatus,
+    /// Error token, for `failed`.
+    pub error: Option<String>,
+    /// The conversation.
+    pub transcript: Option<String>,
+    /// Where the recording can be fetched, if one was stored.
+    pub recording_url: Option<String>,
+    /// When the carrier ended the call.
+    pub ended_at: DateTime<Utc>,
+    /// The carrier's talk time in whole seconds, if it gave one.
+    pub duration_sec: Option<u64>,
+}
+
+impl CarrierEnd {
+    /// An end in `status` at `ended_at`, with nothing else.
+    pub fn new(status: CallStatus, ended_at: DateTime<Utc>) -> Self {
+        Self {
+            status,
+            error: None,
+            transcript: None,
+            recording_url: None,
+            ended_at,
+            duration_sec: None,
         }
     }
 }
@@ -226,6 +271,10 @@ pub trait CallStore: Send + Sync + Debug {
 
     /// Calls not yet in a terminal status, oldest first (for recovery after a restart).
     async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError>;
+
+    /// Calls in a terminal status whose reservation is not settled
+    /// (`settled == false`), oldest first (for recovery after a restart).
+    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError>;
 
     /// Stores a call's recording.
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError>;

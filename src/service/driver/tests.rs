@@ -52,6 +52,19 @@ fn a_lost_answer_report_is_made_up_before_completed() {
 }
 
 #[test]
+fn voicemail_without_an_answer_report_is_moved_through_in_progress() {
+    use Transition::{Answer, Dial};
+    assert_eq!(
+        plausible_end(Some(Queued), Voicemail),
+        end(vec![Dial, Answer], Voicemail)
+    );
+    assert_eq!(
+        plausible_end(Some(Dialing), Voicemail),
+        end(vec![Answer], Voicemail)
+    );
+}
+
+#[test]
 fn unanswered_ends_after_an_answer_mean_completed() {
     for reported in [NoAnswer, Declined] {
         assert_eq!(
@@ -105,8 +118,8 @@ proptest! {
         prop_assert!(ended.is_ok(), "{:?}", ended);
         let ended = ended.unwrap().record;
         prop_assert_eq!(ended.status, repair.status);
-        // A completed call was answered, by the carrier or by the repair.
-        if repair.status == Completed {
+        // A completed or voicemail call was answered, by the carrier or by the repair.
+        if matches!(repair.status, Completed | Voicemail) {
             prop_assert!(ended.started_at.is_some());
         }
     }

@@ -25,6 +25,8 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         webhook_url: None,
         reserved_minutes: reserved,
         extraction_notes: Notes::new(),
+        carrier_end: None,
+        settled: false,
         version: 0,
     }
 }
@@ -49,6 +51,15 @@ fn talk_time_is_billed_in_started_minutes() {
             "{seconds} s"
         );
     }
+}
+
+#[test]
+fn a_connected_call_is_billed_at_least_a_minute() {
+    let placed = at("2026-03-10T12:00:00Z");
+    let mut connected = call(placed, 15, Some(0));
+    connected.record.started_at = Some(placed);
+    let settled = settlement(&connected, &BillingPeriod::default());
+    assert_eq!((settled.reserved, settled.billed), (15, 1));
 }
 
 #[test]

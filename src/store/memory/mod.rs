@@ -289,6 +289,18 @@ impl CallStore for MemoryStore {
         Ok(ListPage { calls, has_more })
     }
 
+    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
+        let inner = self.read();
+        let mut calls: Vec<_> = inner
+            .calls
+            .values()
+            .filter(|c| c.record.status.is_terminal() && !c.settled)
+            .cloned()
+            .collect();
+        calls.sort_by(|a, b| (a.created_at, &a.record.id).cmp(&(b.created_at, &b.record.id)));
+        Ok(calls)
+    }
+
     async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
         let inner = self.read();
         let mut calls: Vec<_> = inner

@@ -184,6 +184,23 @@ impl Db<D> {
         decode_calls(rows)
     }
 
+    /// `CallStore::unsettled`: terminal calls whose document says
+    /// `"settled":false`. Not indexed: a scan of the ended calls, run once
+    /// by recovery at start.
+    pub(crate) async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
+        let sql = format!(
+            "SELECT id, version, doc FROM calls WHERE status NOT IN {UNFINISHED_SQL} \
+             AND doc LIKE '%\"settled\":false%' ORDER BY created_ns, id"
+        );
+        let rows = sqlx::query_as(&sql)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let calls = decode_calls(rows)?;
+        // The pattern could also match inside a text field; the field decides.
+        Ok(calls.into_iter().filter(|c| !c.settled).collect())
+    }
+
     /// `CallStore::put_recording`: one statement that stores nothing when
     /// the call is unknown.
     pub(crate) async fn put_recording(

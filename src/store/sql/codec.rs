@@ -22,8 +22,8 @@ use std::fmt;
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
 use crate::store::{
-    DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent, PendingDelivery,
-    StoreError, StoredCall, StoredResponse,
+    CarrierEnd, DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent,
+    PendingDelivery, StoreError, StoredCall, StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -253,6 +253,16 @@ struct CallDocument {
     reserved_minutes: u64,
     #[serde(default)]
     extraction_notes: BTreeMap<String, String>,
+    #[serde(default)]
+    carrier_end: Option<CarrierEnd>,
+    /// Rows written before the field existed were settled when they ended
+    /// (or their settlement is beyond repair): they read as settled.
+    #[serde(default = "settled_by_default")]
+    settled: bool,
+}
+
+fn settled_by_default() -> bool {
+    true
 }
 
 #[derive(Serialize, Deserialize)]
@@ -298,6 +308,8 @@ impl From<&StoredCall> for CallDocument {
             webhook_url: call.webhook_url.clone(),
             reserved_minutes: call.reserved_minutes,
             extraction_notes: call.extraction_notes.clone(),
+            carrier_end: call.carrier_end.clone(),
+            settled: call.settled,
         }
     }
 }
@@ -326,6 +338,8 @@ impl CallDocument {
             webhook_url: self.webhook_url,
             reserved_minutes: self.reserved_minutes,
             extraction_notes: self.extraction_notes,
+            carrier_end: self.carrier_end,
+            settled: self.settled,
             version,
         }
     }
@@ -512,6 +526,12 @@ mod tests {
             webhook_url: None,
             reserved_minutes: 7,
             extraction_notes: BTreeMap::from([("n".into(), "why".into())]),
+            carrier_end: Some(CarrierEnd {
+                transcript: Some("Agent: hi".into()),
+                duration_sec: Some(61),
+                ..CarrierEnd::new(CallStatus::Completed, from_nanos(1_800_000_000_999_999_999))
+            }),
+            settled: false,
             version: 42,
         }
     }
@@ -524,6 +544,19 @@ mod tests {
         assert_eq!(columns.status, "completed");
         let back = decode_call(&columns.id, columns.version, &columns.doc).expect("decode");
         assert_eq!(back, call);
+    }
+
+    #[test]
+    fn documents_from_before_settlement_tracking_read_as_settled() {
+        let call = call();
+        let columns = encode_call(&call).expect("encode");
+        let mut doc: serde_json::Value = serde_json::from_str(&columns.doc).expect("json");
+        let fields = doc.as_object_mut().expect("object");
+        assert!(fields.remove("settled").is_some() && fields.remove("carrier_end").is_some());
+        let old = serde_json::to_string(&doc).expect("json");
+        let back = decode_call(&columns.id, columns.version, &old).expect("decode");
+        assert!(back.settled, "old rows are not settled again");
+        assert_eq!(back.carrier_end, None);
     }
 
     #[test]

@@ -365,6 +365,12 @@ macro_rules! delegate_store {
                 self.db.unfinished().await
             }
 
+            async fn unsettled(
+                &self,
+            ) -> Result<Vec<$crate::store::StoredCall>, $crate::store::StoreError> {
+                self.db.unsettled().await
+            }
+
             async fn put_recording(
                 &self,
                 id: &$crate::domain::CallId,

@@ -187,6 +187,8 @@ mod tests {
                 webhook_url: None,
                 reserved_minutes: 0,
                 extraction_notes: BTreeMap::new(),
+                carrier_end: None,
+                settled: false,
                 version: 0,
             };
             store.insert(&call).await.expect("insert");
