@@ -264,6 +264,7 @@ async fn cancel_in_each_state() {
     let ringing = SimulationConfig {
         ring: Duration::from_secs(3_600),
         talk: Duration::from_millis(10),
+        ..Default::default()
     };
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
@@ -291,6 +292,7 @@ async fn cancel_in_each_state() {
     let talking = SimulationConfig {
         ring: Duration::from_millis(10),
         talk: Duration::from_secs(3_600),
+        ..Default::default()
     };
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryState, EventOutbox, IdempotencyBegin, IdempotencyStore,
-    ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
-    StoredResponse,
+    AttemptOutcome, CallStore, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
+    IdempotencyStore, ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording,
+    StoreError, StoredCall, StoredResponse,
 };
 use agentcall::{Api, CallId, KeyId};
 use chrono::{DateTime, Utc};
@@ -527,10 +527,25 @@ impl IdempotencyStore for UnavailableStore {
     ) -> Result<IdempotencyBegin, StoreError> {
         Err(down())
     }
-    async fn complete(&self, _: &KeyId, _: &str, _: StoredResponse) -> Result<(), StoreError> {
+    async fn renew(
+        &self,
+        _: &KeyId,
+        _: &str,
+        _: HoldToken,
+        _: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
         Err(down())
     }
-    async fn abandon(&self, _: &KeyId, _: &str) -> Result<(), StoreError> {
+    async fn complete(
+        &self,
+        _: &KeyId,
+        _: &str,
+        _: HoldToken,
+        _: StoredResponse,
+    ) -> Result<(), StoreError> {
+        Err(down())
+    }
+    async fn abandon(&self, _: &KeyId, _: &str, _: HoldToken) -> Result<(), StoreError> {
         Err(down())
     }
 }

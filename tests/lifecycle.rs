@@ -159,6 +159,7 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
     let slow = SimulationConfig {
         ring: Duration::from_millis(10),
         talk: Duration::from_secs(3_600),
+        ..Default::default()
     };
     let service = builder()
         .dialer(Arc::new(SimulatedDialer::new(slow)))
@@ -504,6 +505,7 @@ async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
     let ringing = SimulationConfig {
         ring: Duration::from_secs(3600),
         talk: Duration::from_secs(1),
+        ..Default::default()
     };
     let service = builder()
         .dialer(Arc::new(SimulatedDialer::new(ringing)))
