@@ -570,11 +570,21 @@ async fn retries_during_a_dial_longer_than_the_lease_place_one_call() {
         let api = api.clone();
         async move { send(&api, keyed(KEY_A1, "slow-dial", &body())).await }
     });
+    // Let the first request take the key (well within the lease).
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let mut retries = 0;
     while !first.is_finished() {
-        let (status, _, bytes) = send(&api, keyed(KEY_A1, "slow-dial", &body())).await;
-        if first.is_finished() && status == StatusCode::CREATED {
-            break; // answered between the check and the retry: a replay
+        let (status, headers, bytes) = send(&api, keyed(KEY_A1, "slow-dial", &body())).await;
+        if status == StatusCode::CREATED {
+            // Only once the first was answered (between the check and the
+            // retry), and then as its replay, never as a second call.
+            assert_eq!(
+                headers.get("idempotent-replayed").map(|v| v.as_bytes()),
+                Some(&b"true"[..]),
+                "retry {retries} during the dial placed a second call: {}",
+                json(&bytes)
+            );
+            break;
         }
         assert_eq!(
             (status, json(&bytes)),
