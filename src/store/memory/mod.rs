@@ -512,10 +512,10 @@ impl IdempotencyStore for MemoryStore {
     ) -> Result<(), StoreError> {
         let mut inner = self.write();
         let slot = (key_id.clone(), idempotency_key.to_owned());
-        if let Some(entry) = inner.idempotency.get_mut(&slot) {
-            if entry.held_by(token) {
-                entry.response = Some(response);
-            }
+        if let Some(entry) = inner.idempotency.get_mut(&slot)
+            && entry.held_by(token)
+        {
+            entry.response = Some(response);
         }
         Ok(())
     }
@@ -528,14 +528,12 @@ impl IdempotencyStore for MemoryStore {
     ) -> Result<(), StoreError> {
         let mut inner = self.write();
         let slot = (key_id.clone(), idempotency_key.to_owned());
-        if inner
+        let held = inner
             .idempotency
             .get(&slot)
-            .is_some_and(|entry| entry.held_by(token))
-        {
-            if let Some(entry) = inner.idempotency.remove(&slot) {
-                inner.idempotency_order.remove(&(entry.created_at, slot));
-            }
+            .is_some_and(|entry| entry.held_by(token));
+        if held && let Some(entry) = inner.idempotency.remove(&slot) {
+            inner.idempotency_order.remove(&(entry.created_at, slot));
         }
         Ok(())
     }
