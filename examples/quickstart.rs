@@ -70,6 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .dialer(Arc::new(SimulatedDialer::new(SimulationConfig {
             ring: Duration::from_millis(300),
             talk: Duration::from_millis(1_200),
+            ..Default::default()
         })))
         .notifier(receiver.clone())
         .build()?;

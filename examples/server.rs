@@ -55,6 +55,10 @@ struct Config {
     /// How long the in-memory store keeps ended calls and recordings.
     #[serde(default)]
     memory_retention: RetentionFile,
+    /// How long a request holds its `Idempotency-Key` between renewals, in
+    /// ms (60 000 when absent).
+    #[serde(default = "default_idempotency_lease_ms")]
+    idempotency_lease_ms: u64,
 }
 
 /// `"memoryRetention"`: seconds after a call's end; `null` keeps forever.
@@ -106,6 +110,9 @@ struct SimulationFile {
     ring_ms: u64,
     #[serde(default = "default_talk_ms")]
     talk_ms: u64,
+    /// How long the simulated carrier takes to accept a call (0 when absent).
+    #[serde(default)]
+    dial_delay_ms: u64,
 }
 
 impl Default for SimulationFile {
@@ -113,6 +120,7 @@ impl Default for SimulationFile {
         Self {
             ring_ms: default_ring_ms(),
             talk_ms: default_talk_ms(),
+            dial_delay_ms: 0,
         }
     }
 }
@@ -135,6 +143,9 @@ fn default_ring_ms() -> u64 {
 }
 fn default_talk_ms() -> u64 {
     4_000
+}
+fn default_idempotency_lease_ms() -> u64 {
+    60_000
 }
 
 fn demo_config() -> (Config, String) {
@@ -159,6 +170,7 @@ fn demo_config() -> (Config, String) {
         base_url: None,
         store: default_store(),
         memory_retention: RetentionFile::default(),
+        idempotency_lease_ms: default_idempotency_lease_ms(),
     };
     (config, key)
 }
@@ -324,12 +336,14 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
     let simulation = SimulationConfig {
         ring: Duration::from_millis(config.simulation.ring_ms),
         talk: Duration::from_millis(config.simulation.talk_ms),
+        dial_delay: Duration::from_millis(config.simulation.dial_delay_ms),
     };
     let builder = AgentCall::builder()
         .directory(Arc::new(directory))
         .dialer(Arc::new(SimulatedDialer::new(simulation)))
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
+        .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))
         .base_url(config.base_url.clone().unwrap_or(base_url));
     let (builder, durable) = with_store(builder, &config.store, &config.memory_retention).await?;
     let service = builder.build().map_err(|e| e.to_string())?;

@@ -48,7 +48,7 @@
 //! account.numbers = vec!["+14155550100".into()];
 //! account.default_caller_id = Some("+14155550100".into());
 //! let key = ApiKey::new("key_demo");
-//! let fast = SimulationConfig { ring: Duration::from_millis(5), talk: Duration::from_millis(20) };
+//! let fast = SimulationConfig::new(Duration::from_millis(5), Duration::from_millis(20));
 //! let service = AgentCall::builder()
 //!     .directory(Arc::new(StaticDirectory::new().with_account(account, [key.clone()])))
 //!     .dialer(Arc::new(SimulatedDialer::new(fast)))

@@ -264,6 +264,7 @@ async fn cancel_in_each_state() {
     let ringing = SimulationConfig {
         ring: Duration::from_secs(3_600),
         talk: Duration::from_millis(10),
+        ..Default::default()
     };
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
@@ -298,6 +299,7 @@ async fn cancel_in_each_state() {
     let talking = SimulationConfig {
         ring: Duration::from_millis(10),
         talk: Duration::from_secs(3_600),
+        ..Default::default()
     };
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
@@ -560,4 +562,93 @@ async fn metadata_is_validated_stored_and_sent_with_every_event() {
         .wait_for(|r| r.iter().any(|x| x.json()["callId"] == plain.as_str()))
         .await;
     assert!(receiver.for_call(&plain)[0].json()["metadata"].is_null());
+}
+
+/// A carrier slower to accept a call than the idempotency lease: the
+/// placement renews its key, so every retry during the dial is told the key
+/// is in use, and exactly one call is placed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_during_a_dial_longer_than_the_lease_place_one_call() {
+    let slow = fast_simulation().with_dial_delay(Duration::from_secs(1));
+    let api = Api::new(
+        builder()
+            .dialer(Arc::new(SimulatedDialer::new(slow)))
+            .idempotency_lease(Duration::from_millis(200))
+            .build()
+            .unwrap(),
+    );
+    let first = tokio::spawn({
+        let api = api.clone();
+        async move { send(&api, keyed(KEY_A1, "slow-dial", &body())).await }
+    });
+    // Let the first request take the key (well within the lease).
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut retries = 0;
+    while !first.is_finished() {
+        let (status, headers, bytes) = send(&api, keyed(KEY_A1, "slow-dial", &body())).await;
+        if status == StatusCode::CREATED {
+            // Only once the first was answered (between the check and the
+            // retry), and then as its replay, never as a second call.
+            assert_eq!(
+                headers.get("idempotent-replayed").map(|v| v.as_bytes()),
+                Some(&b"true"[..]),
+                "retry {retries} during the dial placed a second call: {}",
+                json(&bytes)
+            );
+            break;
+        }
+        assert_eq!(
+            (status, json(&bytes)),
+            (
+                StatusCode::CONFLICT,
+                json!({"error": "idempotency_key_in_use"})
+            ),
+            "retry {retries} during the dial"
+        );
+        retries += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(retries >= 10, "retried all through the dial ({retries})");
+    let (status, _, created) = first.await.unwrap();
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, headers, replayed) = send(&api, keyed(KEY_A1, "slow-dial", &body())).await;
+    assert_eq!((status, &replayed), (StatusCode::CREATED, &created));
+    assert_eq!(headers["idempotent-replayed"], "true");
+    assert_eq!(count_calls(&api, KEY_A1).await, 1);
+}
+
+/// A carrier that does not accept a call within the dial timeout: the
+/// placement fails as `502 placement_failed` with a failed record, and that
+/// answer is replayed (the record exists).
+#[tokio::test]
+async fn a_dial_past_its_timeout_fails_the_placement_and_is_replayed() {
+    let slow = fast_simulation().with_dial_delay(Duration::from_secs(5));
+    let api = Api::new(
+        builder()
+            .dialer(Arc::new(SimulatedDialer::new(slow)))
+            .dial_timeout(Duration::from_millis(100))
+            .build()
+            .unwrap(),
+    );
+    let started = tokio::time::Instant::now();
+    let (status, _, bytes) = send(&api, keyed(KEY_A1, "timeout", &body())).await;
+    assert_eq!(
+        (status, json(&bytes)),
+        (
+            StatusCode::BAD_GATEWAY,
+            json!({"error": "placement_failed"})
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let (_, _, list) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
+    let calls = json(&list)["calls"].as_array().unwrap().clone();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0]["status"].as_str(), calls[0]["error"].as_str()),
+        (Some("failed"), Some("placement_failed"))
+    );
+    let (status, headers, again) = send(&api, keyed(KEY_A1, "timeout", &body())).await;
+    assert_eq!((status, &again), (StatusCode::BAD_GATEWAY, &bytes));
+    assert_eq!(headers["idempotent-replayed"], "true");
+    assert_eq!(count_calls(&api, KEY_A1).await, 1);
 }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryState, EventOutbox, IdempotencyBegin, IdempotencyStore,
-    ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording, StoreError, StoredCall,
-    StoredResponse,
+    AttemptOutcome, CallStore, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
+    IdempotencyStore, ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording,
+    StoreError, StoredCall, StoredResponse,
 };
 use agentcall::{Api, CallId, KeyId};
 use chrono::{DateTime, Utc};
@@ -530,10 +530,25 @@ impl IdempotencyStore for UnavailableStore {
     ) -> Result<IdempotencyBegin, StoreError> {
         Err(down())
     }
-    async fn complete(&self, _: &KeyId, _: &str, _: StoredResponse) -> Result<(), StoreError> {
+    async fn renew(
+        &self,
+        _: &KeyId,
+        _: &str,
+        _: HoldToken,
+        _: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
         Err(down())
     }
-    async fn abandon(&self, _: &KeyId, _: &str) -> Result<(), StoreError> {
+    async fn complete(
+        &self,
+        _: &KeyId,
+        _: &str,
+        _: HoldToken,
+        _: StoredResponse,
+    ) -> Result<(), StoreError> {
+        Err(down())
+    }
+    async fn abandon(&self, _: &KeyId, _: &str, _: HoldToken) -> Result<(), StoreError> {
         Err(down())
     }
 }
@@ -770,4 +785,206 @@ async fn the_openapi_document_is_served_without_auth_and_matches_the_routes() {
             }
         }
     }
+}
+
+/// A memory store whose first `fail_inserts` call inserts and first
+/// `fail_completes` idempotency completes fail as unavailable.
+#[derive(Debug, Default)]
+struct FlakyStore {
+    inner: MemoryStore,
+    fail_inserts: std::sync::atomic::AtomicUsize,
+    fail_completes: std::sync::atomic::AtomicUsize,
+}
+
+/// Takes one failure from `budget`, if any is left.
+fn take_failure(budget: &std::sync::atomic::AtomicUsize) -> bool {
+    use std::sync::atomic::Ordering;
+    budget
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+#[async_trait::async_trait]
+impl CallStore for FlakyStore {
+    async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
+        if take_failure(&self.fail_inserts) {
+            return Err(down());
+        }
+        self.inner.insert(call).await
+    }
+    async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
+        self.inner.get(id).await
+    }
+    async fn update(&self, call: &StoredCall, events: Vec<NewEvent>) -> Result<u64, StoreError> {
+        self.inner.update(call, events).await
+    }
+    async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+        self.inner.list(query).await
+    }
+    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
+        self.inner.unfinished().await
+    }
+    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
+        self.inner.unsettled().await
+    }
+    async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
+        self.inner.put_recording(id, recording).await
+    }
+    async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError> {
+        self.inner.recording(id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl EventOutbox for FlakyStore {
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
+        self.inner.claim_due(now, limit, lease).await
+    }
+    async fn record_attempt(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError> {
+        self.inner.record_attempt(id, now, outcome).await
+    }
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        self.inner.next_due().await
+    }
+    async fn deliveries(&self, id: &CallId) -> Result<Vec<DeliveryState>, StoreError> {
+        self.inner.deliveries(id).await
+    }
+    async fn redeliver(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.inner.redeliver(id, now).await
+    }
+}
+
+#[async_trait::async_trait]
+impl IdempotencyStore for FlakyStore {
+    async fn begin(
+        &self,
+        key_id: &KeyId,
+        key: &str,
+        fingerprint: [u8; 32],
+        now: DateTime<Utc>,
+        ttl: std::time::Duration,
+        lease: std::time::Duration,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        self.inner
+            .begin(key_id, key, fingerprint, now, ttl, lease)
+            .await
+    }
+    async fn renew(
+        &self,
+        key_id: &KeyId,
+        key: &str,
+        token: HoldToken,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner.renew(key_id, key, token, now).await
+    }
+    async fn complete(
+        &self,
+        key_id: &KeyId,
+        key: &str,
+        token: HoldToken,
+        response: StoredResponse,
+    ) -> Result<(), StoreError> {
+        if take_failure(&self.fail_completes) {
+            return Err(down());
+        }
+        self.inner.complete(key_id, key, token, response).await
+    }
+    async fn abandon(&self, key_id: &KeyId, key: &str, token: HoldToken) -> Result<(), StoreError> {
+        self.inner.abandon(key_id, key, token).await
+    }
+}
+
+fn keyed_post(idempotency_key: &str) -> Request<String> {
+    let mut request = post(Some(KEY_A1), valid().to_string());
+    request
+        .headers_mut()
+        .insert("idempotency-key", idempotency_key.parse().unwrap());
+    request
+}
+
+async fn call_count(api: &Api) -> usize {
+    let (_, _, bytes) = send(api, get(Some(KEY_A1), "/v1/agent/calls?limit=100")).await;
+    json(&bytes)["calls"].as_array().unwrap().len()
+}
+
+/// A transient store failure wrote nothing, so it is not kept for replay:
+/// the retry with the same key places the call.
+#[tokio::test]
+async fn a_transient_store_failure_is_not_replayed() {
+    let store = Arc::new(FlakyStore::default());
+    store
+        .fail_inserts
+        .store(1, std::sync::atomic::Ordering::SeqCst);
+    let api = Api::new(builder().store(store).build().unwrap());
+    let (status, _, bytes) = send(&api, keyed_post("flaky-insert")).await;
+    assert_eq!(
+        (status, json(&bytes)["error"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("store_error"))
+    );
+    assert_eq!(call_count(&api).await, 0);
+    let (status, headers, bytes) = send(&api, keyed_post("flaky-insert")).await;
+    assert_eq!(status, StatusCode::CREATED, "{:?}", json(&bytes));
+    assert!(headers.get("idempotent-replayed").is_none());
+    assert_eq!(call_count(&api).await, 1);
+    // That answer is the one kept.
+    let (status, headers, again) = send(&api, keyed_post("flaky-insert")).await;
+    assert_eq!((status, &again), (StatusCode::CREATED, &bytes));
+    assert_eq!(headers["idempotent-replayed"], "true");
+    assert_eq!(call_count(&api).await, 1);
+}
+
+/// A placement whose answer could not be recorded keeps its key held (a
+/// retry is told it is in use, never placing a second call) until the
+/// answer is recorded, and then replays it.
+#[tokio::test]
+async fn an_unrecorded_answer_keeps_the_key_held_until_it_is_recorded() {
+    let store = Arc::new(FlakyStore::default());
+    store
+        .fail_completes
+        .store(3, std::sync::atomic::Ordering::SeqCst);
+    let lease = std::time::Duration::from_millis(150);
+    let api = Api::new(
+        builder()
+            .store(store.clone())
+            .idempotency_lease(lease)
+            .build()
+            .unwrap(),
+    );
+    let (status, _, first) = send(&api, keyed_post("unrecorded")).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // Past several leases the key is still held, then replays.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let (status, headers, bytes) = send(&api, keyed_post("unrecorded")).await;
+        if status == StatusCode::CREATED {
+            assert_eq!(bytes, first);
+            assert_eq!(headers["idempotent-replayed"], "true");
+            break;
+        }
+        assert_eq!(
+            (status, json(&bytes)["error"].as_str()),
+            (StatusCode::CONFLICT, Some("idempotency_key_in_use"))
+        );
+        assert!(tokio::time::Instant::now() < deadline, "never recorded");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        store
+            .fail_completes
+            .load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "recorded after the failed attempts"
+    );
+    assert_eq!(call_count(&api).await, 1);
 }

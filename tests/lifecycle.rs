@@ -160,6 +160,7 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
     let slow = SimulationConfig {
         ring: Duration::from_millis(10),
         talk: Duration::from_secs(3_600),
+        ..Default::default()
     };
     let service = builder()
         .dialer(Arc::new(SimulatedDialer::new(slow)))
@@ -510,6 +511,7 @@ async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
     let ringing = SimulationConfig {
         ring: Duration::from_secs(3600),
         talk: Duration::from_secs(1),
+        ..Default::default()
     };
     let service = builder()
         .dialer(Arc::new(SimulatedDialer::new(ringing)))

@@ -435,6 +435,7 @@ async fn run_call(stub: &Stub) -> (agentcall::CallRecord, agentcall::store::Stor
     let fast = SimulationConfig {
         ring: Duration::from_millis(5),
         talk: Duration::from_millis(20),
+        ..Default::default()
     };
     let extractor = LlmExtractor::new(stub.config().with_timeout(Duration::from_secs(2)));
     let service = AgentCall::builder()

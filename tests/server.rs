@@ -199,3 +199,57 @@ fn bad_config_files_fail_with_a_clear_message() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `idempotencyLeaseMs` and `simulation.dialDelayMs`: a dial five times the
+/// lease keeps its key, so retries over the socket are told it is in use and
+/// one call is placed.
+#[tokio::test]
+async fn a_slow_dial_keeps_its_idempotency_key_over_a_socket() {
+    let mut slow = config(false);
+    slow["idempotencyLeaseMs"] = json!(200);
+    slow["simulation"]["dialDelayMs"] = json!(1000);
+    let (server, _file) = start(&slow);
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/agent/calls", server.base);
+    let post = {
+        let (client, url) = (client.clone(), url.clone());
+        move || {
+            client
+                .post(&url)
+                .header("authorization", "Bearer key_a1")
+                .header("idempotency-key", "slow-dial")
+                .json(&json!({"to": "+14155550125", "objective": "Confirm the order"}))
+                .send()
+        }
+    };
+    let first = tokio::spawn(post());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut conflicts = 0;
+    while !first.is_finished() {
+        let response = post().await.unwrap();
+        if response.status() == 201 {
+            assert_eq!(response.headers()["idempotent-replayed"], "true");
+            break;
+        }
+        assert_eq!(response.status(), 409);
+        assert_eq!(
+            response.json::<Value>().await.unwrap(),
+            json!({"error": "idempotency_key_in_use"})
+        );
+        conflicts += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(conflicts >= 10, "retried through the dial ({conflicts})");
+    assert_eq!(first.await.unwrap().unwrap().status(), 201);
+    let list: Value = client
+        .get(&url)
+        .header("authorization", "Bearer key_a1")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["calls"].as_array().unwrap().len(), 1);
+    drop(server);
+}

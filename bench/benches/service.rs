@@ -75,6 +75,7 @@ fn service(store: Arc<MemoryStore>) -> (AgentCall, Principal) {
         .dialer(Arc::new(SimulatedDialer::new(SimulationConfig {
             ring: Duration::from_secs(3_600),
             talk: Duration::from_secs(1),
+            ..Default::default()
         })))
         .build()
         .expect("inside a runtime");

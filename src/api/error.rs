@@ -70,17 +70,13 @@ impl ApiError {
         (status, token.as_str())
     }
 
-    /// Whether an idempotent request that failed this way keeps its key
-    /// (5xx after the placement was attempted) or frees it (rejections, a
-    /// stopping service, and limits that could not be reached, which
-    /// attempted nothing).
+    /// Whether an idempotent request that failed this way keeps its key for
+    /// replay: only a failure that changed state, `502 placement_failed`
+    /// (the call record exists as `failed`). Everything else frees it —
+    /// rejections and a stopping service attempted nothing, and a
+    /// transient `503 store_error` wrote nothing a retry could duplicate.
     pub(crate) fn is_replayable(&self) -> bool {
-        let (status, _) = self.status_and_token();
-        status.is_server_error()
-            && !matches!(
-                self,
-                Self::Service(ServiceError::ShuttingDown | ServiceError::LimitsUnavailable(_))
-            )
+        matches!(self, Self::Service(ServiceError::PlacementFailed(_)))
     }
 
     pub(crate) fn into_response(self) -> Response<Full<Bytes>> {
@@ -133,14 +129,18 @@ mod tests {
     }
 
     #[test]
-    fn only_server_failures_after_an_attempt_are_replayed() {
-        // Kept for replay: the placement was attempted and failed on our side.
+    fn only_failures_that_changed_state_are_replayed() {
+        // Kept for replay: the call record exists as failed.
         let placement_failed = ApiError::Service(ServiceError::PlacementFailed("busy".into()));
         assert!(placement_failed.is_replayable());
-        assert!(store_down().is_replayable());
-        // Freed: nothing was attempted, so a retry may go through.
+        // Freed: nothing was written or attempted, so a retry may go through.
+        let directory_down = ApiError::Service(ServiceError::Directory(
+            crate::accounts::DirectoryError("down".into()),
+        ));
         let limits_down: Box<dyn std::error::Error + Send + Sync> = "down".into();
         let not_replayed = [
+            store_down(),
+            directory_down,
             ApiError::Service(ServiceError::ShuttingDown),
             ApiError::Service(ServiceError::LimitsUnavailable(StoreError::Unavailable(
                 limits_down,

@@ -27,6 +27,7 @@
 
 mod canonical;
 mod error;
+mod hold;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 
@@ -252,6 +253,7 @@ async fn place_object(
     let store = service.idempotency_store();
     let fingerprint = fingerprint(&object);
     let now = chrono::Utc::now();
+    let lease = service.idempotency_lease();
     let begin = store
         .begin(
             &principal.key_id,
@@ -259,16 +261,18 @@ async fn place_object(
             fingerprint,
             now,
             IDEMPOTENCY_TTL,
-            IDEMPOTENCY_LEASE,
+            lease,
         )
         .await
         .map_err(ServiceError::from)?;
-    match begin {
+    let token = match begin {
         IdempotencyBegin::Replay(stored) => return Ok(replay(stored)),
         IdempotencyBegin::InProgress => return Err(ApiError::IdempotencyKeyInUse),
         IdempotencyBegin::Mismatch => return Err(ApiError::IdempotencyKeyReused),
-        IdempotencyBegin::Started => {}
-    }
+        IdempotencyBegin::Started(token) => token,
+    };
+    // Renewed while the placement runs, however long the carrier takes.
+    let hold = hold::Hold::start(store.clone(), principal.key_id.clone(), key, token, lease);
     let outcome = service
         .place_json(principal, &object)
         .await
@@ -278,7 +282,7 @@ async fn place_object(
         Err(error) => error.is_replayable(),
     };
     let response = placement_response(outcome);
-    let recorded = if keep {
+    if keep {
         let body = response
             .body()
             .clone()
@@ -286,25 +290,21 @@ async fn place_object(
             .await
             .map(|c| c.to_bytes())
             .unwrap_or_default();
-        let stored = StoredResponse {
-            status: response.status().as_u16(),
-            body,
-        };
-        store.complete(&principal.key_id, &key, stored).await
+        let stored = StoredResponse::new(response.status().as_u16(), body);
+        hold.complete(stored, IDEMPOTENCY_TTL).await;
     } else {
-        store.abandon(&principal.key_id, &key).await
-    };
-    if let Err(error) = recorded {
-        // The answer stands; a retry may find the key held until its lease ends.
-        tracing::warn!(%error, "could not record an idempotency key");
+        hold.abandon().await;
     }
     Ok(response)
 }
 
 /// How long a key's answer is kept for replay.
 pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
-/// How long a request may hold a key before another may take it over (a
-/// crashed instance must not block the key for a whole day).
+/// How long a request may hold a key without renewing it before another may
+/// take it over (a crashed instance must not block the key for a whole
+/// day): the default of
+/// [`AgentCallBuilder::idempotency_lease`](crate::AgentCallBuilder::idempotency_lease).
+/// A running placement renews it every third of the lease.
 pub const IDEMPOTENCY_LEASE: Duration = Duration::from_secs(60);
 /// Longest `Idempotency-Key`, in characters.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;

@@ -16,21 +16,38 @@ use crate::store::Recording;
 /// Error token of simulated carrier failures (test digit 4).
 pub const SIMULATED_FAILURE_TOKEN: &str = "carrier_unreachable";
 
-/// Ring and talk times of the simulated carrier.
+/// Ring, talk and dial times of the simulated carrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SimulationConfig {
     /// From dialing to the outcome (answer, or no_answer/declined/…).
     pub ring: Duration,
     /// From answer to hang-up of a completed call.
     pub talk: Duration,
+    /// How long the carrier takes to accept a call: `dial` returns after
+    /// it (default 0).
+    pub dial_delay: Duration,
+}
+
+impl SimulationConfig {
+    /// The given ring and talk times, accepting calls at once.
+    pub fn new(ring: Duration, talk: Duration) -> Self {
+        Self {
+            ring,
+            talk,
+            dial_delay: Duration::ZERO,
+        }
+    }
+
+    /// The same, with the carrier taking `delay` to accept each call.
+    pub fn with_dial_delay(mut self, delay: Duration) -> Self {
+        self.dial_delay = delay;
+        self
+    }
 }
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        Self {
-            ring: Duration::from_millis(1_500),
-            talk: Duration::from_secs(4),
-        }
+        Self::new(Duration::from_millis(1_500), Duration::from_secs(4))
     }
 }
 
@@ -82,6 +99,9 @@ impl SimulatedDialer {
 #[async_trait]
 impl Dialer for SimulatedDialer {
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        if !self.config.dial_delay.is_zero() {
+            tokio::time::sleep(self.config.dial_delay).await;
+        }
         let (hang_up, hung_up) = oneshot::channel();
         self.hang_ups().insert(request.call_id.clone(), hang_up);
         let config = self.config;
@@ -308,6 +328,7 @@ mod tests {
         let dialer = SimulatedDialer::new(SimulationConfig {
             ring: Duration::from_millis(1),
             talk: Duration::from_millis(1),
+            ..Default::default()
         });
         let call_id = CallId::generate();
         let (progress, mut reports) = ProgressHandle::channel(call_id.clone());

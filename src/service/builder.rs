@@ -24,6 +24,16 @@ const RING_TIMEOUT: Duration = Duration::from_secs(300);
 const HANG_UP_GRACE: Duration = Duration::from_secs(30);
 /// Default of [`AgentCallBuilder::cancel_wait`].
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
+/// Default of [`AgentCallBuilder::dial_timeout`].
+const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of [`AgentCallBuilder::hang_up_timeout`].
+const HANG_UP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`AgentCallBuilder::account_lookup_timeout`].
+const ACCOUNT_LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default of [`AgentCallBuilder::extraction_timeout`].
+const EXTRACTION_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default of [`AgentCallBuilder::idempotency_lease`].
+const IDEMPOTENCY_LEASE: Duration = crate::api::IDEMPOTENCY_LEASE;
 
 /// How long the service waits on a carrier, as the builder set it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +44,16 @@ pub(super) struct Timing {
     pub(super) hang_up_grace: Duration,
     /// How long a cancel of an answered call waits for its end.
     pub(super) cancel_wait: Duration,
+    /// How long the carrier has to accept a call (`Dialer::dial`).
+    pub(super) dial_timeout: Duration,
+    /// How long the carrier has to take a hang-up (`Dialer::hang_up`).
+    pub(super) hang_up_timeout: Duration,
+    /// How long an account directory lookup may take.
+    pub(super) account_lookup_timeout: Duration,
+    /// How long the extractor may take for one call.
+    pub(super) extraction_timeout: Duration,
+    /// How long an idempotent request holds its key between renewals.
+    pub(super) idempotency_lease: Duration,
 }
 
 impl Default for Timing {
@@ -42,6 +62,11 @@ impl Default for Timing {
             ring_timeout: RING_TIMEOUT,
             hang_up_grace: HANG_UP_GRACE,
             cancel_wait: CANCEL_WAIT,
+            dial_timeout: DIAL_TIMEOUT,
+            hang_up_timeout: HANG_UP_TIMEOUT,
+            account_lookup_timeout: ACCOUNT_LOOKUP_TIMEOUT,
+            extraction_timeout: EXTRACTION_TIMEOUT,
+            idempotency_lease: IDEMPOTENCY_LEASE,
         }
     }
 }
@@ -191,6 +216,48 @@ impl AgentCallBuilder {
         self
     }
 
+    /// How long the carrier has to accept a call (default 30 seconds). A
+    /// dial that takes longer is given up: the carrier is told to hang up
+    /// whatever it may still start, and the placement fails like a refused
+    /// one (`502 placement_failed`, the record `failed`).
+    pub fn dial_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.dial_timeout = timeout;
+        self
+    }
+
+    /// How long the carrier has to take a hang-up (default 10 seconds); a
+    /// hang-up that takes longer is treated as failed.
+    pub fn hang_up_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.hang_up_timeout = timeout;
+        self
+    }
+
+    /// How long an account directory lookup (authentication, or the account
+    /// of a webhook delivery) may take (default 5 seconds); a slower one
+    /// fails as the directory being unavailable.
+    pub fn account_lookup_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.account_lookup_timeout = timeout;
+        self
+    }
+
+    /// How long the extractor may take for one call (default 60 seconds);
+    /// a slower extraction fails, leaving the fields null with the timeout
+    /// as their reason.
+    pub fn extraction_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.extraction_timeout = timeout;
+        self
+    }
+
+    /// How long a request with an `Idempotency-Key` holds the key before
+    /// another request may take it over (default 60 seconds). The holder
+    /// renews the lease every third of it while its placement runs, so only
+    /// a holder that died (or lost its store for a whole lease) loses the
+    /// key. A zero lease is raised to one millisecond.
+    pub fn idempotency_lease(mut self, lease: Duration) -> Self {
+        self.timing.idempotency_lease = lease.max(Duration::from_millis(1));
+        self
+    }
+
     /// The base of recording URLs, e.g. `https://calls.example.com`
     /// (default `http://127.0.0.1:8080`).
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
@@ -218,6 +285,7 @@ impl AgentCallBuilder {
             outbox: outbox.clone(),
             notifier,
             directory: self.directory.clone(),
+            account_lookup_timeout: self.timing.account_lookup_timeout,
             config: self.delivery.clone(),
             wake: wake.clone(),
         };
@@ -293,7 +361,30 @@ mod tests {
                 ring_timeout: ring,
                 hang_up_grace: grace,
                 cancel_wait: cancel,
+                dial_timeout: secs(30),
+                hang_up_timeout: secs(10),
+                account_lookup_timeout: secs(5),
+                extraction_timeout: secs(60),
+                idempotency_lease: secs(60),
             }
+        );
+        let set = timing(
+            AgentCall::builder()
+                .dial_timeout(secs(4))
+                .hang_up_timeout(secs(5))
+                .account_lookup_timeout(secs(6))
+                .extraction_timeout(secs(7))
+                .idempotency_lease(secs(8)),
+        );
+        assert_eq!(
+            (
+                set.dial_timeout,
+                set.hang_up_timeout,
+                set.account_lookup_timeout,
+                set.extraction_timeout,
+                set.idempotency_lease
+            ),
+            (secs(4), secs(5), secs(6), secs(7), secs(8))
         );
         let set = timing(
             AgentCall::builder()

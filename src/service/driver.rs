@@ -99,13 +99,13 @@ impl AgentCall {
                         return;
                     }
                     tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
-                    let _ = self.inner.dialer.hang_up(&call_id).await;
+                    let _ = self.hang_up(&call_id).await;
                     hung_up = true;
                     deadline = far(timing.hang_up_grace);
                     continue;
                 }
                 _ = async { let _ = stop.wait_for(|stopping| *stopping).await; } => {
-                    let _ = self.inner.dialer.hang_up(&call_id).await;
+                    let _ = self.hang_up(&call_id).await;
                     self.record_end(&call_id, Ending::failed(SHUTDOWN_TOKEN), None, None).await;
                     return;
                 }
@@ -113,7 +113,7 @@ impl AgentCall {
             let status = self.status_of(&call_id).await;
             if status.is_some_and(CallStatus::is_terminal) {
                 // Ended here (a cancel) while the carrier still runs it.
-                let _ = self.inner.dialer.hang_up(&call_id).await;
+                let _ = self.hang_up(&call_id).await;
                 return;
             }
             match report {

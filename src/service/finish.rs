@@ -127,7 +127,15 @@ impl AgentCall {
             transcript,
             outcome: CallStatus::Completed,
         };
-        let (raw, summary, failure) = match self.inner.extractor.extract(input).await {
+        let limit = self.inner.timing.extraction_timeout;
+        let extracted = match tokio::time::timeout(limit, self.inner.extractor.extract(input)).await
+        {
+            Ok(result) => result,
+            Err(_) => Err(crate::extract::ExtractError(format!(
+                "extraction took longer than {limit:?}"
+            ))),
+        };
+        let (raw, summary, failure) = match extracted {
             Ok(extraction) => (extraction.values, extraction.summary, None),
             Err(error) => {
                 tracing::warn!(call_id = %call.record.id, %error, "extractor failed; fields are null");

@@ -75,7 +75,7 @@ impl AgentCall {
                         tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
                     }
                     // The carrier may still be running it: ask it to stop.
-                    let _ = self.inner.dialer.hang_up(&call_id).await;
+                    let _ = self.hang_up(&call_id).await;
                     let ending = Ending::failed(INTERRUPTED_TOKEN);
                     self.record_end(&call_id, ending, None, None).await;
                     report.ended += 1;

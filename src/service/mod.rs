@@ -142,9 +142,40 @@ impl AgentCall {
         &self.inner.guardrails
     }
 
-    /// Resolves an API key; `None` when unknown.
+    /// How long an idempotent request holds its key between renewals
+    /// ([`AgentCallBuilder::idempotency_lease`]).
+    pub fn idempotency_lease(&self) -> std::time::Duration {
+        self.inner.timing.idempotency_lease
+    }
+
+    /// Resolves an API key; `None` when unknown. A lookup slower than
+    /// [`AgentCallBuilder::account_lookup_timeout`] fails as the directory
+    /// being unavailable.
     pub async fn authenticate(&self, key: &ApiKey) -> Result<Option<Principal>, ServiceError> {
-        Ok(self.inner.directory.authenticate(key).await?)
+        let limit = self.inner.timing.account_lookup_timeout;
+        match tokio::time::timeout(limit, self.inner.directory.authenticate(key)).await {
+            Ok(found) => Ok(found?),
+            Err(_) => Err(crate::accounts::DirectoryError(
+                format!("account lookup took longer than {limit:?}").into(),
+            )
+            .into()),
+        }
+    }
+
+    /// `Dialer::hang_up`, bounded by
+    /// [`AgentCallBuilder::hang_up_timeout`]; a slower carrier counts as a
+    /// failed hang-up.
+    pub(crate) async fn hang_up(&self, call_id: &CallId) -> Result<(), crate::dialer::DialError> {
+        let limit = self.inner.timing.hang_up_timeout;
+        match tokio::time::timeout(limit, self.inner.dialer.hang_up(call_id)).await {
+            Ok(result) => result,
+            Err(_) => {
+                tracing::warn!(call_id = %call_id, ?limit, "carrier did not take the hang-up in time");
+                Err(crate::dialer::DialError::Carrier(format!(
+                    "hang-up took longer than {limit:?}"
+                )))
+            }
+        }
     }
 
     /// A call placed by this principal's key; [`ServiceError::NotFound`] for

@@ -138,11 +138,22 @@ impl AgentCall {
         }
         let call_id = call.record.id.clone();
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
-        if let Err(error) = inner
+        let dial_timeout = inner.timing.dial_timeout;
+        let dialed = inner
             .dialer
-            .dial(super::driver::dial_request(&call), progress)
-            .await
-        {
+            .dial(super::driver::dial_request(&call), progress);
+        let dialed = match tokio::time::timeout(dial_timeout, dialed).await {
+            Ok(dialed) => dialed,
+            Err(_) => {
+                // The carrier may still start the call after we gave up on
+                // it: tell it to drop whatever it has.
+                let _ = self.hang_up(&call_id).await;
+                Err(crate::dialer::DialError::Carrier(format!(
+                    "the carrier did not accept the call within {dial_timeout:?}"
+                )))
+            }
+        };
+        if let Err(error) = dialed {
             tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
             let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
             // A single attempt, unlike the call task's retrying end: the
@@ -197,7 +208,7 @@ impl AgentCall {
                     .apply_transition(id, Transition::Cancel, None, None)
                     .await?;
                 if let Some(canceled) = canceled {
-                    let _ = self.inner.dialer.hang_up(id).await;
+                    let _ = self.hang_up(id).await;
                     return Ok(canceled.record);
                 }
                 // It moved meanwhile (answered or ended): judge again.
@@ -220,7 +231,7 @@ impl AgentCall {
         id: &CallId,
     ) -> Result<CallRecord, ServiceError> {
         // An unknown-call answer means the carrier is already ending it.
-        let _ = self.inner.dialer.hang_up(id).await;
+        let _ = self.hang_up(id).await;
         // A wait too long to represent never runs out.
         let deadline = tokio::time::Instant::now().checked_add(self.inner.timing.cancel_wait);
         loop {

@@ -27,12 +27,36 @@ impl StoredResponse {
     }
 }
 
+/// Names the holder of a key: `begin` hands one out with `Started`, and
+/// `renew`, `complete` and `abandon` act only while the record is still
+/// held under it, so a holder whose lease was taken over changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HoldToken(u128);
+
+impl HoldToken {
+    /// A fresh random token (UUID v4 bits).
+    pub fn generate() -> Self {
+        Self(uuid::Uuid::new_v4().as_u128())
+    }
+
+    /// The token from its 16 big-endian bytes (as a store keeps it).
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(u128::from_be_bytes(bytes))
+    }
+
+    /// Its 16 big-endian bytes.
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0.to_be_bytes()
+    }
+}
+
 /// What [`IdempotencyStore::begin`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
-    /// No live record: one is now held for this request, which must end with
-    /// `complete` or `abandon`.
-    Started,
+    /// No live record: one is now held for this request under this token;
+    /// the request must end with `complete` or `abandon`, and `renew` the
+    /// lease while it runs.
+    Started(HoldToken),
     /// The key was used with the same request: replay this answer.
     Replay(StoredResponse),
     /// The key is held by a request still being processed.
@@ -49,13 +73,18 @@ pub enum IdempotencyBegin {
 ///   concurrent `begin`s of one (key id, idempotency key), exactly one gets
 ///   `Started`. A record older than `ttl` (counted from its creation) is
 ///   gone: `begin` then starts afresh. A held record whose holder neither
-///   completed nor abandoned it within `lease` may be taken over (`Started`),
-///   so a crashed process does not block the key for the whole `ttl`.
+///   completed, abandoned nor renewed it within `lease` (counted from the
+///   last `begin` or `renew`) may be taken over (`Started` with a new
+///   token), so a crashed process does not block the key for the whole
+///   `ttl`.
 /// - With a live record, `begin` answers `Mismatch` when the fingerprint
 ///   differs, else `Replay` for a completed record and `InProgress` for a
 ///   held one.
 /// - `complete` stores the answer for replay; `abandon` deletes the record
-///   (used for rejections, so a corrected retry may reuse the key).
+///   (used for rejections, so a corrected retry may reuse the key); `renew`
+///   restarts the lease at `now`. Each acts only while the record is held
+///   (no answer stored) under the given token: a late holder, whose record
+///   was taken over, completed, abandoned or expired, changes nothing.
 #[async_trait]
 pub trait IdempotencyStore: Send + Sync + Debug {
     /// Looks up or takes a key; see the contract.
@@ -70,14 +99,31 @@ pub trait IdempotencyStore: Send + Sync + Debug {
         lease: std::time::Duration,
     ) -> Result<IdempotencyBegin, StoreError>;
 
-    /// Stores the answer of a started request.
+    /// Restarts the lease of a held key at `now`. Answers whether the key is
+    /// still held under `token` (false: it was taken over or is gone, and
+    /// nothing changed).
+    async fn renew(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        token: HoldToken,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Stores the answer of a started request still held under `token`.
     async fn complete(
         &self,
         key_id: &KeyId,
         idempotency_key: &str,
+        token: HoldToken,
         response: StoredResponse,
     ) -> Result<(), StoreError>;
 
-    /// Forgets a started request.
-    async fn abandon(&self, key_id: &KeyId, idempotency_key: &str) -> Result<(), StoreError>;
+    /// Forgets a started request still held under `token`.
+    async fn abandon(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        token: HoldToken,
+    ) -> Result<(), StoreError>;
 }

@@ -32,7 +32,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
-pub use idempotency::{IdempotencyBegin, IdempotencyStore, StoredResponse};
+pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
 pub use memory::{MemoryRetention, MemoryStore};
 pub use outbox::{
     AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,

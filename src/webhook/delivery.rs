@@ -105,6 +105,8 @@ pub(crate) struct DeliveryWorker {
     pub(crate) outbox: Arc<dyn EventOutbox>,
     pub(crate) notifier: Arc<dyn Notifier>,
     pub(crate) directory: Arc<dyn AccountDirectory>,
+    /// Bounds each account lookup.
+    pub(crate) account_lookup_timeout: std::time::Duration,
     pub(crate) config: DeliveryConfig,
     pub(crate) wake: Arc<Notify>,
 }
@@ -185,7 +187,18 @@ impl DeliveryWorker {
 
     async fn attempt(&self, pending: PendingDelivery) -> AttemptResult {
         let event = &pending.event;
-        let account = match self.directory.account(&event.account_id).await {
+        let lookup = self.directory.account(&event.account_id);
+        let looked_up = match tokio::time::timeout(self.account_lookup_timeout, lookup).await {
+            Ok(result) => result,
+            Err(_) => Err(crate::accounts::DirectoryError(
+                format!(
+                    "account lookup took longer than {:?}",
+                    self.account_lookup_timeout
+                )
+                .into(),
+            )),
+        };
+        let account = match looked_up {
             Ok(Some(account)) => account,
             Ok(None) => {
                 let outcome = AttemptOutcome::Failed {

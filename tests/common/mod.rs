@@ -30,6 +30,7 @@ pub fn fast_simulation() -> SimulationConfig {
     SimulationConfig {
         ring: Duration::from_millis(20),
         talk: Duration::from_millis(60),
+        ..Default::default()
     }
 }
 

@@ -71,8 +71,8 @@ use std::time::Duration as Std;
 
 use agentcall::guardrails::{ReserveError, Usage, UsageLedger};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, IdempotencyBegin, IdempotencyStore,
-    ListQuery, Recording, StoreError, StoredResponse,
+    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, HoldToken, IdempotencyBegin,
+    IdempotencyStore, ListQuery, Recording, StoreError, StoredResponse,
 };
 use tokio::task::JoinSet;
 
@@ -151,17 +151,19 @@ where
         .expect("recording");
 
     let response = StoredResponse::new(201, Bytes::from_static(b"{\"callId\":\"c\"}"));
+    let mut tokens = Vec::new();
     for (name, fingerprint) in [("k-done", [1; 32]), ("k-held", [2; 32])] {
-        assert_eq!(
-            store
-                .begin(&key, name, fingerprint, t0(), TTL, LEASE)
-                .await
-                .expect("begin"),
-            IdempotencyBegin::Started
-        );
+        let begin = store
+            .begin(&key, name, fingerprint, t0(), TTL, LEASE)
+            .await
+            .expect("begin");
+        let IdempotencyBegin::Started(token) = begin else {
+            panic!("expected Started, got {begin:?}");
+        };
+        tokens.push(token);
     }
     store
-        .complete(&key, "k-done", response.clone())
+        .complete(&key, "k-done", tokens[0], response.clone())
         .await
         .expect("complete");
 
@@ -469,18 +471,22 @@ pub async fn one_begin_starts<S: IdempotencyStore + 'static>(stores: [Arc<S>; 2]
         tasks.join_all()
     };
     let count = |answers: &[IdempotencyBegin], wanted: &IdempotencyBegin| {
-        answers.iter().filter(|a| *a == wanted).count()
+        let started = |a: &IdempotencyBegin| matches!(a, IdempotencyBegin::Started(_));
+        answers
+            .iter()
+            .filter(|a| *a == wanted || (started(a) && started(wanted)))
+            .count()
     };
     let answers = race(t0(), [7; 32]).await;
     assert_eq!(
-        count(&answers, &IdempotencyBegin::Started),
+        count(&answers, &IdempotencyBegin::Started(HoldToken::generate())),
         1,
         "{answers:?}"
     );
     assert_eq!(count(&answers, &IdempotencyBegin::InProgress), 31);
     let answers = race(t0() + Duration::seconds(61), [7; 32]).await;
     assert_eq!(
-        count(&answers, &IdempotencyBegin::Started),
+        count(&answers, &IdempotencyBegin::Started(HoldToken::generate())),
         1,
         "stale: {answers:?}"
     );

@@ -12,9 +12,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, IdempotencyBegin,
-    IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery, Recording, StoreError,
-    StoredCall, StoredResponse,
+    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
+    IdempotencyBegin, IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery, Recording,
+    StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{CallId, KeyId};
 
@@ -61,7 +61,17 @@ struct Inner {
 struct IdempotencyEntry {
     fingerprint: [u8; 32],
     created_at: DateTime<Utc>,
+    /// When the lease last started (`begin` or `renew`).
+    renewed_at: DateTime<Utc>,
+    holder: HoldToken,
     response: Option<StoredResponse>,
+}
+
+impl IdempotencyEntry {
+    /// Whether the record is still held (unanswered) under `token`.
+    fn held_by(&self, token: HoldToken) -> bool {
+        self.response.is_none() && self.holder == token
+    }
 }
 
 #[derive(Debug)]
@@ -456,7 +466,8 @@ impl IdempotencyStore for MemoryStore {
         let age = |entry: &IdempotencyEntry| (now - entry.created_at).to_std().unwrap_or_default();
         if let Some(entry) = inner.idempotency.get(&slot) {
             let expired = age(entry) >= ttl;
-            let stale_hold = entry.response.is_none() && age(entry) >= lease;
+            let since_renewal = (now - entry.renewed_at).to_std().unwrap_or_default();
+            let stale_hold = entry.response.is_none() && since_renewal >= lease;
             if !expired && !stale_hold {
                 return Ok(if entry.fingerprint != fingerprint {
                     IdempotencyBegin::Mismatch
@@ -468,36 +479,72 @@ impl IdempotencyStore for MemoryStore {
                 });
             }
         }
+        let holder = HoldToken::generate();
         let entry = IdempotencyEntry {
             fingerprint,
             created_at: now,
+            renewed_at: now,
+            holder,
             response: None,
         };
         inner.idempotency_order.insert((now, slot.clone()));
-        inner.idempotency.insert(slot, entry);
-        Ok(IdempotencyBegin::Started)
+        if let Some(old) = inner.idempotency.insert(slot.clone(), entry) {
+            // A taken-over or expired generation: its order entry goes too.
+            if old.created_at != now {
+                inner.idempotency_order.remove(&(old.created_at, slot));
+            }
+        }
+        Ok(IdempotencyBegin::Started(holder))
+    }
+
+    async fn renew(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        token: HoldToken,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut inner = self.write();
+        let slot = (key_id.clone(), idempotency_key.to_owned());
+        match inner.idempotency.get_mut(&slot) {
+            Some(entry) if entry.held_by(token) => {
+                entry.renewed_at = entry.renewed_at.max(now);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     async fn complete(
         &self,
         key_id: &KeyId,
         idempotency_key: &str,
+        token: HoldToken,
         response: StoredResponse,
     ) -> Result<(), StoreError> {
         let mut inner = self.write();
-        if let Some(entry) = inner
-            .idempotency
-            .get_mut(&(key_id.clone(), idempotency_key.to_owned()))
+        let slot = (key_id.clone(), idempotency_key.to_owned());
+        if let Some(entry) = inner.idempotency.get_mut(&slot)
+            && entry.held_by(token)
         {
             entry.response = Some(response);
         }
         Ok(())
     }
 
-    async fn abandon(&self, key_id: &KeyId, idempotency_key: &str) -> Result<(), StoreError> {
+    async fn abandon(
+        &self,
+        key_id: &KeyId,
+        idempotency_key: &str,
+        token: HoldToken,
+    ) -> Result<(), StoreError> {
         let mut inner = self.write();
         let slot = (key_id.clone(), idempotency_key.to_owned());
-        if let Some(entry) = inner.idempotency.remove(&slot) {
+        let held = inner
+            .idempotency
+            .get(&slot)
+            .is_some_and(|entry| entry.held_by(token));
+        if held && let Some(entry) = inner.idempotency.remove(&slot) {
             inner.idempotency_order.remove(&(entry.created_at, slot));
         }
         Ok(())
@@ -605,11 +652,14 @@ mod tests {
         let day = std::time::Duration::from_secs(86_400);
         for i in 0..100 {
             let name = format!("k{i}");
-            store
+            let begin = store
                 .begin(&key, &name, [0; 32], at(i), day, day)
                 .await
                 .unwrap();
-            store.abandon(&key, &name).await.unwrap();
+            let IdempotencyBegin::Started(token) = begin else {
+                panic!("{begin:?}");
+            };
+            store.abandon(&key, &name, token).await.unwrap();
         }
         let inner = store.read();
         assert_eq!(

@@ -445,21 +445,33 @@ macro_rules! delegate_store {
                     .await
             }
 
+            async fn renew(
+                &self,
+                key_id: &$crate::domain::KeyId,
+                idempotency_key: &str,
+                token: $crate::store::HoldToken,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<bool, $crate::store::StoreError> {
+                self.db.renew(key_id, idempotency_key, token, now).await
+            }
+
             async fn complete(
                 &self,
                 key_id: &$crate::domain::KeyId,
                 idempotency_key: &str,
+                token: $crate::store::HoldToken,
                 response: $crate::store::StoredResponse,
             ) -> Result<(), $crate::store::StoreError> {
-                self.db.complete(key_id, idempotency_key, response).await
+                self.db.complete(key_id, idempotency_key, token, response).await
             }
 
             async fn abandon(
                 &self,
                 key_id: &$crate::domain::KeyId,
                 idempotency_key: &str,
+                token: $crate::store::HoldToken,
             ) -> Result<(), $crate::store::StoreError> {
-                self.db.abandon(key_id, idempotency_key).await
+                self.db.abandon(key_id, idempotency_key, token).await
             }
         }
 
