@@ -66,7 +66,10 @@ async fn a_killed_server_on_sqlite_finishes_every_call_and_delivers_every_event_
         "allowInsecureLoopbackWebhooks": true,
         "simulation": {"ringMs": 30, "talkMs": 600000},
         "webhookRetryScheduleMs": std::iter::once(0).chain(std::iter::repeat_n(200, 40)).collect::<Vec<_>>(),
-        "webhookTimeoutMs": 500
+        "webhookTimeoutMs": 500,
+        // The restarted process is the same instance: it takes back the
+        // calls its predecessor held at once, without waiting for leases.
+        "instanceId": "instance-a"
     });
     let (mut first, _config_file) = start(&config);
     let client = reqwest::Client::new();

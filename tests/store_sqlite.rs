@@ -77,6 +77,7 @@ async fn two_processes_on_one_file_keep_every_contract() {
     let stores = [Arc::new(db.open().await), Arc::new(db.open().await)];
     store_common::concurrent_updates_move_once(stores.clone()).await;
     store_common::claims_are_never_handed_out_twice(stores.clone()).await;
+    store_common::lease_claims_are_never_handed_out_twice(stores.clone()).await;
     store_common::one_begin_starts(stores.clone()).await;
     let ledgers = stores.map(|store| Arc::new(store.usage_ledger()));
     store_common::reservations_never_pass_the_cap(ledgers).await;

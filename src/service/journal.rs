@@ -7,6 +7,14 @@
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
 //!
+//! Fencing: a move made on the instance's own initiative (a deadline, a
+//! shutdown, a recovery; [`Actor::Holder`]) is only written while this
+//! instance holds the call's lease, judged on the very version the
+//! compare-and-set writes over, so an instance whose call was taken over
+//! cannot write over the new holder. Facts (the carrier's reports, a
+//! cancel; [`Actor::Anyone`]) are written by whichever instance learns them.
+//! The instance that ends a call takes its lease until the call is settled.
+//!
 //! Settlement is reconcilable: the terminal update stores the call with
 //! `settled: false`, the ledger is told (retried with backoff while it
 //! fails), and only then is `settled: true` written. A crash or a ledger
@@ -41,6 +49,16 @@ const SETTLE_ATTEMPTS: u32 = 5;
 /// the ledger's own time, a few seconds per attempt when its database is
 /// unreachable).
 const SETTLE_FIRST_BACKOFF: Duration = Duration::from_millis(200);
+
+/// On whose behalf a move is written; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Actor {
+    /// The instance following the call, on its own initiative: written
+    /// only while it holds the call's lease.
+    Holder,
+    /// Whoever learned a fact about the call (a carrier report, a cancel).
+    Anyone,
+}
 
 /// What the usage ledger is told when a call ends: its reservation is
 /// replaced by its billed minutes, in the period it was placed in.
@@ -107,13 +125,15 @@ impl AgentCall {
     /// queues the event it emits in the same store update, and settles the
     /// call's minutes if the move ended it. `notes` replace the extraction
     /// notes; `at` is when the move happened (default: now). `Ok(None)` when
-    /// the move is illegal from the current status (logged).
+    /// the move is illegal from the current status, or when `actor` is the
+    /// holder and this instance no longer holds the call (both logged).
     pub(super) async fn apply_transition(
         &self,
         call_id: &CallId,
         transition: Transition,
         notes: Option<Notes>,
         at: Option<DateTime<Utc>>,
+        actor: Actor,
     ) -> Result<Option<StoredCall>, StoreError> {
         loop {
             let current = self
@@ -122,6 +142,10 @@ impl AgentCall {
                 .get(call_id)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(call_id.clone()))?;
+            if actor == Actor::Holder && !self.holds(&current) {
+                tracing::info!(call_id = %call_id, holder = ?current.lease.as_ref().map(|l| &l.holder), "call taken over by another instance; move not written");
+                return Ok(None);
+            }
             let now = Utc::now();
             let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
                 Ok(step) => step,
@@ -135,9 +159,11 @@ impl AgentCall {
                 ..current.clone()
             };
             if next.record.status.is_terminal() {
-                // Finished: the carrier's end is now the record's.
+                // Finished: the carrier's end is now the record's, and this
+                // instance holds the call until it has settled it.
                 next.carrier_end = None;
                 next.settled = false;
+                next.lease = Some(self.fresh_lease(now));
             }
             if let Some(notes) = &notes {
                 next.extraction_notes = notes.clone();
@@ -169,7 +195,10 @@ impl AgentCall {
     /// Applies a carrier-reported move; a failure is logged, not returned,
     /// because the call's task goes on with the next report either way.
     pub(super) async fn step(&self, call_id: &CallId, transition: Transition) {
-        if let Err(error) = self.apply_transition(call_id, transition, None, None).await {
+        let applied = self
+            .apply_transition(call_id, transition, None, None, Actor::Anyone)
+            .await;
+        if let Err(error) = applied {
             tracing::warn!(call_id = %call_id, %error, "carrier report not applied");
         }
     }
@@ -184,12 +213,13 @@ impl AgentCall {
         ending: Ending,
         notes: Option<Notes>,
         at: Option<DateTime<Utc>>,
+        actor: Actor,
     ) {
         let mut backoff = Duration::from_millis(100);
         for attempt in 1..=END_ATTEMPTS {
             let transition = Transition::End(ending.clone());
             match self
-                .apply_transition(call_id, transition, notes.clone(), at)
+                .apply_transition(call_id, transition, notes.clone(), at, actor)
                 .await
             {
                 Ok(_) => return,
@@ -207,7 +237,8 @@ impl AgentCall {
 
     /// Replaces an ended call's reservation by its billed minutes (the
     /// ledger retried with backoff, see [`AgentCall::settle_retrying`]), then
-    /// records that it did (`settled`). When the ledger stays down, or the
+    /// records that it did (`settled`, and the lease released: the call
+    /// needs no one any more). When the ledger stays down, or the
     /// store fails, the call is returned as it was and stays unsettled, for
     /// [`AgentCall::recover`] to settle.
     pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
@@ -220,6 +251,7 @@ impl AgentCall {
         loop {
             let mut next = StoredCall {
                 settled: true,
+                lease: None,
                 ..current.clone()
             };
             match self.inner.store.update(&next, Vec::new()).await {
