@@ -4,7 +4,7 @@
 /// What became of keeping a carrier's end on its call.
 enum Kept {
     /// Kept, with this instance holding the call until it is finished.
-    Kept,
+    Here,
     /// Another instance keeps this call's end already (or it ended).
     Elsewhere,
     /// The store failed: the call is finished without the protection.
@@ -73,7 +73,7 @@ impl AgentCall {
             return Some((end, Actor::Anyone));
         }
         match self.keep_carrier_end(call_id, &end).await {
-            Kept::Kept => Some((end, Actor::Holder)),
+            Kept::Here => Some((end, Actor::Holder)),
             Kept::Failed => Some((end, Actor::Anyone)),
             Kept::Elsewhere => None,
         }
@@ -128,7 +128,7 @@ impl AgentCall {
                 ..current
             };
             match self.inner.store.update(&next, Vec::new()).await {
-                Ok(_) => return Kept::Kept,
+                Ok(_) => return Kept::Here,
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(error) => {
                     tracing::warn!(call_id = %call_id, %error, "carrier end not kept before extraction");

@@ -346,8 +346,8 @@ pub async fn leases_renew_lapse_are_claimed_once_and_fence<S: CallStore + ?Sized
     // At t+30 the unrenewed leases (5 s and 10 s) have lapsed; oldest first.
     let claim = LeaseClaim::new(a.clone(), t + secs(30), t + secs(90), 1);
     let first = store.claim_lapsed(&claim).await.expect("claim");
-    let ids: Vec<_> = first.iter().map(|c| c.record.id.clone()).collect();
-    assert_eq!(ids, [lapsed_b.record.id.clone()], "limit and order");
+    let ids: Vec<&CallId> = first.iter().map(|c| &c.record.id).collect();
+    assert_eq!(ids, [&lapsed_b.record.id], "limit and order");
     assert_eq!(
         first[0].lease,
         Some(CallLease::new(a.clone(), t + secs(90)))
