@@ -294,6 +294,7 @@ impl UsageLedger for FlakyLedger {
     async fn settle(
         &self,
         account: &AccountId,
+        call: &agentcall::CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -301,7 +302,9 @@ impl UsageLedger for FlakyLedger {
         if self.down.load(Ordering::SeqCst) {
             return Err(StoreError::Unavailable("ledger down".into()));
         }
-        self.ledger.settle(account, period, reserved, billed).await
+        self.ledger
+            .settle(account, call, period, reserved, billed)
+            .await
     }
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {
         self.ledger.usage(account, period).await

@@ -19,9 +19,10 @@
 //! `settled: false`, the ledger is told (retried with backoff while it
 //! fails), and only then is `settled: true` written. A crash or a ledger
 //! that stays down in between leaves a terminal, unsettled call that
-//! [`AgentCall::recover`] settles. The one window left is a crash after the
-//! ledger accepted and before `settled` was written: recovery then settles
-//! the call a second time (the ledger has no per-call idempotency).
+//! [`AgentCall::recover`] settles. A crash after the ledger accepted and
+//! before `settled` was written makes recovery settle the call again; the
+//! ledger settles each call once (the durable ledgers keep the settled call
+//! ids), so the second settlement changes nothing.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -243,7 +244,10 @@ impl AgentCall {
     /// [`AgentCall::recover`] to settle.
     pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
         let settlement = settlement(&call, &self.inner.billing_period);
-        if !self.settle_retrying(&call.account_id, settlement).await {
+        if !self
+            .settle_retrying(&call.account_id, &call.record.id, settlement)
+            .await
+        {
             tracing::warn!(call_id = %call.record.id, "settlement failed; recovery settles the call");
             return call;
         }
@@ -283,6 +287,7 @@ impl AgentCall {
     pub(super) async fn settle_retrying(
         &self,
         account: &AccountId,
+        call: &CallId,
         settlement: Settlement,
     ) -> bool {
         let Settlement {
@@ -293,7 +298,7 @@ impl AgentCall {
         let ledger = &self.inner.ledger;
         let mut backoff = SETTLE_FIRST_BACKOFF;
         for attempt in 1..=SETTLE_ATTEMPTS {
-            match ledger.settle(account, period, reserved, billed).await {
+            match ledger.settle(account, call, period, reserved, billed).await {
                 Ok(()) => return true,
                 Err(error) if attempt == SETTLE_ATTEMPTS => {
                     tracing::error!(

@@ -138,7 +138,12 @@ impl AgentCall {
                 billed: 0,
             };
             let (service, account_id) = (self.clone(), account.id.clone());
-            tokio::spawn(async move { service.settle_retrying(&account_id, release).await });
+            let call_id = call.record.id.clone();
+            tokio::spawn(async move {
+                service
+                    .settle_retrying(&account_id, &call_id, release)
+                    .await
+            });
             return Err(error.into());
         }
         let call_id = call.record.id.clone();

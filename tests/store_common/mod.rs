@@ -169,7 +169,10 @@ where
 
     let account = fresh_account();
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
-    ledger.settle(&account, t0(), 10, 3).await.expect("settle");
+    ledger
+        .settle(&account, &CallId::generate(), t0(), 10, 3)
+        .await
+        .expect("settle");
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
 
     done.version = 2;
@@ -349,18 +352,24 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
         ledgers[0].usage(&account, t0()).await.expect("usage"),
         Usage::new(0, 100)
     );
+    // Every call settled through both handles at once (a call recovered by
+    // a second instance while the first still settles it): each counts once.
     let mut tasks = JoinSet::new();
-    for (i, grant) in grants.iter().copied().enumerate() {
-        let ledger = Arc::clone(&ledgers[i % 2]);
-        let account = account.clone();
-        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await });
+    for grant in grants.iter().copied() {
+        let call = CallId::generate();
+        for ledger in &ledgers {
+            let (ledger, account, call) = (Arc::clone(ledger), account.clone(), call.clone());
+            tasks
+                .spawn(async move { ledger.settle(&account, &call, t0(), grant, grant / 2).await });
+        }
     }
     for settled in tasks.join_all().await {
         settled.expect("settle");
     }
     assert_eq!(
         ledgers[1].usage(&account, t0()).await.expect("usage"),
-        Usage::new(grants.iter().map(|g| g / 2).sum(), 0)
+        Usage::new(grants.iter().map(|g| g / 2).sum(), 0),
+        "each call settled once"
     );
 }
 

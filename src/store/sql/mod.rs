@@ -498,11 +498,12 @@ macro_rules! delegate_store {
             async fn settle(
                 &self,
                 account: &$crate::domain::AccountId,
+                call: &$crate::domain::CallId,
                 period: chrono::DateTime<chrono::Utc>,
                 reserved: u64,
                 billed: u64,
             ) -> Result<(), $crate::store::StoreError> {
-                self.db.settle(account, period, reserved, billed).await
+                self.db.settle(account, call, period, reserved, billed).await
             }
 
             async fn usage(
