@@ -14,9 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
+use agentcall::store::InstanceId;
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
-    Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, SimulatedDialer,
+    Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, RecoveryReport, SimulatedDialer,
     SimulationConfig, StaticDirectory,
 };
 use serde::Deserialize;
@@ -59,6 +60,20 @@ struct Config {
     /// ms (60 000 when absent).
     #[serde(default = "default_idempotency_lease_ms")]
     idempotency_lease_ms: u64,
+    /// How long this instance holds each of its running calls between
+    /// renewals, in ms (30 000 when absent); another instance on the same
+    /// database takes a dead instance's calls over once it lapses.
+    #[serde(default = "default_call_lease_ms")]
+    call_lease_ms: u64,
+    /// This instance's name in call leases (a fresh random one when
+    /// absent). Give each instance its own; keeping it across restarts lets
+    /// a restarted instance take back its calls at once.
+    #[serde(default)]
+    instance_id: Option<String>,
+}
+
+fn default_call_lease_ms() -> u64 {
+    30_000
 }
 
 /// `"memoryRetention"`: seconds after a call's end; `null` keeps forever.
@@ -171,6 +186,8 @@ fn demo_config() -> (Config, String) {
         store: default_store(),
         memory_retention: RetentionFile::default(),
         idempotency_lease_ms: default_idempotency_lease_ms(),
+        call_lease_ms: default_call_lease_ms(),
+        instance_id: None,
     };
     (config, key)
 }
@@ -344,20 +361,28 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
         .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))
+        .call_lease(Duration::from_millis(config.call_lease_ms))
         .base_url(config.base_url.clone().unwrap_or(base_url));
+    let builder = match &config.instance_id {
+        Some(id) => builder.instance_id(InstanceId::new(id.clone())),
+        None => builder,
+    };
     let (builder, durable) = with_store(builder, &config.store, &config.memory_retention).await?;
     let service = builder.build().map_err(|e| e.to_string())?;
     if durable {
-        // Calls a killed predecessor left running must not stay queued forever.
+        // Calls a killed predecessor left running must not stay queued
+        // forever; calls other running instances hold are left alone.
         let report = service
             .recover()
             .await
             .map_err(|e| format!("recovery: {e}"))?;
-        if report.resumed + report.ended > 0 {
+        if report != RecoveryReport::default() {
             eprintln!(
-                "recovered {} unfinished calls ({} resumed)",
-                report.resumed + report.ended,
-                report.resumed
+                "recovered {} unfinished calls ({} resumed, {} finished, {} settled)",
+                report.resumed + report.ended + report.finished,
+                report.resumed,
+                report.finished,
+                report.settled
             );
         }
     }

@@ -98,7 +98,7 @@ pub use domain::{
 pub use extract::{Extractor, OfflineExtractor};
 pub use guardrails::{GuardrailConfig, Guardrails, Rejection};
 pub use notify::Notifier;
-pub use service::{AgentCall, AgentCallBuilder, Placed, ServiceError};
+pub use service::{AgentCall, AgentCallBuilder, Placed, RecoveryReport, ServiceError};
 pub use store::{CallStore, EventOutbox, MemoryStore};
 
 /// The README's code blocks, compiled and run as doctests.

@@ -11,7 +11,7 @@ use agentcall::dialer::{
     CallGone, CarrierOutcome, CarrierReport, DialError, DialRequest, ProgressHandle,
 };
 use agentcall::guardrails::{BillingPeriod, MemoryUsageLedger, ReserveError, Usage, UsageLedger};
-use agentcall::store::{CarrierEnd, StoreError};
+use agentcall::store::{CarrierEnd, InstanceId, StoreError};
 use agentcall::{AccountId, Api, CallId, CallStatus, CallStore, Dialer};
 use chrono::{DateTime, Utc};
 use common::*;
@@ -203,9 +203,13 @@ proptest! {
 async fn recovery_finishes_a_call_the_carrier_ended_before_extraction_with_its_real_outcome() {
     let receiver = Receiver::start().await;
     let store = Arc::new(agentcall::MemoryStore::new());
+    // The restarted process is the same instance (a stable instance id), so
+    // it takes the call back at once rather than after its lease.
+    let instance = InstanceId::generate();
     let crashed = builder()
         .store(store.clone())
         .dialer(Arc::new(SilentCarrier::default()))
+        .instance_id(instance.clone())
         .build()
         .unwrap();
     let id = place(
@@ -237,7 +241,11 @@ async fn recovery_finishes_a_call_the_carrier_ended_before_extraction_with_its_r
     call.carrier_end = Some(end);
     store.update(&call, Vec::new()).await.unwrap();
 
-    let restarted = builder().store(store.clone()).build().unwrap();
+    let restarted = builder()
+        .store(store.clone())
+        .instance_id(instance)
+        .build()
+        .unwrap();
     let report = restarted.recover().await.unwrap();
     assert_eq!((report.finished, report.ended, report.resumed), (1, 0, 0));
     let api = Api::new(restarted.clone());
@@ -286,6 +294,7 @@ impl UsageLedger for FlakyLedger {
     async fn settle(
         &self,
         account: &AccountId,
+        call: &agentcall::CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -293,7 +302,9 @@ impl UsageLedger for FlakyLedger {
         if self.down.load(Ordering::SeqCst) {
             return Err(StoreError::Unavailable("ledger down".into()));
         }
-        self.ledger.settle(account, period, reserved, billed).await
+        self.ledger
+            .settle(account, call, period, reserved, billed)
+            .await
     }
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {
         self.ledger.usage(account, period).await
@@ -327,6 +338,16 @@ async fn a_failed_settlement_is_kept_on_the_call_and_settled_by_recovery() {
         tokio::time::sleep(Duration::from_millis(10)).await;
         call = store.get(&call_id).await.unwrap().unwrap();
     }
+    // The call's task retries the ledger for a few seconds before it gives
+    // the settlement up to recovery.
+    for _ in 0..1000 {
+        if service.calls_in_flight() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(service.calls_in_flight(), 0, "the call's task gave up");
+    let call = store.get(&call_id).await.unwrap().unwrap();
     assert!(!call.settled, "the ledger refused");
     let reserved = call.reserved_minutes;
     assert!(reserved > 0);

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
     AttemptOutcome, CallStore, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
-    IdempotencyStore, ListPage, ListQuery, MemoryStore, NewEvent, PendingDelivery, Recording,
-    StoreError, StoredCall, StoredResponse,
+    IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery, MemoryStore, NewEvent,
+    PendingDelivery, Recording, StoreError, StoredCall, StoredResponse,
 };
 use agentcall::{Api, CallId, KeyId};
 use chrono::{DateTime, Utc};
@@ -474,10 +474,10 @@ impl CallStore for UnavailableStore {
     async fn list(&self, _: &ListQuery) -> Result<ListPage, StoreError> {
         Err(down())
     }
-    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
+    async fn renew_leases(&self, _: &InstanceId, _: DateTime<Utc>) -> Result<u64, StoreError> {
         Err(down())
     }
-    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
+    async fn claim_lapsed(&self, _: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
         Err(down())
     }
     async fn put_recording(&self, _: &CallId, _: Recording) -> Result<(), StoreError> {
@@ -821,11 +821,15 @@ impl CallStore for FlakyStore {
     async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
         self.inner.list(query).await
     }
-    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
-        self.inner.unfinished().await
+    async fn renew_leases(
+        &self,
+        holder: &InstanceId,
+        until: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        self.inner.renew_leases(holder, until).await
     }
-    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
-        self.inner.unsettled().await
+    async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
+        self.inner.claim_lapsed(claim).await
     }
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
         self.inner.put_recording(id, recording).await

@@ -6,6 +6,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentcall::store::{CallStore, InstanceId};
 use agentcall::webhook::Verifier;
 use agentcall::{Api, CallStatus, SimulatedDialer, SimulationConfig};
 use common::*;
@@ -219,9 +220,13 @@ impl agentcall::Dialer for SilentCarrier {
 async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events() {
     let receiver = Receiver::start().await;
     let store = Arc::new(agentcall::MemoryStore::new());
+    // A restart of the same instance (a stable instance id): its calls are
+    // taken back at once, without waiting for their leases.
+    let instance = InstanceId::generate();
     let crashed = builder()
         .store(store.clone())
         .dialer(Arc::new(SilentCarrier::default()))
+        .instance_id(instance.clone())
         .build()
         .unwrap();
     let api = Api::new(crashed);
@@ -236,7 +241,11 @@ async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events(
             .await,
         );
     }
-    let restarted = builder().store(store).build().unwrap();
+    let restarted = builder()
+        .store(store)
+        .instance_id(instance)
+        .build()
+        .unwrap();
     let report = restarted.recover().await.unwrap();
     assert_eq!((report.resumed, report.ended), (0, 3));
     let api = Api::new(restarted.clone());
@@ -561,4 +570,303 @@ async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
         (CallStatus::Failed, Some("service_shutdown"))
     );
     assert_eq!(service.calls_in_flight(), 0);
+}
+
+/// The memory store as one instance sees it, with its link to the store
+/// severable: while cut, every call operation fails (like an instance that
+/// lost its database, or froze). The outbox and idempotency keys stay
+/// reachable; only the calls matter here.
+#[derive(Debug, Default)]
+struct Severable {
+    store: Arc<agentcall::MemoryStore>,
+    cut: std::sync::atomic::AtomicBool,
+}
+
+impl Severable {
+    fn check(&self) -> Result<(), agentcall::store::StoreError> {
+        if self.cut.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(agentcall::store::StoreError::Unavailable("link cut".into()));
+        }
+        Ok(())
+    }
+}
+
+mod severable_impls {
+    use super::Severable;
+    use agentcall::CallId;
+    use agentcall::store::*;
+    use chrono::{DateTime, Utc};
+
+    #[async_trait::async_trait]
+    impl CallStore for Severable {
+        async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
+            self.check()?;
+            self.store.insert(call).await
+        }
+        async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
+            self.check()?;
+            self.store.get(id).await
+        }
+        async fn update(
+            &self,
+            call: &StoredCall,
+            events: Vec<NewEvent>,
+        ) -> Result<u64, StoreError> {
+            self.check()?;
+            self.store.update(call, events).await
+        }
+        async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+            self.check()?;
+            self.store.list(query).await
+        }
+        async fn renew_leases(
+            &self,
+            holder: &InstanceId,
+            until: DateTime<Utc>,
+        ) -> Result<u64, StoreError> {
+            self.check()?;
+            self.store.renew_leases(holder, until).await
+        }
+        async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
+            self.check()?;
+            self.store.claim_lapsed(claim).await
+        }
+        async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
+            self.check()?;
+            self.store.put_recording(id, recording).await
+        }
+        async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError> {
+            self.check()?;
+            self.store.recording(id).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EventOutbox for Severable {
+        async fn claim_due(
+            &self,
+            now: DateTime<Utc>,
+            limit: usize,
+            lease: std::time::Duration,
+        ) -> Result<Vec<PendingDelivery>, StoreError> {
+            self.store.claim_due(now, limit, lease).await
+        }
+        async fn record_attempt(
+            &self,
+            event_id: &str,
+            now: DateTime<Utc>,
+            outcome: AttemptOutcome,
+        ) -> Result<(), StoreError> {
+            self.store.record_attempt(event_id, now, outcome).await
+        }
+        async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+            self.store.next_due().await
+        }
+        async fn deliveries(&self, call_id: &CallId) -> Result<Vec<DeliveryState>, StoreError> {
+            self.store.deliveries(call_id).await
+        }
+        async fn redeliver(&self, event_id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+            self.store.redeliver(event_id, now).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl IdempotencyStore for Severable {
+        async fn begin(
+            &self,
+            key: &agentcall::domain::KeyId,
+            idempotency_key: &str,
+            fingerprint: [u8; 32],
+            now: DateTime<Utc>,
+            ttl: std::time::Duration,
+            lease: std::time::Duration,
+        ) -> Result<IdempotencyBegin, StoreError> {
+            self.store
+                .begin(key, idempotency_key, fingerprint, now, ttl, lease)
+                .await
+        }
+        async fn renew(
+            &self,
+            key: &agentcall::domain::KeyId,
+            idempotency_key: &str,
+            holder: HoldToken,
+            now: DateTime<Utc>,
+        ) -> Result<bool, StoreError> {
+            self.store.renew(key, idempotency_key, holder, now).await
+        }
+        async fn complete(
+            &self,
+            key: &agentcall::domain::KeyId,
+            idempotency_key: &str,
+            holder: HoldToken,
+            response: StoredResponse,
+        ) -> Result<(), StoreError> {
+            self.store
+                .complete(key, idempotency_key, holder, response)
+                .await
+        }
+        async fn abandon(
+            &self,
+            key: &agentcall::domain::KeyId,
+            idempotency_key: &str,
+            holder: HoldToken,
+        ) -> Result<(), StoreError> {
+            self.store.abandon(key, idempotency_key, holder).await
+        }
+    }
+}
+
+/// A carrier that takes over calls it is asked to resume and keeps their
+/// report channels, so the test can end them.
+#[derive(Debug, Default)]
+struct ResumingCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>);
+
+#[async_trait::async_trait]
+impl agentcall::Dialer for ResumingCarrier {
+    async fn dial(
+        &self,
+        _: agentcall::dialer::DialRequest,
+        progress: agentcall::dialer::ProgressHandle,
+    ) -> Result<(), agentcall::dialer::DialError> {
+        self.0.lock().unwrap().push(progress);
+        Ok(())
+    }
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+        Ok(())
+    }
+    async fn resume(
+        &self,
+        _: agentcall::dialer::DialRequest,
+        progress: agentcall::dialer::ProgressHandle,
+    ) -> Result<bool, agentcall::dialer::DialError> {
+        self.0.lock().unwrap().push(progress);
+        Ok(true)
+    }
+}
+
+/// Two instances on one store. Recovery on one never touches the live
+/// calls of the other; once the other loses the store for longer than its
+/// lease, the first takes its calls over by itself (no `recover` call), and
+/// when the lost instance comes back its deadlines can no longer write to
+/// the calls: it is fenced off.
+#[tokio::test]
+async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() {
+    let receiver = Receiver::start().await;
+    let store = Arc::new(agentcall::MemoryStore::new());
+    let link = Arc::new(Severable {
+        store: store.clone(),
+        cut: Default::default(),
+    });
+    // Long enough that a busy CI machine does not starve a renewal.
+    let lease = Duration::from_millis(1000);
+    let first = builder()
+        .store(link.clone())
+        .dialer(Arc::new(SilentCarrier::default()))
+        .call_lease(lease)
+        // Its deadline passes while it is cut off; when it is back, the
+        // hang-up grace ends and it would end the calls as `carrier_lost`.
+        .ring_timeout(Duration::from_millis(4000))
+        .hang_up_grace(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let api = Api::new(first.clone());
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let body = json!({"to": "+14155550125", "objective": "x", "webhookUrl": receiver.url});
+        ids.push(place(&api, KEY_A1, body).await);
+    }
+    let carrier = Arc::new(ResumingCarrier::default());
+    let second = builder()
+        .store(store.clone())
+        .dialer(carrier.clone())
+        .call_lease(lease)
+        .build()
+        .unwrap();
+    assert_eq!(
+        second.recover().await.unwrap(),
+        Default::default(),
+        "a live instance's calls are not recovered"
+    );
+    // Several lease periods later, the first instance still holds them.
+    tokio::time::sleep(lease * 3).await;
+    for id in &ids {
+        let call = store.get(&id.parse().unwrap()).await.unwrap().unwrap();
+        assert_eq!(call.record.status, CallStatus::Queued);
+        assert_eq!(call.lease.unwrap().holder, *first.instance_id());
+    }
+
+    link.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+    // The second instance's keeper takes the calls over and the carrier
+    // resumes them: they are followed by the second instance now.
+    for _ in 0..1000 {
+        if carrier.0.lock().unwrap().len() == ids.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        carrier.0.lock().unwrap().len(),
+        ids.len(),
+        "every call taken over"
+    );
+    for id in &ids {
+        let call = store.get(&id.parse().unwrap()).await.unwrap().unwrap();
+        assert_eq!(call.lease.unwrap().holder, *second.instance_id());
+    }
+
+    // The first instance comes back after its deadlines passed.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    link.cut.store(false, std::sync::atomic::Ordering::SeqCst);
+    for _ in 0..3000 {
+        if first.calls_in_flight() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        first.calls_in_flight(),
+        0,
+        "the fenced instance stopped following"
+    );
+    for id in &ids {
+        let call = store.get(&id.parse().unwrap()).await.unwrap().unwrap();
+        assert!(
+            !call.record.status.is_terminal(),
+            "the former holder wrote over the new one: {:?}",
+            call.record
+        );
+    }
+    // The new holder's carrier ends the calls; each has one terminal event.
+    let handles: Vec<_> = carrier.0.lock().unwrap().drain(..).collect();
+    for handle in &handles {
+        handle
+            .report(agentcall::dialer::CarrierReport::Ended(
+                agentcall::dialer::CarrierOutcome::new(CallStatus::NoAnswer),
+            ))
+            .unwrap();
+    }
+    let api = Api::new(second.clone());
+    for id in &ids {
+        let record = wait_terminal(&api, KEY_A1, id).await;
+        assert_eq!(record.status, CallStatus::NoAnswer);
+    }
+    receiver
+        .wait_for(|r| {
+            ids.iter()
+                .all(|id| r.iter().any(|x| x.json()["callId"] == id.as_str()))
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for id in &ids {
+        let events: Vec<String> = receiver
+            .for_call(id)
+            .iter()
+            .map(|r| r.json()["event"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            events,
+            ["call.no_answer"],
+            "one terminal event, from the new holder"
+        );
+    }
 }

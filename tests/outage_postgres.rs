@@ -287,6 +287,13 @@ async fn a_database_outage_answers_503_promptly_and_the_service_recovers_without
     let id = place(&api, KEY_A1, serde_json::from_str(&body()).unwrap()).await;
     ended.push(wait_terminal(&api, KEY_A1, &id).await);
 
+    // Settlement follows the terminal update: wait for the calls' tasks.
+    for _ in 0..1000 {
+        if service.calls_in_flight() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let period = BillingPeriod::default().start_of(chrono::Utc::now());
     let usage = ledger
         .usage(&account_a().id, period)

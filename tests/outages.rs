@@ -154,6 +154,7 @@ impl UsageLedger for Ledger {
     async fn settle(
         &self,
         account: &AccountId,
+        call: &agentcall::CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -165,7 +166,9 @@ impl UsageLedger for Ledger {
         if failing {
             return Err(down());
         }
-        self.inner.settle(account, period, reserved, billed).await
+        self.inner
+            .settle(account, call, period, reserved, billed)
+            .await
     }
 
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {

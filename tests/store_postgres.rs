@@ -74,6 +74,7 @@ async fn claims_across_instances_are_never_handed_out_twice() {
         Arc::new(schema.store(4).await),
     ];
     store_common::claims_are_never_handed_out_twice(stores.clone()).await;
+    store_common::lease_claims_are_never_handed_out_twice(stores.clone()).await;
     for store in stores {
         store.close().await;
     }

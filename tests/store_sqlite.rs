@@ -77,6 +77,7 @@ async fn two_processes_on_one_file_keep_every_contract() {
     let stores = [Arc::new(db.open().await), Arc::new(db.open().await)];
     store_common::concurrent_updates_move_once(stores.clone()).await;
     store_common::claims_are_never_handed_out_twice(stores.clone()).await;
+    store_common::lease_claims_are_never_handed_out_twice(stores.clone()).await;
     store_common::one_begin_starts(stores.clone()).await;
     let ledgers = stores.map(|store| Arc::new(store.usage_ledger()));
     store_common::reservations_never_pass_the_cap(ledgers).await;
@@ -146,4 +147,117 @@ async fn debug_names_the_file() {
 async fn a_bad_url_is_unavailable() {
     let result = SqliteStore::connect("sqlite:///nonexistent-dir-agentcall/x/y.sqlite").await;
     assert!(matches!(result, Err(StoreError::Unavailable(_))));
+}
+
+/// A database written before call leases (migrations 0001 and 0002 only)
+/// upgrades in place: the running call and the ended call still owed its
+/// settlement get a lapsed lease, so the first instance to look takes them
+/// over; a settled call gets none.
+#[tokio::test]
+async fn a_database_from_before_leases_upgrades_and_its_open_calls_are_taken_over() {
+    use agentcall::domain::CallStatus;
+    use agentcall::store::{InstanceId, LeaseClaim};
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    // Rows as the current code encodes them, minus the new columns.
+    let source = TempDb::new();
+    let store = source.open().await;
+    let key = store_common::fresh_key();
+    let running = store_common::call(&key, store_common::t0());
+    let mut owed = store_common::call(&key, store_common::t0());
+    owed.record.status = CallStatus::Completed;
+    let mut settled = owed.clone();
+    settled.record.id = agentcall::CallId::generate();
+    settled.settled = true;
+    for call in [&running, &owed, &settled] {
+        store.insert(call).await.expect("insert");
+    }
+    let rows: Vec<(String, String, String, i64, String, i64, String)> = sqlx::query_as(
+        "SELECT id, key_id, account_id, created_ns, status, version, doc FROM calls",
+    )
+    .fetch_all(store.pool())
+    .await
+    .expect("read rows");
+    store.close().await;
+
+    // The old schema: the first two migrations, as shipped.
+    let old = TempDb::new();
+    let migrations = tempdir_with_migrations(&["0001_initial.sql", "0002_idempotency_holder.sql"]);
+    let pool = SqlitePoolOptions::new()
+        .connect_with(
+            old.url()
+                .parse::<sqlx::sqlite::SqliteConnectOptions>()
+                .expect("url")
+                .create_if_missing(true),
+        )
+        .await
+        .expect("open old database");
+    sqlx::migrate::Migrator::new(migrations.0.as_path())
+        .await
+        .expect("old migrations")
+        .run(&pool)
+        .await
+        .expect("apply old migrations");
+    for row in &rows {
+        sqlx::query(
+            "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&row.0)
+        .bind(&row.1)
+        .bind(&row.2)
+        .bind(row.3)
+        .bind(&row.4)
+        .bind(row.5)
+        .bind(&row.6)
+        .execute(&pool)
+        .await
+        .expect("old row");
+    }
+    pool.close().await;
+
+    let store = old.open().await;
+    let now = chrono::Utc::now();
+    let claim = LeaseClaim::new(InstanceId::generate(), now, now, 10);
+    let mut taken: Vec<_> = store
+        .claim_lapsed(&claim)
+        .await
+        .expect("claim")
+        .into_iter()
+        .map(|c| c.record.id)
+        .collect();
+    taken.sort();
+    let mut expected = vec![running.record.id.clone(), owed.record.id.clone()];
+    expected.sort();
+    assert_eq!(taken, expected);
+    let kept = store
+        .get(&settled.record.id)
+        .await
+        .expect("get")
+        .expect("call");
+    assert_eq!(kept.lease, None);
+    store.close().await;
+}
+
+/// A temporary directory holding copies of the named SQLite migrations.
+fn tempdir_with_migrations(names: &[&str]) -> TempDir {
+    let dir = TempDir(std::env::temp_dir().join(format!(
+        "agentcall-migrations-{}",
+        uuid::Uuid::new_v4().simple()
+    )));
+    std::fs::create_dir_all(&dir.0).expect("create dir");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
+    for name in names {
+        std::fs::copy(source.join(name), dir.0.join(name)).expect("copy migration");
+    }
+    dir
+}
+
+/// A directory removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 
-use crate::domain::AccountId;
+use crate::domain::{AccountId, CallId};
 use crate::store::StoreError;
 
 /// How billing periods are cut.
@@ -98,8 +98,13 @@ impl Usage {
 ///   in the period starting at `period`, or fails with
 ///   [`ReserveError::OverCap`] when that is below one minute. Under any
 ///   concurrency `billed + reserved` never exceeds `cap`.
-/// - `settle` replaces a reservation by the billed minutes (clamped to the
-///   reservation); settling with 0 billed releases it.
+/// - `settle` replaces a call's reservation by its billed minutes (clamped
+///   to the reservation); settling with 0 billed releases it. A ledger that
+///   several service instances share settles each call once: a second
+///   settlement of the same `call` changes nothing and succeeds (after a
+///   crash between the ledger's settlement and the call's record of it,
+///   another instance settles the call again). [`MemoryUsageLedger`], which
+///   only one process ever uses, does not keep the calls it settled.
 /// - When the backend fails, `reserve` fails with
 ///   [`ReserveError::Unavailable`] and reserves nothing, `settle` with
 ///   [`StoreError::Unavailable`] and changes nothing (the caller may retry
@@ -124,6 +129,7 @@ pub trait UsageLedger: Send + Sync + Debug {
     async fn settle(
         &self,
         account: &AccountId,
+        call: &CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -193,6 +199,7 @@ impl UsageLedger for MemoryUsageLedger {
     async fn settle(
         &self,
         account: &AccountId,
+        _call: &CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -261,7 +268,10 @@ mod tests {
         }
         // One call of October is still running when November starts.
         for account in &accounts[1..] {
-            ledger.settle(account, october, 10, 2).await.unwrap();
+            ledger
+                .settle(account, &CallId::generate(), october, 10, 2)
+                .await
+                .unwrap();
         }
         ledger
             .reserve(&accounts[1], november, 100, 10)
@@ -269,7 +279,10 @@ mod tests {
             .unwrap();
         assert_eq!(ledger.periods.lock().unwrap().usage.len(), 2);
         // Its late settlement still lands in October.
-        ledger.settle(&accounts[0], october, 10, 4).await.unwrap();
+        ledger
+            .settle(&accounts[0], &CallId::generate(), october, 10, 4)
+            .await
+            .unwrap();
         assert_eq!(
             ledger.usage(&accounts[0], october).await.unwrap(),
             Usage::new(4, 0)
@@ -288,7 +301,10 @@ mod tests {
             ledger.reserve(&acct, p, 25, 10).await,
             Err(ReserveError::OverCap)
         ));
-        ledger.settle(&acct, p, 10, 3).await.unwrap();
+        ledger
+            .settle(&acct, &CallId::generate(), p, 10, 3)
+            .await
+            .unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await.unwrap(),
             Usage {
@@ -297,7 +313,10 @@ mod tests {
             }
         );
         assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(7));
-        ledger.settle(&acct, p, 5, 99).await.unwrap();
+        ledger
+            .settle(&acct, &CallId::generate(), p, 5, 99)
+            .await
+            .unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await.unwrap().billed,
             8,

@@ -1,6 +1,7 @@
 //! [`AgentCallBuilder`]: the service's parts, each with an embedded default,
 //! and its timing settings.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
@@ -15,7 +16,7 @@ use crate::guardrails::{
     BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
 };
 use crate::notify::Notifier;
-use crate::store::{CallStore, EventOutbox, IdempotencyStore, MemoryStore};
+use crate::store::{CallStore, EventOutbox, IdempotencyStore, InstanceId, MemoryStore};
 use crate::webhook::delivery::{DeliveryConfig, DeliveryWorker};
 
 /// Default of [`AgentCallBuilder::ring_timeout`].
@@ -32,6 +33,8 @@ const HANG_UP_TIMEOUT: Duration = Duration::from_secs(10);
 const ACCOUNT_LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default of [`AgentCallBuilder::extraction_timeout`].
 const EXTRACTION_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default of [`AgentCallBuilder::call_lease`].
+const CALL_LEASE: Duration = Duration::from_secs(30);
 /// Default of [`AgentCallBuilder::idempotency_lease`].
 const IDEMPOTENCY_LEASE: Duration = crate::api::IDEMPOTENCY_LEASE;
 
@@ -54,6 +57,8 @@ pub(super) struct Timing {
     pub(super) extraction_timeout: Duration,
     /// How long an idempotent request holds its key between renewals.
     pub(super) idempotency_lease: Duration,
+    /// How long an instance holds a call between renewals.
+    pub(super) call_lease: Duration,
 }
 
 impl Default for Timing {
@@ -67,6 +72,7 @@ impl Default for Timing {
             account_lookup_timeout: ACCOUNT_LOOKUP_TIMEOUT,
             extraction_timeout: EXTRACTION_TIMEOUT,
             idempotency_lease: IDEMPOTENCY_LEASE,
+            call_lease: CALL_LEASE,
         }
     }
 }
@@ -102,6 +108,7 @@ pub struct AgentCallBuilder {
     delivery: DeliveryConfig,
     timing: Timing,
     base_url: String,
+    instance: InstanceId,
 }
 
 impl AgentCall {
@@ -121,6 +128,7 @@ impl AgentCall {
             delivery: DeliveryConfig::default(),
             timing: Timing::default(),
             base_url: "http://127.0.0.1:8080".into(),
+            instance: InstanceId::generate(),
         }
     }
 }
@@ -258,6 +266,28 @@ impl AgentCallBuilder {
         self
     }
 
+    /// How long this instance holds each of its running calls between
+    /// renewals (default 30 seconds). The service renews its leases every
+    /// third of this while it runs; when an instance dies, another instance
+    /// sharing the store takes its calls over once their leases lapse (so
+    /// within about this long plus a third of it), and a call's former
+    /// holder can no longer write to it. Instances' clocks must agree to
+    /// well within this. A zero lease is raised to one millisecond.
+    pub fn call_lease(mut self, lease: Duration) -> Self {
+        self.timing.call_lease = lease.max(Duration::from_millis(1));
+        self
+    }
+
+    /// This instance's name in call leases (default: a fresh random one per
+    /// build). Give every running instance its own. A stable name (the same
+    /// after a restart) lets [`AgentCall::recover`] take back the calls the
+    /// previous process of this instance held without waiting for their
+    /// leases to lapse.
+    pub fn instance_id(mut self, instance: InstanceId) -> Self {
+        self.instance = instance;
+        self
+    }
+
     /// The base of recording URLs, e.g. `https://calls.example.com`
     /// (default `http://127.0.0.1:8080`).
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
@@ -290,7 +320,8 @@ impl AgentCallBuilder {
             wake: wake.clone(),
         };
         let delivery_task = worker.spawn(stop_rx);
-        Ok(AgentCall {
+        let (stop_leases, stop_leases_rx) = watch::channel(false);
+        let service = AgentCall {
             inner: Arc::new(Inner {
                 store,
                 outbox,
@@ -312,8 +343,19 @@ impl AgentCallBuilder {
                 stop_calls,
                 stop_delivery,
                 delivery_task: std::sync::Mutex::new(Some(delivery_task)),
+                instance: self.instance,
+                following: std::sync::Mutex::new(HashSet::new()),
+                stop_leases,
+                lease_task: std::sync::Mutex::new(None),
             }),
-        })
+        };
+        let keeper = service.spawn_lease_keeper(stop_leases_rx);
+        *service
+            .inner
+            .lease_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(keeper);
+        Ok(service)
     }
 }
 
@@ -366,6 +408,7 @@ mod tests {
                 account_lookup_timeout: secs(5),
                 extraction_timeout: secs(60),
                 idempotency_lease: secs(60),
+                call_lease: secs(30),
             }
         );
         let set = timing(
@@ -374,7 +417,8 @@ mod tests {
                 .hang_up_timeout(secs(5))
                 .account_lookup_timeout(secs(6))
                 .extraction_timeout(secs(7))
-                .idempotency_lease(secs(8)),
+                .idempotency_lease(secs(8))
+                .call_lease(secs(9)),
         );
         assert_eq!(
             (
@@ -382,9 +426,10 @@ mod tests {
                 set.hang_up_timeout,
                 set.account_lookup_timeout,
                 set.extraction_timeout,
-                set.idempotency_lease
+                set.idempotency_lease,
+                set.call_lease
             ),
-            (secs(4), secs(5), secs(6), secs(7), secs(8))
+            (secs(4), secs(5), secs(6), secs(7), secs(8), secs(9))
         );
         let set = timing(
             AgentCall::builder()

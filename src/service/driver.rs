@@ -3,9 +3,12 @@
 
 use std::time::Duration;
 
+use std::sync::atomic::Ordering;
+
 use tokio::sync::mpsc;
 
-use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN};
+use super::journal::Actor;
+use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
 use crate::dialer::{CarrierReport, DialRequest};
 use crate::domain::{CallId, CallStatus};
 use crate::state::{Ending, Transition};
@@ -63,9 +66,23 @@ pub(super) fn plausible_end(current: Option<CallStatus>, reported: CallStatus) -
     PlausibleEnd { missed, status }
 }
 
+/// What the store said when a followed call was looked at.
+enum Checked {
+    /// Still running, held by this instance; `answered_at` when answered.
+    Running {
+        answered_at: Option<chrono::DateTime<chrono::Utc>>,
+    },
+    /// Ended (by a cancel or by another instance that got the carrier's
+    /// end), or being finished by another instance: nothing left to follow.
+    Over,
+    /// Taken over by another instance: it follows the call now.
+    TakenOver,
+}
+
 impl AgentCall {
     /// Runs [`AgentCall::follow`] in a task of its own. The caller has
-    /// counted the call in `running` already; the task uncounts it.
+    /// counted the call in `running` and marked it followed already; the
+    /// task undoes both.
     pub(super) fn spawn_follow(
         &self,
         call_id: CallId,
@@ -73,13 +90,107 @@ impl AgentCall {
     ) {
         let service = self.clone();
         tokio::spawn(async move {
-            service.follow(call_id, reports).await;
+            service.follow(&call_id, reports).await;
+            service.unfollow(&call_id);
             service.call_finished();
         });
     }
 
-    /// Drives one call from the carrier's reports until it ends.
-    async fn follow(&self, call_id: CallId, mut reports: mpsc::UnboundedReceiver<CarrierReport>) {
+    /// Applies a carrier's report about a call, read from and written to the
+    /// store, on whichever instance receives it: a carrier whose reports
+    /// arrive as HTTP callbacks (at any instance behind a load balancer)
+    /// hands them here. A report about a call that already ended, or that
+    /// another instance is finishing, changes nothing.
+    ///
+    /// Returns once the report is stored. For an end, that is once the
+    /// carrier's outcome is kept on the call ([`StoredCall::carrier_end`]);
+    /// extraction and the terminal move then run in the background on this
+    /// instance, which takes the call's lease for them.
+    ///
+    /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
+    pub async fn carrier_report(
+        &self,
+        call_id: &CallId,
+        report: CarrierReport,
+    ) -> Result<(), ServiceError> {
+        let call = self
+            .inner
+            .store
+            .get(call_id)
+            .await?
+            .ok_or(ServiceError::NotFound)?;
+        if call.record.status.is_terminal() || call.carrier_end.is_some() {
+            return Ok(());
+        }
+        let status = call.record.status;
+        match report {
+            CarrierReport::Dialing => {
+                self.apply_transition(call_id, Transition::Dial, None, None, Actor::Anyone)
+                    .await?;
+            }
+            CarrierReport::Answered => {
+                if status == CallStatus::Queued {
+                    self.apply_transition(call_id, Transition::Dial, None, None, Actor::Anyone)
+                        .await?;
+                }
+                self.apply_transition(call_id, Transition::Answer, None, None, Actor::Anyone)
+                    .await?;
+            }
+            CarrierReport::Ended(outcome) => {
+                let Some((end, actor)) =
+                    self.take_carrier_end(call_id, outcome, Some(status)).await
+                else {
+                    return Ok(());
+                };
+                self.inner.running.fetch_add(1, Ordering::SeqCst);
+                let (service, call_id) = (self.clone(), call_id.clone());
+                tokio::spawn(async move {
+                    service.finish(&call_id, end, actor).await;
+                    service.call_finished();
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks at a followed call in the store: whether it is still this
+    /// instance's to follow, and when it was answered. `None` when the store
+    /// cannot be read (the caller goes on as it was).
+    async fn check(&self, call_id: &CallId) -> Option<Checked> {
+        let call = self.inner.store.get(call_id).await.ok()??;
+        Some(
+            if call.record.status.is_terminal() || call.carrier_end.is_some() {
+                Checked::Over
+            } else if !self.holds(&call) {
+                Checked::TakenOver
+            } else {
+                Checked::Running {
+                    answered_at: call.record.started_at,
+                }
+            },
+        )
+    }
+
+    /// The deadline of an answered call: its reservation plus a minute from
+    /// its answer.
+    async fn answered_deadline(&self, call_id: &CallId) -> Option<tokio::time::Instant> {
+        let call = self.inner.store.get(call_id).await.ok()??;
+        let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
+        let limit = Duration::from_secs(limit);
+        // Counted from the answer, which may be a while back (a call taken
+        // over, or answered as reported to another instance).
+        let since = call
+            .record
+            .started_at
+            .and_then(|at| (chrono::Utc::now() - at).to_std().ok())
+            .unwrap_or_default();
+        tokio::time::Instant::now().checked_add(limit.saturating_sub(since))
+    }
+
+    /// Drives one call from the carrier's reports until it ends, looking at
+    /// the store every third of the call lease for what other instances did
+    /// (a cancel, a report they received, a takeover).
+    async fn follow(&self, call_id: &CallId, mut reports: mpsc::UnboundedReceiver<CarrierReport>) {
         let timing = self.inner.timing;
         let mut stop = self.inner.stop_calls.subscribe();
         let far = |after: Duration| tokio::time::Instant::now().checked_add(after);
@@ -88,54 +199,95 @@ impl AgentCall {
         // the carrier still says nothing within the hang-up grace the call
         // ends as `carrier_lost`.
         let mut deadline = far(timing.ring_timeout);
+        let mut answered = false;
         let mut hung_up = false;
+        let beat = (timing.call_lease / 3).max(Duration::from_millis(1));
+        let mut looks = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
+        looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let report = tokio::select! {
                 report = reports.recv() => report,
                 _ = sleep_until(deadline) => {
                     if hung_up {
                         tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
-                        self.record_end(&call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None).await;
+                        self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Holder).await;
                         return;
                     }
                     tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
-                    let _ = self.hang_up(&call_id).await;
+                    let _ = self.hang_up(call_id).await;
                     hung_up = true;
                     deadline = far(timing.hang_up_grace);
                     continue;
                 }
                 _ = async { let _ = stop.wait_for(|stopping| *stopping).await; } => {
-                    let _ = self.hang_up(&call_id).await;
-                    self.record_end(&call_id, Ending::failed(SHUTDOWN_TOKEN), None, None).await;
+                    if matches!(self.check(call_id).await, Some(Checked::TakenOver)) {
+                        return;
+                    }
+                    let _ = self.hang_up(call_id).await;
+                    self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Holder).await;
                     return;
                 }
+                _ = looks.tick() => {
+                    match self.check(call_id).await {
+                        Some(Checked::Over) => {
+                            // Ended elsewhere (a cancel) while the carrier
+                            // may still run it; an end being finished by
+                            // another instance is its business.
+                            if self.status_of(call_id).await.is_some_and(CallStatus::is_terminal) {
+                                let _ = self.hang_up(call_id).await;
+                            }
+                            return;
+                        }
+                        Some(Checked::TakenOver) => {
+                            tracing::info!(call_id = %call_id, "call taken over by another instance; no longer following it");
+                            return;
+                        }
+                        Some(Checked::Running { answered_at: Some(_) }) if !answered && !hung_up => {
+                            // Answered as reported to another instance.
+                            answered = true;
+                            deadline = self.answered_deadline(call_id).await;
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
             };
-            let status = self.status_of(&call_id).await;
+            let status = self.status_of(call_id).await;
             if status.is_some_and(CallStatus::is_terminal) {
                 // Ended here (a cancel) while the carrier still runs it.
-                let _ = self.hang_up(&call_id).await;
+                let _ = self.hang_up(call_id).await;
                 return;
             }
             match report {
-                Some(CarrierReport::Dialing) => self.step(&call_id, Transition::Dial).await,
+                Some(CarrierReport::Dialing) => self.step(call_id, Transition::Dial).await,
                 Some(CarrierReport::Answered) => {
                     // A carrier that skips "dialing" still moves through it.
                     if status == Some(CallStatus::Queued) {
-                        self.step(&call_id, Transition::Dial).await;
+                        self.step(call_id, Transition::Dial).await;
                     }
-                    self.step(&call_id, Transition::Answer).await;
-                    if let Ok(Some(call)) = self.inner.store.get(&call_id).await {
-                        let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
-                        deadline = far(Duration::from_secs(limit));
+                    self.step(call_id, Transition::Answer).await;
+                    if !hung_up {
+                        answered = true;
+                        deadline = self.answered_deadline(call_id).await;
                     }
                 }
                 Some(CarrierReport::Ended(outcome)) => {
-                    self.end_from_carrier(&call_id, outcome, status).await;
+                    if let Some((end, actor)) =
+                        self.take_carrier_end(call_id, outcome, status).await
+                    {
+                        self.finish(call_id, end, actor).await;
+                    }
                     return;
                 }
                 None => {
-                    self.record_end(&call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None)
-                        .await;
+                    self.record_end(
+                        call_id,
+                        Ending::failed(CARRIER_LOST_TOKEN),
+                        None,
+                        None,
+                        Actor::Holder,
+                    )
+                    .await;
                     return;
                 }
             }
@@ -155,7 +307,7 @@ impl AgentCall {
         let repair = plausible_end(current, reported);
         for transition in repair.missed {
             if let Err(error) = self
-                .apply_transition(call_id, transition, None, Some(ended_at))
+                .apply_transition(call_id, transition, None, Some(ended_at), Actor::Anyone)
                 .await
             {
                 tracing::warn!(call_id = %call_id, %error, "repaired move not applied");

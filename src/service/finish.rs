@@ -1,12 +1,23 @@
 //! Finishing a call the carrier ended: its recording, extraction and
 //! summary, then its end.
 
+/// What became of keeping a carrier's end on its call.
+enum Kept {
+    /// Kept, with this instance holding the call until it is finished.
+    Here,
+    /// Another instance keeps this call's end already (or it ended).
+    Elsewhere,
+    /// The store failed: the call is finished without the protection.
+    Failed,
+}
+
 use std::collections::BTreeMap;
 
 use chrono::Utc;
 use serde_json::{Map, Value};
 
 use super::AgentCall;
+use super::journal::Actor;
 use crate::dialer::CarrierOutcome;
 use crate::domain::{CallId, CallStatus};
 use crate::extract::{ExtractionInput, conform, summarize};
@@ -14,23 +25,28 @@ use crate::state::Ending;
 use crate::store::{CarrierEnd, StoreError, StoredCall};
 
 impl AgentCall {
-    /// Ends a call as its carrier reported, after repairing the report
-    /// (see [`plausible_end`](super::driver::plausible_end)); a completed
-    /// call gets its extraction and summary first. `status` is the stored
+    /// Turns a carrier's end report into the end this instance finishes:
+    /// repairs the report (see [`plausible_end`](super::driver::plausible_end)),
+    /// stores the recording, and, for a completed call, keeps the carrier's
+    /// end on the still-running call and takes its lease, before the
+    /// extraction that may take tens of seconds. `status` is the stored
     /// status when the report arrived.
     ///
-    /// Before a completed call's extraction (which may take tens of
-    /// seconds), the carrier's end is stored on the still-running call
-    /// ([`StoredCall::carrier_end`]: transcript, recording, end time,
-    /// duration, outcome), so a crash during extraction loses nothing:
-    /// [`AgentCall::recover`] re-runs the extraction and ends the call with
-    /// its real outcome. The terminal event fires once, after extraction.
-    pub(super) async fn end_from_carrier(
+    /// Returns the end to [`finish`](Self::finish) and on whose behalf, or
+    /// `None` when another instance already holds this call's end (the
+    /// carrier reported it twice, or to two instances).
+    ///
+    /// Keeping the end ([`StoredCall::carrier_end`]: transcript, recording,
+    /// end time, duration, outcome) means a crash during extraction loses
+    /// nothing: whoever takes the call over re-runs the extraction and ends
+    /// the call with its real outcome. The terminal event fires once, after
+    /// extraction.
+    pub(super) async fn take_carrier_end(
         &self,
         call_id: &CallId,
         outcome: CarrierOutcome,
         status: Option<CallStatus>,
-    ) {
+    ) -> Option<(CarrierEnd, Actor)> {
         // The end happened now, whatever extraction takes afterwards.
         let ended_at = Utc::now();
         let status = self
@@ -51,15 +67,22 @@ impl AgentCall {
         end.duration_sec = outcome
             .duration
             .map(|d| d.as_millis().div_ceil(1000) as u64);
-        if status == CallStatus::Completed {
-            self.keep_carrier_end(call_id, &end).await;
+        if status != CallStatus::Completed {
+            // Nothing slow before the end: the terminal compare-and-set
+            // alone decides which report ends the call.
+            return Some((end, Actor::Anyone));
         }
-        self.finish(call_id, end).await;
+        match self.keep_carrier_end(call_id, &end).await {
+            Kept::Here => Some((end, Actor::Holder)),
+            Kept::Failed => Some((end, Actor::Anyone)),
+            Kept::Elsewhere => None,
+        }
     }
 
     /// Ends a call the carrier ended: extraction and summary for a
-    /// completed call, then the terminal move at the carrier's end time.
-    pub(super) async fn finish(&self, call_id: &CallId, end: CarrierEnd) {
+    /// completed call, then the terminal move at the carrier's end time,
+    /// written on behalf of `actor`.
+    pub(super) async fn finish(&self, call_id: &CallId, end: CarrierEnd, actor: Actor) {
         let mut ending = Ending {
             status: end.status,
             error: end.error,
@@ -80,36 +103,40 @@ impl AgentCall {
             ending.summary = Some(summary);
             notes = Some(reasons);
         }
-        self.record_end(call_id, ending, notes, Some(end.ended_at))
+        self.record_end(call_id, ending, notes, Some(end.ended_at), actor)
             .await;
     }
 
     /// Stores the carrier's end on the running call (no event, no status
-    /// change). Best effort: if the store fails, the call is finished all
-    /// the same, only without the protection against a crash meanwhile.
-    async fn keep_carrier_end(&self, call_id: &CallId, end: &CarrierEnd) {
+    /// change) with this instance as its holder. Best effort: if the store
+    /// fails, the call is finished all the same, only without the
+    /// protection against a crash meanwhile.
+    async fn keep_carrier_end(&self, call_id: &CallId, end: &CarrierEnd) -> Kept {
         for _ in 0..10 {
             let current = match self.inner.store.get(call_id).await {
+                Ok(Some(current)) if current.carrier_end.is_some() => return Kept::Elsewhere,
                 Ok(Some(current)) if !current.record.status.is_terminal() => current,
-                Ok(_) => return,
+                Ok(_) => return Kept::Elsewhere,
                 Err(error) => {
                     tracing::warn!(call_id = %call_id, %error, "carrier end not kept before extraction");
-                    return;
+                    return Kept::Failed;
                 }
             };
             let next = StoredCall {
                 carrier_end: Some(end.clone()),
+                lease: Some(self.fresh_lease(Utc::now())),
                 ..current
             };
             match self.inner.store.update(&next, Vec::new()).await {
-                Ok(_) => return,
+                Ok(_) => return Kept::Here,
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(error) => {
                     tracing::warn!(call_id = %call_id, %error, "carrier end not kept before extraction");
-                    return;
+                    return Kept::Failed;
                 }
             }
         }
+        Kept::Failed
     }
 
     /// The call's fields conformed to their declared types, a summary, and

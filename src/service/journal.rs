@@ -7,13 +7,22 @@
 //! what makes "one terminal event" and "settled once" hold: only the
 //! update that wins the compare-and-set into a terminal status does either.
 //!
+//! Fencing: a move made on the instance's own initiative (a deadline, a
+//! shutdown, a recovery; [`Actor::Holder`]) is only written while this
+//! instance holds the call's lease, judged on the very version the
+//! compare-and-set writes over, so an instance whose call was taken over
+//! cannot write over the new holder. Facts (the carrier's reports, a
+//! cancel; [`Actor::Anyone`]) are written by whichever instance learns them.
+//! The instance that ends a call takes its lease until the call is settled.
+//!
 //! Settlement is reconcilable: the terminal update stores the call with
 //! `settled: false`, the ledger is told (retried with backoff while it
 //! fails), and only then is `settled: true` written. A crash or a ledger
 //! that stays down in between leaves a terminal, unsettled call that
-//! [`AgentCall::recover`] settles. The one window left is a crash after the
-//! ledger accepted and before `settled` was written: recovery then settles
-//! the call a second time (the ledger has no per-call idempotency).
+//! [`AgentCall::recover`] settles. A crash after the ledger accepted and
+//! before `settled` was written makes recovery settle the call again; the
+//! ledger settles each call once (the durable ledgers keep the settled call
+//! ids), so the second settlement changes nothing.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -41,6 +50,16 @@ const SETTLE_ATTEMPTS: u32 = 5;
 /// the ledger's own time, a few seconds per attempt when its database is
 /// unreachable).
 const SETTLE_FIRST_BACKOFF: Duration = Duration::from_millis(200);
+
+/// On whose behalf a move is written; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Actor {
+    /// The instance following the call, on its own initiative: written
+    /// only while it holds the call's lease.
+    Holder,
+    /// Whoever learned a fact about the call (a carrier report, a cancel).
+    Anyone,
+}
 
 /// What the usage ledger is told when a call ends: its reservation is
 /// replaced by its billed minutes, in the period it was placed in.
@@ -107,13 +126,15 @@ impl AgentCall {
     /// queues the event it emits in the same store update, and settles the
     /// call's minutes if the move ended it. `notes` replace the extraction
     /// notes; `at` is when the move happened (default: now). `Ok(None)` when
-    /// the move is illegal from the current status (logged).
+    /// the move is illegal from the current status, or when `actor` is the
+    /// holder and this instance no longer holds the call (both logged).
     pub(super) async fn apply_transition(
         &self,
         call_id: &CallId,
         transition: Transition,
         notes: Option<Notes>,
         at: Option<DateTime<Utc>>,
+        actor: Actor,
     ) -> Result<Option<StoredCall>, StoreError> {
         loop {
             let current = self
@@ -122,6 +143,10 @@ impl AgentCall {
                 .get(call_id)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(call_id.clone()))?;
+            if actor == Actor::Holder && !self.holds(&current) {
+                tracing::info!(call_id = %call_id, holder = ?current.lease.as_ref().map(|l| &l.holder), "call taken over by another instance; move not written");
+                return Ok(None);
+            }
             let now = Utc::now();
             let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
                 Ok(step) => step,
@@ -135,9 +160,11 @@ impl AgentCall {
                 ..current.clone()
             };
             if next.record.status.is_terminal() {
-                // Finished: the carrier's end is now the record's.
+                // Finished: the carrier's end is now the record's, and this
+                // instance holds the call until it has settled it.
                 next.carrier_end = None;
                 next.settled = false;
+                next.lease = Some(self.fresh_lease(now));
             }
             if let Some(notes) = &notes {
                 next.extraction_notes = notes.clone();
@@ -169,7 +196,10 @@ impl AgentCall {
     /// Applies a carrier-reported move; a failure is logged, not returned,
     /// because the call's task goes on with the next report either way.
     pub(super) async fn step(&self, call_id: &CallId, transition: Transition) {
-        if let Err(error) = self.apply_transition(call_id, transition, None, None).await {
+        let applied = self
+            .apply_transition(call_id, transition, None, None, Actor::Anyone)
+            .await;
+        if let Err(error) = applied {
             tracing::warn!(call_id = %call_id, %error, "carrier report not applied");
         }
     }
@@ -184,12 +214,13 @@ impl AgentCall {
         ending: Ending,
         notes: Option<Notes>,
         at: Option<DateTime<Utc>>,
+        actor: Actor,
     ) {
         let mut backoff = Duration::from_millis(100);
         for attempt in 1..=END_ATTEMPTS {
             let transition = Transition::End(ending.clone());
             match self
-                .apply_transition(call_id, transition, notes.clone(), at)
+                .apply_transition(call_id, transition, notes.clone(), at, actor)
                 .await
             {
                 Ok(_) => return,
@@ -207,12 +238,16 @@ impl AgentCall {
 
     /// Replaces an ended call's reservation by its billed minutes (the
     /// ledger retried with backoff, see [`AgentCall::settle_retrying`]), then
-    /// records that it did (`settled`). When the ledger stays down, or the
+    /// records that it did (`settled`, and the lease released: the call
+    /// needs no one any more). When the ledger stays down, or the
     /// store fails, the call is returned as it was and stays unsettled, for
     /// [`AgentCall::recover`] to settle.
     pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
         let settlement = settlement(&call, &self.inner.billing_period);
-        if !self.settle_retrying(&call.account_id, settlement).await {
+        if !self
+            .settle_retrying(&call.account_id, &call.record.id, settlement)
+            .await
+        {
             tracing::warn!(call_id = %call.record.id, "settlement failed; recovery settles the call");
             return call;
         }
@@ -220,6 +255,7 @@ impl AgentCall {
         loop {
             let mut next = StoredCall {
                 settled: true,
+                lease: None,
                 ..current.clone()
             };
             match self.inner.store.update(&next, Vec::new()).await {
@@ -251,6 +287,7 @@ impl AgentCall {
     pub(super) async fn settle_retrying(
         &self,
         account: &AccountId,
+        call: &CallId,
         settlement: Settlement,
     ) -> bool {
         let Settlement {
@@ -261,7 +298,7 @@ impl AgentCall {
         let ledger = &self.inner.ledger;
         let mut backoff = SETTLE_FIRST_BACKOFF;
         for attempt in 1..=SETTLE_ATTEMPTS {
-            match ledger.settle(account, period, reserved, billed).await {
+            match ledger.settle(account, call, period, reserved, billed).await {
                 Ok(()) => return true,
                 Err(error) if attempt == SETTLE_ATTEMPTS => {
                     tracing::error!(

@@ -7,9 +7,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use super::{AgentCall, INTERRUPTED_TOKEN, ServiceError};
-use crate::dialer::ProgressHandle;
-use crate::state::Ending;
+use super::{AgentCall, ServiceError};
 
 /// What [`AgentCall::recover`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,13 +25,21 @@ pub struct RecoveryReport {
 
 impl AgentCall {
     /// Resolves the calls a previous process left unfinished (after a crash
-    /// or a kill), so that none stays queued forever. Call it once at start
-    /// when the store is durable.
+    /// or a kill), so that none stays queued forever. Call it once at start,
+    /// before placing calls.
+    ///
+    /// It takes over every call whose lease lapsed, and every call leased to
+    /// this instance's own [`InstanceId`] (a stable id names the previous
+    /// process of the same instance, which is gone); calls leased to other
+    /// running instances are left alone. The service's lease keeper does the
+    /// same for lapsed leases every third of the call lease while it runs,
+    /// so calls of an instance that dies are taken over without anyone
+    /// calling this.
     ///
     /// A call the carrier had already ended ([`StoredCall::carrier_end`]:
     /// the process died during extraction) is finished with the carrier's
-    /// outcome, transcript and recording: extraction runs again and its
-    /// terminal event is queued.
+    /// outcome, transcript and recording: extraction runs again (in the
+    /// background) and its terminal event is queued.
     ///
     /// Every other unfinished call is offered to the dialer ([`Dialer::resume`]);
     /// if the carrier takes it over, it is followed as usual. Otherwise it
@@ -44,58 +50,14 @@ impl AgentCall {
     /// carrier may have kept it running that long. Events already queued before the crash
     /// are delivered by the outbox as usual.
     ///
-    /// Last, every ended call whose minutes were not settled (a crash or a
-    /// ledger failure right after its end) is settled.
+    /// An ended call whose minutes were not settled (a crash or a ledger
+    /// failure right after its end) is settled.
     ///
-    /// Recovery takes every unfinished call in the store: on PostgreSQL with
-    /// several instances, run it only from one instance after a full-fleet
-    /// restart, never while another instance is running calls.
-    ///
+    /// [`InstanceId`]: crate::store::InstanceId
     /// [`Dialer::resume`]: crate::dialer::Dialer::resume
     /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
     pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
-        let mut report = RecoveryReport::default();
-        for call in self.inner.store.unfinished().await? {
-            let call_id = call.record.id.clone();
-            if let Some(end) = call.carrier_end {
-                self.finish(&call_id, end).await;
-                report.finished += 1;
-                continue;
-            }
-            let (progress, reports) = ProgressHandle::channel(call_id.clone());
-            let request = super::driver::dial_request(&call);
-            match self.inner.dialer.resume(request, progress).await {
-                Ok(true) => {
-                    self.inner.running.fetch_add(1, Ordering::AcqRel);
-                    self.spawn_follow(call_id, reports);
-                    report.resumed += 1;
-                }
-                resumed => {
-                    if let Err(error) = resumed {
-                        tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
-                    }
-                    // The carrier may still be running it: ask it to stop.
-                    let _ = self.hang_up(&call_id).await;
-                    let ending = Ending::failed(INTERRUPTED_TOKEN);
-                    self.record_end(&call_id, ending, None, None).await;
-                    report.ended += 1;
-                }
-            }
-        }
-        for call in self.inner.store.unsettled().await? {
-            let settled = self.settle(call).await;
-            report.settled += usize::from(settled.settled);
-        }
-        if report != RecoveryReport::default() {
-            tracing::info!(
-                resumed = report.resumed,
-                ended = report.ended,
-                finished = report.finished,
-                settled = report.settled,
-                "recovered unfinished calls"
-            );
-        }
-        Ok(report)
+        Ok(self.take_over(true).await?)
     }
 
     /// Stops the service gracefully:
@@ -130,6 +92,17 @@ impl AgentCall {
         let _ = inner.stop_delivery.send(true);
         let task = inner
             .delivery_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+        // Last: the leases of calls still being finished stay renewed
+        // until the very end.
+        let _ = inner.stop_leases.send(true);
+        let task = inner
+            .lease_task
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();

@@ -15,6 +15,7 @@
 //! - `lifecycle`: recovery after a restart and graceful shutdown;
 //! - this module: the facade itself and its read side.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -27,8 +28,8 @@ use crate::domain::{ApiKey, CallId, CallRecord, CallStatus};
 use crate::extract::Extractor;
 use crate::guardrails::{BillingPeriod, Guardrails, RateLimiter, Rejection, UsageLedger};
 use crate::store::{
-    CallStore, DeliveryState, EventOutbox, IdempotencyStore, ListPage, ListQuery, Recording,
-    StoreError, StoredCall,
+    CallStore, DeliveryState, EventOutbox, IdempotencyStore, InstanceId, ListPage, ListQuery,
+    Recording, StoreError, StoredCall,
 };
 use crate::webhook::delivery::DeliveryConfig;
 
@@ -36,6 +37,7 @@ mod builder;
 mod driver;
 mod finish;
 mod journal;
+mod leases;
 mod lifecycle;
 mod placement;
 
@@ -129,6 +131,13 @@ struct Inner {
     stop_calls: watch::Sender<bool>,
     stop_delivery: watch::Sender<bool>,
     delivery_task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// This instance's name in call leases.
+    instance: InstanceId,
+    /// The calls this process follows (placing, following or finishing):
+    /// a reclaim of this instance's own leases leaves them alone.
+    following: std::sync::Mutex<HashSet<CallId>>,
+    stop_leases: watch::Sender<bool>,
+    lease_task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl AgentCall {
@@ -140,6 +149,11 @@ impl AgentCall {
     /// The guardrail engine, e.g. to check numbers before dialing.
     pub fn guardrails(&self) -> &Guardrails {
         &self.inner.guardrails
+    }
+
+    /// This instance's name in call leases ([`AgentCallBuilder::instance_id`]).
+    pub fn instance_id(&self) -> &InstanceId {
+        &self.inner.instance
     }
 
     /// How long an idempotent request holds its key between renewals

@@ -6,6 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use serde_json::{Map, Value};
 
+use super::journal::Actor;
 use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
 use crate::accounts::Principal;
 use crate::dialer::ProgressHandle;
@@ -119,8 +120,12 @@ impl AgentCall {
             extraction_notes: Default::default(),
             carrier_end: None,
             settled: false,
+            lease: Some(self.fresh_lease(now)),
             version: 0,
         };
+        // Followed from before the insert, so a concurrent `recover` that
+        // reclaims this instance's leases leaves the call to this placement.
+        let following = self.follow_guard(&call.record.id);
         if let Err(error) = inner.store.insert(&call).await {
             // Nothing was placed: give back the permit and the whole
             // reservation, billing nothing. The release is retried in the
@@ -133,7 +138,12 @@ impl AgentCall {
                 billed: 0,
             };
             let (service, account_id) = (self.clone(), account.id.clone());
-            tokio::spawn(async move { service.settle_retrying(&account_id, release).await });
+            let call_id = call.record.id.clone();
+            tokio::spawn(async move {
+                service
+                    .settle_retrying(&account_id, &call_id, release)
+                    .await
+            });
             return Err(error.into());
         }
         let call_id = call.record.id.clone();
@@ -159,7 +169,7 @@ impl AgentCall {
             // A single attempt, unlike the call task's retrying end: the
             // client is still waiting and gets a store error as it is.
             let result = self
-                .apply_transition(&call_id, Transition::End(ending), None, None)
+                .apply_transition(&call_id, Transition::End(ending), None, None, Actor::Holder)
                 .await;
             drop(admission);
             result?;
@@ -167,6 +177,7 @@ impl AgentCall {
         }
         // From here the call's task holds the count and uncounts it at the end.
         admission.hand_over();
+        following.hand_over();
         self.spawn_follow(call_id, reports);
         Ok(Placed {
             call_id: call.record.id,
@@ -205,7 +216,7 @@ impl AgentCall {
         match call.record.status {
             CallStatus::Queued | CallStatus::Dialing => {
                 let canceled = self
-                    .apply_transition(id, Transition::Cancel, None, None)
+                    .apply_transition(id, Transition::Cancel, None, None, Actor::Anyone)
                     .await?;
                 if let Some(canceled) = canceled {
                     let _ = self.hang_up(id).await;

@@ -14,6 +14,7 @@
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 mod idempotency;
+mod lease;
 mod memory;
 mod outbox;
 #[cfg(feature = "postgres")]
@@ -33,6 +34,7 @@ use chrono::{DateTime, Utc};
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
 pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
+pub use lease::{CallLease, InstanceId, LeaseClaim};
 pub use memory::{MemoryRetention, MemoryStore};
 pub use outbox::{
     AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
@@ -100,6 +102,9 @@ pub struct StoredCall {
     /// settlement of a terminal call; a terminal call without it is settled
     /// by [`AgentCall::recover`](crate::AgentCall::recover).
     pub settled: bool,
+    /// Which instance follows the call, and until when; `None` once the
+    /// call needs no one (ended and settled). See [`CallLease`].
+    pub lease: Option<CallLease>,
     /// Optimistic-concurrency version; bumped by every successful update.
     pub version: u64,
 }
@@ -107,7 +112,7 @@ pub struct StoredCall {
 impl StoredCall {
     /// A call of `key_id` (of `account_id`) created at `created_at` with
     /// caller ID `caller_id`; no context, fields, webhook, reservation or
-    /// notes, version 0. Set the other fields as needed.
+    /// notes, no lease, version 0. Set the other fields as needed.
     pub fn new(
         record: CallRecord,
         account_id: AccountId,
@@ -128,6 +133,7 @@ impl StoredCall {
             extraction_notes: BTreeMap::new(),
             carrier_end: None,
             settled: false,
+            lease: None,
             version: 0,
         }
     }
@@ -241,18 +247,30 @@ impl ListPage {
 /// # Contract
 ///
 /// - `insert` fails with [`StoreError::AlreadyExists`] for a known id and
-///   stores the call with the version it carries.
+///   stores the call with the version (and lease) it carries.
 /// - `update` is compare-and-set: it succeeds only when the stored version
-///   equals `call.version`, stores the call with version `call.version + 1`,
-///   returns that version, and in the same atomic step hands `events` to the
-///   store's outbox. Otherwise it changes nothing and returns
-///   [`StoreError::Conflict`] (or [`StoreError::NotFound`]). Two concurrent
-///   updates from the same version can never both succeed.
+///   equals `call.version`, stores the call (its lease included) with
+///   version `call.version + 1`, returns that version, and in the same
+///   atomic step hands `events` to the store's outbox. Otherwise it changes
+///   nothing and returns [`StoreError::Conflict`] (or
+///   [`StoreError::NotFound`]). Two concurrent updates from the same version
+///   can never both succeed.
 /// - `list` returns the key's calls most recent first (by `created_at`, ties
 ///   by id descending), honouring every filter of [`ListQuery`], in time that
 ///   grows with `limit`, not with the number of stored calls. A
 ///   `starting_after` id that is not one of the key's calls yields
 ///   [`StoreError::NotFound`].
+/// - `renew_leases` moves the `until` of every lease held by `holder` on a
+///   call not yet in a terminal status to `until`, without changing the
+///   calls' versions (a renewal is not a change of the call), and returns
+///   how many it renewed. Leases on ended calls are not renewed: an ended
+///   call whose settlement failed lapses, and is settled by whoever claims it.
+/// - `claim_lapsed` atomically takes over up to `claim.limit` calls whose
+///   lease [`LeaseClaim::takes`], oldest lease first: each gets the lease
+///   `(claim.holder, claim.until)` and its version bumped, and is returned
+///   as now stored. Concurrent claims (from any instance) never return the
+///   same call, and a call whose lease was renewed meanwhile is not taken.
+///   Calls without a lease are never returned.
 /// - `put_recording` replaces any recording of the call.
 /// - [`StoreError::Unavailable`] means nothing was written.
 #[async_trait]
@@ -269,12 +287,15 @@ pub trait CallStore: Send + Sync + Debug {
     /// A page of one key's calls; see the contract.
     async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError>;
 
-    /// Calls not yet in a terminal status, oldest first (for recovery after a restart).
-    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError>;
+    /// Extends the leases `holder` holds on running calls; see the contract.
+    async fn renew_leases(
+        &self,
+        holder: &InstanceId,
+        until: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
 
-    /// Calls in a terminal status whose reservation is not settled
-    /// (`settled == false`), oldest first (for recovery after a restart).
-    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError>;
+    /// Takes over calls whose lease lapsed; see the contract.
+    async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError>;
 
     /// Stores a call's recording.
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError>;

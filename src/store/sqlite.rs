@@ -76,6 +76,7 @@ impl Dialect for SqliteDialect {
     // No row locks (SQLite has no `FOR UPDATE`): a write transaction
     // already excludes every other writer.
     const CLAIM_LOCK: &'static str = "";
+    const SKIP_LOCKED: &'static str = "";
     const ROW_LOCK: &'static str = "";
     // The two-argument `MAX` is SQLite's `GREATEST`.
     const GREATEST: &'static str = "MAX";

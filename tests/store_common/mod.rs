@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use agentcall::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
-use agentcall::store::{NewEvent, StoredCall};
+use agentcall::store::{CallLease, InstanceId, LeaseClaim, NewEvent, StoredCall};
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
@@ -169,7 +169,10 @@ where
 
     let account = fresh_account();
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
-    ledger.settle(&account, t0(), 10, 3).await.expect("settle");
+    ledger
+        .settle(&account, &CallId::generate(), t0(), 10, 3)
+        .await
+        .expect("settle");
     assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
 
     done.version = 2;
@@ -198,11 +201,14 @@ where
         .await
         .expect("list");
     assert_eq!((page.calls, page.has_more), (vec![call.clone()], false));
+    // An ended, settled call holds no lease: no takeover ever takes it.
+    let far = t0() + Duration::days(36_500);
+    let claim = LeaseClaim::new(InstanceId::generate(), far, far, 100);
     assert!(
         store
-            .unfinished()
+            .claim_lapsed(&claim)
             .await
-            .expect("unfinished")
+            .expect("claim")
             .iter()
             .all(|c| c.record.id != *id)
     );
@@ -346,18 +352,24 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
         ledgers[0].usage(&account, t0()).await.expect("usage"),
         Usage::new(0, 100)
     );
+    // Every call settled through both handles at once (a call recovered by
+    // a second instance while the first still settles it): each counts once.
     let mut tasks = JoinSet::new();
-    for (i, grant) in grants.iter().copied().enumerate() {
-        let ledger = Arc::clone(&ledgers[i % 2]);
-        let account = account.clone();
-        tasks.spawn(async move { ledger.settle(&account, t0(), grant, grant / 2).await });
+    for grant in grants.iter().copied() {
+        let call = CallId::generate();
+        for ledger in &ledgers {
+            let (ledger, account, call) = (Arc::clone(ledger), account.clone(), call.clone());
+            tasks
+                .spawn(async move { ledger.settle(&account, &call, t0(), grant, grant / 2).await });
+        }
     }
     for settled in tasks.join_all().await {
         settled.expect("settle");
     }
     assert_eq!(
         ledgers[1].usage(&account, t0()).await.expect("usage"),
-        Usage::new(grants.iter().map(|g| g / 2).sum(), 0)
+        Usage::new(grants.iter().map(|g| g / 2).sum(), 0),
+        "each call settled once"
     );
 }
 
@@ -450,6 +462,75 @@ where
         seconds,
         "an expired lease hands the event out again, once"
     );
+}
+
+/// Takeovers racing through two handles (two "instances"), while the
+/// holder renews some leases: every lapsed call is taken exactly once, and
+/// a call renewed before the takeovers began is never taken.
+pub async fn lease_claims_are_never_handed_out_twice<S>(stores: [Arc<S>; 2])
+where
+    S: CallStore + 'static,
+{
+    let holder = InstanceId::generate();
+    let key = fresh_key();
+    let lapsed_at = t0() + Duration::seconds(10);
+    let mut lapsed = BTreeSet::new();
+    let mut kept = BTreeSet::new();
+    for i in 0..60 {
+        let mut created = call(&key, t0() + Duration::milliseconds(i));
+        created.lease = Some(CallLease::new(
+            holder.clone(),
+            lapsed_at + Duration::milliseconds(i),
+        ));
+        stores[i as usize % 2]
+            .insert(&created)
+            .await
+            .expect("insert");
+        lapsed.insert(created.record.id);
+    }
+    // Another holder's calls, renewed in time: never taken.
+    let other = InstanceId::generate();
+    for i in 0..10 {
+        let mut created = call(&key, t0() + Duration::milliseconds(i));
+        created.lease = Some(CallLease::new(other.clone(), lapsed_at));
+        stores[0].insert(&created).await.expect("insert");
+        kept.insert(created.record.id);
+    }
+    let now = t0() + Duration::seconds(60);
+    assert_eq!(
+        stores[1]
+            .renew_leases(&other, now + Duration::seconds(30))
+            .await
+            .expect("renew"),
+        10
+    );
+    let mut tasks = JoinSet::new();
+    for worker in 0..6 {
+        let store = Arc::clone(&stores[worker % 2]);
+        let taker = InstanceId::generate();
+        tasks.spawn(async move {
+            let mut taken = Vec::new();
+            loop {
+                let claim = LeaseClaim::new(taker.clone(), now, now + Duration::seconds(30), 7);
+                let batch = store.claim_lapsed(&claim).await.expect("claim");
+                if batch.is_empty() {
+                    return taken;
+                }
+                for call in &batch {
+                    assert_eq!(call.lease.as_ref().map(|l| &l.holder), Some(&taker));
+                }
+                taken.extend(batch.into_iter().map(|c| c.record.id));
+            }
+        });
+    }
+    let all: Vec<CallId> = tasks.join_all().await.into_iter().flatten().collect();
+    let distinct: BTreeSet<CallId> = all.iter().cloned().collect();
+    assert_eq!(all.len(), distinct.len(), "a call was taken over twice");
+    assert_eq!(
+        distinct, lapsed,
+        "every lapsed call is taken, and only those"
+    );
+    assert!(distinct.is_disjoint(&kept));
 }
 
 /// Concurrent `begin`s through two handles: exactly one starts, on a fresh

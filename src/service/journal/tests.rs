@@ -27,6 +27,7 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         extraction_notes: Notes::new(),
         carrier_end: None,
         settled: false,
+        lease: None,
         version: 0,
     }
 }
@@ -135,7 +136,7 @@ async fn the_move_that_ends_a_call_settles_it_once() {
         (Transition::Answer, placed + chrono::Duration::seconds(10)),
     ] {
         let moved = service
-            .apply_transition(id, transition, None, Some(at))
+            .apply_transition(id, transition, None, Some(at), Actor::Anyone)
             .await;
         assert!(moved.unwrap().is_some());
         assert_eq!(
@@ -146,7 +147,7 @@ async fn the_move_that_ends_a_call_settles_it_once() {
     let ending = Transition::End(Ending::new(CallStatus::Completed));
     let ended_at = placed + chrono::Duration::seconds(71);
     let ended = service
-        .apply_transition(id, ending.clone(), None, Some(ended_at))
+        .apply_transition(id, ending.clone(), None, Some(ended_at), Actor::Anyone)
         .await;
     assert_eq!(ended.unwrap().unwrap().record.duration_sec, Some(61));
     let settled = Usage {
@@ -160,7 +161,7 @@ async fn the_move_that_ends_a_call_settles_it_once() {
     for again in [ending, Transition::Cancel] {
         assert_eq!(
             service
-                .apply_transition(id, again, None, None)
+                .apply_transition(id, again, None, None, Actor::Anyone)
                 .await
                 .unwrap(),
             None

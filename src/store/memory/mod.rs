@@ -4,7 +4,7 @@ mod retention;
 
 pub use retention::MemoryRetention;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -12,9 +12,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
-    IdempotencyBegin, IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery, Recording,
-    StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallLease, CallStore, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
+    IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery, NewEvent,
+    PendingDelivery, Recording, StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{CallId, KeyId};
 
@@ -29,7 +29,8 @@ use crate::domain::{CallId, KeyId};
 /// - Calls, their recordings and their webhook events: for the life of the
 ///   process by default; [`MemoryStore::with_retention`] drops ended calls
 ///   and recordings after a while (see [`MemoryRetention`]). Unfinished
-///   calls and undelivered events are never dropped.
+///   calls, ended calls not yet settled (they still hold a lease) and
+///   undelivered events are never dropped.
 /// - Idempotency records: for their TTL (24 h in the service); a record whose
 ///   request was rejected is freed at once.
 #[derive(Debug, Default)]
@@ -42,6 +43,8 @@ struct Inner {
     retention: MemoryRetention,
     ended: retention::EndedCalls,
     calls: HashMap<CallId, StoredCall>,
+    /// Calls with a lease (running, or ended and not yet settled).
+    leased: HashSet<CallId>,
     by_key: HashMap<KeyId, BTreeSet<(DateTime<Utc>, CallId)>>,
     recordings: HashMap<CallId, Recording>,
     events: HashMap<String, EventEntry>,
@@ -208,6 +211,9 @@ impl CallStore for MemoryStore {
             .entry(call.key_id.clone())
             .or_default()
             .insert((call.created_at, id.clone()));
+        if call.lease.is_some() {
+            inner.leased.insert(id.clone());
+        }
         inner.calls.insert(id.clone(), call.clone());
         Ok(())
     }
@@ -235,6 +241,11 @@ impl CallStore for MemoryStore {
             version,
             ..call.clone()
         };
+        if call.lease.is_some() {
+            inner.leased.insert(id.clone());
+        } else {
+            inner.leased.remove(id);
+        }
         for event in events {
             inner.enqueue(event);
         }
@@ -299,28 +310,50 @@ impl CallStore for MemoryStore {
         Ok(ListPage { calls, has_more })
     }
 
-    async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
-        let inner = self.read();
-        let mut calls: Vec<_> = inner
-            .calls
-            .values()
-            .filter(|c| c.record.status.is_terminal() && !c.settled)
-            .cloned()
-            .collect();
-        calls.sort_by(|a, b| (a.created_at, &a.record.id).cmp(&(b.created_at, &b.record.id)));
-        Ok(calls)
+    async fn renew_leases(
+        &self,
+        holder: &InstanceId,
+        until: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let mut inner = self.write();
+        let Inner { calls, leased, .. } = &mut *inner;
+        let mut renewed = 0;
+        for id in leased.iter() {
+            let Some(call) = calls.get_mut(id) else {
+                continue;
+            };
+            if call.record.status.is_terminal() {
+                continue;
+            }
+            if let Some(lease) = call.lease.as_mut().filter(|l| &l.holder == holder) {
+                lease.until = until;
+                renewed += 1;
+            }
+        }
+        Ok(renewed)
     }
 
-    async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
-        let inner = self.read();
-        let mut calls: Vec<_> = inner
-            .calls
-            .values()
-            .filter(|c| !c.record.status.is_terminal())
-            .cloned()
+    async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
+        let mut inner = self.write();
+        let Inner { calls, leased, .. } = &mut *inner;
+        let mut taken: Vec<(DateTime<Utc>, CallId)> = leased
+            .iter()
+            .filter_map(|id| {
+                let lease = calls.get(id)?.lease.as_ref()?;
+                claim.takes(lease).then(|| (lease.until, id.clone()))
+            })
             .collect();
-        calls.sort_by(|a, b| (a.created_at, &a.record.id).cmp(&(b.created_at, &b.record.id)));
-        Ok(calls)
+        taken.sort();
+        taken.truncate(claim.limit);
+        let mut claimed = Vec::with_capacity(taken.len());
+        for (_, id) in taken {
+            if let Some(call) = calls.get_mut(&id) {
+                call.lease = Some(CallLease::new(claim.holder.clone(), claim.until));
+                call.version += 1;
+                claimed.push(call.clone());
+            }
+        }
+        Ok(claimed)
     }
 
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {

@@ -120,13 +120,15 @@ impl Inner {
             let Some((_, id)) = self.ended.calls.pop_front() else {
                 break;
             };
-            if self.events_settled(&id) {
+            // An unsettled call still holds its lease: its minutes are owed.
+            let leased = self.leased.contains(&id);
+            if self.events_settled(&id) && !leased {
                 self.forget_call(&id);
             } else {
                 waiting.push(id);
             }
         }
-        // A call whose events are still pending is looked at again one
+        // A call whose events are still pending (or not yet settled) is looked at again one
         // retention period from now, not on every write.
         for id in waiting {
             self.ended.calls.push_back((clock, id));
@@ -146,6 +148,7 @@ impl Inner {
 
     /// Removes a call with its index entry, recording and events.
     fn forget_call(&mut self, id: &CallId) {
+        self.leased.remove(id);
         if let Some(call) = self.calls.remove(id)
             && let Some(index) = self.by_key.get_mut(&call.key_id)
         {

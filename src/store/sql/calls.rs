@@ -5,25 +5,25 @@ use sqlx::Database;
 use sqlx::query::Query;
 
 use super::codec::{
-    CallColumns, Param, UNFINISHED_SQL, corrupt, db_error, decode_call, encode_call, list_query,
-    nanos, version_column,
+    CALL_SELECT, CallColumns, CallRow, Param, UNFINISHED_SQL, corrupt, db_error, decode_call_row,
+    encode_call, list_query, nanos, sql_int, version_column,
 };
 use super::{Db, RowsAffected, shared};
 use crate::domain::CallId;
-use crate::store::{ListPage, ListQuery, NewEvent, Recording, StoreError, StoredCall};
+use crate::store::{
+    InstanceId, LeaseClaim, ListPage, ListQuery, NewEvent, Recording, StoreError, StoredCall,
+};
 
-/// Decodes `(id, version, doc)` rows.
-fn decode_calls(rows: Vec<(String, i64, String)>) -> Result<Vec<StoredCall>, StoreError> {
-    rows.iter()
-        .map(|(id, version, doc)| decode_call(id, *version, doc))
-        .collect()
+/// Decodes [`CallRow`]s.
+fn decode_calls(rows: Vec<CallRow>) -> Result<Vec<StoredCall>, StoreError> {
+    rows.iter().map(decode_call_row).collect()
 }
 
 shared! {
 impl Db<D> {
-    /// Binds a call's columns as `$1` to `$7`, in the order of
+    /// Binds a call's columns as `$1` to `$9`, in the order of
     /// [`CallColumns`]' fields: `id, key_id, account_id, created_ns, status,
-    /// version, doc`.
+    /// version, doc, holder, lease_until_ns`.
     fn bind_call<'q>(
         query: Query<'q, D::Db, <D::Db as Database>::Arguments<'q>>,
         c: &'q CallColumns,
@@ -36,6 +36,8 @@ impl Db<D> {
             .bind(c.status)
             .bind(c.version)
             .bind(c.doc.as_str())
+            .bind(c.holder.as_deref())
+            .bind(c.lease_until_ns)
     }
 
     /// `CallStore::insert`.
@@ -44,8 +46,9 @@ impl Db<D> {
         let _turn = self.turn().await;
         let inserted = Self::bind_call(
             sqlx::query(
-                "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO calls (id, key_id, account_id, created_ns, status, version, doc, \
+                 holder, lease_until_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                 ON CONFLICT (id) DO NOTHING",
             ),
             &c,
         )
@@ -60,14 +63,13 @@ impl Db<D> {
 
     /// `CallStore::get`.
     pub(crate) async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
-        let row: Option<(String, i64, String)> =
-            sqlx::query_as("SELECT id, version, doc FROM calls WHERE id = $1")
-                .bind(id.as_str())
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(db_error)?;
-        row.map(|(id, version, doc)| decode_call(&id, version, &doc))
-            .transpose()
+        let sql = format!("SELECT {CALL_SELECT} FROM calls WHERE id = $1");
+        let row: Option<CallRow> = sqlx::query_as(&sql)
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_error)?;
+        row.as_ref().map(decode_call_row).transpose()
     }
 
     /// `CallStore::update`: compare-and-set on the version, and the events
@@ -92,7 +94,8 @@ impl Db<D> {
         let updated = Self::bind_call(
             sqlx::query(
                 "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
-                 version = $6, doc = $7 WHERE id = $1 AND version = $8",
+                 version = $6, doc = $7, holder = $8, lease_until_ns = $9 \
+                 WHERE id = $1 AND version = $10",
             ),
             &c,
         )
@@ -163,42 +166,65 @@ impl Db<D> {
                 Param::Text(value) => rows.bind(value),
             };
         }
-        let rows: Vec<(String, i64, String)> =
-            rows.fetch_all(&self.pool).await.map_err(db_error)?;
+        let rows: Vec<CallRow> = rows.fetch_all(&self.pool).await.map_err(db_error)?;
         let mut calls = decode_calls(rows)?;
         let has_more = calls.len() > query.limit;
         calls.truncate(query.limit);
         Ok(ListPage { calls, has_more })
     }
 
-    /// `CallStore::unfinished`, on the `calls_unfinished` index.
-    pub(crate) async fn unfinished(&self) -> Result<Vec<StoredCall>, StoreError> {
+    /// `CallStore::renew_leases`, on the `calls_by_holder` index; one
+    /// statement, which rewrites no document and bumps no version.
+    pub(crate) async fn renew_leases(
+        &self,
+        holder: &InstanceId,
+        until: chrono::DateTime<chrono::Utc>,
+    ) -> Result<u64, StoreError> {
         let sql = format!(
-            "SELECT id, version, doc FROM calls WHERE status IN {UNFINISHED_SQL} \
-             ORDER BY created_ns, id"
+            "UPDATE calls SET lease_until_ns = $2 WHERE holder = $1 \
+             AND lease_until_ns IS NOT NULL AND status IN {UNFINISHED_SQL}"
         );
-        let rows = sqlx::query_as(&sql)
+        let _turn = self.turn().await;
+        let renewed = sqlx::query(&sql)
+            .bind(holder.as_str())
+            .bind(nanos(until))
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(renewed.changed())
+    }
+
+    /// `CallStore::claim_lapsed`: one statement on the `calls_by_lease`
+    /// index. On PostgreSQL the chosen rows are locked with `SKIP LOCKED`,
+    /// and a row renewed after the statement's snapshot is re-checked
+    /// against the committed lease when it is locked, so a renewed call is
+    /// not taken; SQLite runs the statement alone.
+    pub(crate) async fn claim_lapsed(
+        &self,
+        claim: &LeaseClaim,
+    ) -> Result<Vec<StoredCall>, StoreError> {
+        let own = if claim.reclaim_own {
+            " OR holder = $1"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "UPDATE calls SET holder = $1, lease_until_ns = $2, version = version + 1 \
+             WHERE id IN (SELECT id FROM calls WHERE lease_until_ns IS NOT NULL \
+             AND (lease_until_ns < $3{own}) ORDER BY lease_until_ns LIMIT $4{lock}) \
+             RETURNING {CALL_SELECT}",
+            lock = D::SKIP_LOCKED,
+        );
+        let _turn = self.turn().await;
+        let rows: Vec<CallRow> = sqlx::query_as(&sql)
+            .bind(claim.holder.as_str())
+            .bind(nanos(claim.until))
+            .bind(nanos(claim.now))
+            .bind(sql_int(claim.limit))
             .fetch_all(&self.pool)
             .await
             .map_err(db_error)?;
         decode_calls(rows)
-    }
-
-    /// `CallStore::unsettled`: terminal calls whose document says
-    /// `"settled":false`. Not indexed: a scan of the ended calls, run once
-    /// by recovery at start.
-    pub(crate) async fn unsettled(&self) -> Result<Vec<StoredCall>, StoreError> {
-        let sql = format!(
-            "SELECT id, version, doc FROM calls WHERE status NOT IN {UNFINISHED_SQL} \
-             AND doc LIKE '%\"settled\":false%' ORDER BY created_ns, id"
-        );
-        let rows = sqlx::query_as(&sql)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db_error)?;
-        let calls = decode_calls(rows)?;
-        // The pattern could also match inside a text field; the field decides.
-        Ok(calls.into_iter().filter(|c| !c.settled).collect())
     }
 
     /// `CallStore::put_recording`: one statement that stores nothing when

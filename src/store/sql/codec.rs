@@ -8,7 +8,8 @@
 //!   Times outside 1677–2262 are clamped to the representable range (see
 //!   [`nanos`]).
 //! - A call is a few indexed columns plus the whole [`StoredCall`] (less its
-//!   version, which is a column of its own) as a JSON document. A field
+//!   version and lease, which are columns of their own: a lease renewal
+//!   rewrites no document) as a JSON document. A field
 //!   added to the record later needs a `#[serde(default)]` here, not a
 //!   migration.
 //! - Enumerations are stored by their wire names.
@@ -22,8 +23,8 @@ use std::fmt;
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
 use crate::store::{
-    CarrierEnd, DeliveryState, DeliveryStatus, IdempotencyBegin, ListQuery, NewEvent,
-    PendingDelivery, StoreError, StoredCall, StoredResponse,
+    CallLease, CarrierEnd, DeliveryState, DeliveryStatus, IdempotencyBegin, InstanceId, ListQuery,
+    NewEvent, PendingDelivery, StoreError, StoredCall, StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -94,10 +95,8 @@ pub(crate) fn version_column(version: u64, id: &CallId) -> Result<i64, StoreErro
     i64::try_from(version).map_err(|_| corrupt(format!("call {id}: version {version} too large")))
 }
 
-/// The wire names of the statuses `unfinished` returns, as a SQL list.
-///
-/// Must equal the predicate of the `calls_unfinished` index in the
-/// migrations, so the query uses it.
+/// The wire names of the statuses of calls not yet ended, as a SQL list
+/// (the calls whose leases are renewed).
 pub(crate) const UNFINISHED_SQL: &str = "('queued', 'dialing', 'in_progress')";
 
 /// A value bound to a statement written at run time.
@@ -139,7 +138,7 @@ impl<'a> Statement<'a> {
     }
 }
 
-/// The page query of [`ListQuery`]: `id, version, doc` of at most
+/// The page query of [`ListQuery`]: the [`CALL_SELECT`] columns of at most
 /// `limit + 1` calls, newest first, so the caller can tell `has_more`.
 ///
 /// `cursor` is the `(created_ns, id)` of the `starting_after` call. Only the
@@ -150,7 +149,9 @@ pub(crate) fn list_query<'a>(
     query: &'a ListQuery,
     cursor: Option<(i64, &'a str)>,
 ) -> Statement<'a> {
-    let mut sql = Statement::new("SELECT id, version, doc FROM calls WHERE key_id = ");
+    let mut sql = Statement::new(
+        "SELECT id, version, doc, holder, lease_until_ns FROM calls WHERE key_id = ",
+    );
     sql.push_bind(Param::Text(query.key_id.as_str()));
     if let Some((created_ns, id)) = cursor {
         sql.push(" AND (created_ns, id) < (");
@@ -194,6 +195,12 @@ pub(crate) fn lease_sql(seqs: usize) -> String {
     )
 }
 
+/// The columns a call is read from, in the order of [`CallRow`].
+pub(crate) const CALL_SELECT: &str = "id, version, doc, holder, lease_until_ns";
+
+/// A call as read: `id, version, doc, holder, lease_until_ns`.
+pub(crate) type CallRow = (String, i64, String, Option<String>, Option<i64>);
+
 /// The call's columns as the stores write them.
 pub(crate) struct CallColumns {
     pub(crate) id: String,
@@ -203,6 +210,10 @@ pub(crate) struct CallColumns {
     pub(crate) status: &'static str,
     pub(crate) version: i64,
     pub(crate) doc: String,
+    /// The lease's holder; `None` without a lease.
+    pub(crate) holder: Option<String>,
+    /// When the lease lapses; `None` without a lease.
+    pub(crate) lease_until_ns: Option<i64>,
 }
 
 /// Encodes a call for storage.
@@ -217,10 +228,25 @@ pub(crate) fn encode_call(call: &StoredCall) -> Result<CallColumns, StoreError> 
         status: call.record.status.as_str(),
         version: version_column(call.version, &call.record.id)?,
         doc,
+        holder: call.lease.as_ref().map(|l| l.holder.as_str().to_owned()),
+        lease_until_ns: call.lease.as_ref().map(|l| nanos(l.until)),
     })
 }
 
-/// Decodes a stored call from its id, version and document columns.
+/// Decodes a stored call from its row.
+pub(crate) fn decode_call_row(row: &CallRow) -> Result<StoredCall, StoreError> {
+    let (id, version, doc, holder, lease_until_ns) = row;
+    let mut call = decode_call(id, *version, doc)?;
+    // A lease from before leases had holders (migrated rows) has an empty
+    // holder: it is lapsed, and any claim takes it.
+    call.lease = lease_until_ns.map(|until| {
+        let holder = InstanceId::new(holder.clone().unwrap_or_default());
+        CallLease::new(holder, from_nanos(until))
+    });
+    Ok(call)
+}
+
+/// Decodes a stored call from its id, version and document columns (no lease).
 pub(crate) fn decode_call(id: &str, version: i64, doc: &str) -> Result<StoredCall, StoreError> {
     let document: CallDocument = serde_json::from_str(doc)
         .map_err(|e| corrupt(format!("call {id}: undecodable document: {e}")))?;
@@ -340,6 +366,7 @@ impl CallDocument {
             extraction_notes: self.extraction_notes,
             carrier_end: self.carrier_end,
             settled: self.settled,
+            lease: None,
             version,
         }
     }
@@ -532,6 +559,7 @@ mod tests {
                 ..CarrierEnd::new(CallStatus::Completed, from_nanos(1_800_000_000_999_999_999))
             }),
             settled: false,
+            lease: None,
             version: 42,
         }
     }
@@ -613,7 +641,7 @@ mod tests {
         let list = list_query(&query, Some((7, "call_x")));
         assert_eq!(
             list.sql,
-            "SELECT id, version, doc FROM calls WHERE key_id = $1 \
+            "SELECT id, version, doc, holder, lease_until_ns FROM calls WHERE key_id = $1 \
              AND (created_ns, id) < ($2, $3) AND created_ns > $4 AND status IN ($5, $6) \
              ORDER BY created_ns DESC, id DESC LIMIT $7"
         );

@@ -88,6 +88,11 @@ pub(crate) trait Dialect: Send + Sync + 'static {
     /// of waiting for them. Empty, or starting with a space.
     const CLAIM_LOCK: &'static str = " FOR UPDATE OF o SKIP LOCKED";
 
+    /// Appended to a subquery that picks rows for an update, so instances
+    /// picking at once skip each other's rows. Empty, or starting with a
+    /// space.
+    const SKIP_LOCKED: &'static str = " FOR UPDATE SKIP LOCKED";
+
     /// Appended to a read whose row the transaction then updates, to lock
     /// the row against other writers until the commit. Empty, or starting
     /// with a space.
@@ -359,16 +364,19 @@ macro_rules! delegate_store {
                 self.db.list(query).await
             }
 
-            async fn unfinished(
+            async fn renew_leases(
                 &self,
-            ) -> Result<Vec<$crate::store::StoredCall>, $crate::store::StoreError> {
-                self.db.unfinished().await
+                holder: &$crate::store::InstanceId,
+                until: chrono::DateTime<chrono::Utc>,
+            ) -> Result<u64, $crate::store::StoreError> {
+                self.db.renew_leases(holder, until).await
             }
 
-            async fn unsettled(
+            async fn claim_lapsed(
                 &self,
+                claim: &$crate::store::LeaseClaim,
             ) -> Result<Vec<$crate::store::StoredCall>, $crate::store::StoreError> {
-                self.db.unsettled().await
+                self.db.claim_lapsed(claim).await
             }
 
             async fn put_recording(
@@ -490,11 +498,12 @@ macro_rules! delegate_store {
             async fn settle(
                 &self,
                 account: &$crate::domain::AccountId,
+                call: &$crate::domain::CallId,
                 period: chrono::DateTime<chrono::Utc>,
                 reserved: u64,
                 billed: u64,
             ) -> Result<(), $crate::store::StoreError> {
-                self.db.settle(account, period, reserved, billed).await
+                self.db.settle(account, call, period, reserved, billed).await
             }
 
             async fn usage(

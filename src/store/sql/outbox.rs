@@ -189,6 +189,7 @@ mod tests {
                 extraction_notes: BTreeMap::new(),
                 carrier_end: None,
                 settled: false,
+                lease: None,
                 version: 0,
             };
             store.insert(&call).await.expect("insert");

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 
 use super::codec::{db_error, minutes_to_reserve, nanos, sql_int, usage_counts};
-use super::{Db, shared};
-use crate::domain::AccountId;
+use super::{Db, RowsAffected, shared};
+use crate::domain::{AccountId, CallId};
 use crate::guardrails::{ReserveError, Usage};
 use crate::store::StoreError;
 
@@ -78,31 +78,48 @@ impl Db<D> {
         Ok(grant)
     }
 
-    /// `UsageLedger::settle`: releases the reservation and bills what was
-    /// used, in one upsert; nothing changes when it fails.
+    /// `UsageLedger::settle`: records the call as settled and, the first
+    /// time only, releases the reservation and bills what was used, in one
+    /// write transaction; nothing changes when it fails.
     pub(crate) async fn settle(
         &self,
         account: &AccountId,
+        call: &CallId,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
     ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        let first = sqlx::query(
+            "INSERT INTO settlements (call_id, account_id, period_ns) VALUES ($1, $2, $3) \
+             ON CONFLICT (call_id) DO NOTHING",
+        )
+        .bind(call.as_str())
+        .bind(account.as_str())
+        .bind(nanos(period))
+        .execute(tx.conn())
+        .await
+        .map_err(db_error)?;
+        if first.changed() == 0 {
+            // Settled before (by this or another instance): nothing more.
+            tx.rollback().await?;
+            return Ok(());
+        }
         let sql = format!(
             "INSERT INTO usage (account_id, period_ns, billed, reserved) VALUES ($1, $2, $3, 0) \
              ON CONFLICT (account_id, period_ns) DO UPDATE SET \
                  reserved = {}(usage.reserved - $4, 0), billed = usage.billed + $3",
             D::GREATEST
         );
-        let _turn = self.turn().await;
         sqlx::query(&sql)
             .bind(account.as_str())
             .bind(nanos(period))
             .bind(sql_int(billed.min(reserved)))
             .bind(sql_int(reserved))
-            .execute(&self.pool)
+            .execute(tx.conn())
             .await
             .map_err(db_error)?;
-        Ok(())
+        tx.commit().await
     }
 
     /// `UsageLedger::usage`.

@@ -1,0 +1,254 @@
+//! Call leases on the service's side: which calls this process follows,
+//! the keeper that renews this instance's leases, and the takeover of
+//! calls whose holder died (see [`crate::store::CallLease`]).
+//!
+//! Every call this instance places, resumes or finishes carries its lease.
+//! The keeper renews them every third of the lease and, on the same beat,
+//! takes over calls whose lease lapsed (their holder died or lost the
+//! store for a whole lease) and resolves them as [`AgentCall::recover`]
+//! does. So a crashed instance's calls are ended or resumed by the others
+//! within about a lease and a third, with nobody calling `recover`.
+
+use std::sync::Weak;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::journal::Actor;
+use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
+use crate::dialer::ProgressHandle;
+use crate::domain::CallId;
+use crate::state::Ending;
+use crate::store::{CallLease, LeaseClaim, StoreError, StoredCall};
+
+/// Calls taken over per store round trip.
+const CLAIM_BATCH: usize = 100;
+
+impl AgentCall {
+    /// A lease of this instance, from `now` for the configured lease.
+    pub(super) fn fresh_lease(&self, now: DateTime<Utc>) -> CallLease {
+        let lease = chrono::Duration::from_std(self.inner.timing.call_lease)
+            .unwrap_or(chrono::Duration::MAX);
+        let until = now
+            .checked_add_signed(lease)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        CallLease::new(self.inner.instance.clone(), until)
+    }
+
+    /// Whether this instance holds `call` (a call without a lease is
+    /// nobody's, so anyone may act on it).
+    pub(super) fn holds(&self, call: &StoredCall) -> bool {
+        call.lease
+            .as_ref()
+            .is_none_or(|lease| lease.holder == self.inner.instance)
+    }
+
+    /// Marks a call as followed by this process until the guard drops (or,
+    /// after [`FollowGuard::hand_over`], until its task calls
+    /// [`AgentCall::unfollow`]).
+    pub(super) fn follow_guard(&self, id: &CallId) -> FollowGuard<'_> {
+        self.following().insert(id.clone());
+        FollowGuard {
+            service: self,
+            id: id.clone(),
+            handed_over: false,
+        }
+    }
+
+    /// The call is no longer followed by this process.
+    pub(super) fn unfollow(&self, id: &CallId) {
+        self.following().remove(id);
+    }
+
+    /// Whether this process follows the call.
+    fn is_followed(&self, id: &CallId) -> bool {
+        self.following().contains(id)
+    }
+
+    fn following(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<CallId>> {
+        self.inner
+            .following
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Starts the task that renews this instance's leases and takes over
+    /// lapsed ones, every third of the lease, until `stop` or until the
+    /// service is dropped.
+    pub(super) fn spawn_lease_keeper(&self, mut stop: watch::Receiver<bool>) -> JoinHandle<()> {
+        let service: Weak<Inner> = std::sync::Arc::downgrade(&self.inner);
+        let beat = (self.inner.timing.call_lease / 3).max(Duration::from_millis(1));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(beat);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Takeovers run beside the renewals (a takeover may wait on the
+            // carrier or on a failing store; renewals must not), one at a time.
+            let mut takeover: Option<JoinHandle<()>> = None;
+            loop {
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    _ = stop.wait_for(|stopping| *stopping) => return,
+                }
+                let Some(inner) = service.upgrade() else {
+                    return;
+                };
+                let service = AgentCall { inner };
+                service.renew_leases().await;
+                if takeover.as_ref().is_none_or(JoinHandle::is_finished) {
+                    takeover = Some(tokio::spawn(async move {
+                        if let Err(error) = service.take_over(false).await {
+                            tracing::warn!(%error, "taking over lapsed calls failed; the next beat tries again");
+                        }
+                    }));
+                }
+            }
+        })
+    }
+
+    /// Renews the leases of this instance's running calls.
+    async fn renew_leases(&self) {
+        let until = self.fresh_lease(Utc::now()).until;
+        if let Err(error) = self
+            .inner
+            .store
+            .renew_leases(&self.inner.instance, until)
+            .await
+        {
+            tracing::warn!(%error, "renewing call leases failed; they lapse unless a later renewal succeeds");
+        }
+    }
+
+    /// Takes over every call whose lease lapsed (and with `reclaim_own`,
+    /// every call leased to this instance that this process does not
+    /// follow) and resolves each: finishes the ones the carrier had ended,
+    /// settles ended ones, offers running ones to the carrier and ends those
+    /// it cannot resume as `failed` / `interrupted`.
+    ///
+    /// With `reclaim_own` (an explicit [`AgentCall::recover`]) the calls are
+    /// finished before this returns; otherwise (the keeper) finishing runs
+    /// in the background.
+    pub(super) async fn take_over(&self, reclaim_own: bool) -> Result<RecoveryReport, StoreError> {
+        let mut report = RecoveryReport::default();
+        loop {
+            let now = Utc::now();
+            let mut claim = LeaseClaim::new(
+                self.inner.instance.clone(),
+                now,
+                self.fresh_lease(now).until,
+                CLAIM_BATCH,
+            );
+            claim.reclaim_own = reclaim_own;
+            let claimed = self.inner.store.claim_lapsed(&claim).await?;
+            let exhausted = claimed.len() < CLAIM_BATCH;
+            let mut progressed = false;
+            for call in claimed {
+                progressed |= self
+                    .resolve_taken_over(call, &mut report, reclaim_own)
+                    .await;
+            }
+            // A reclaim that only found calls this process follows would
+            // find them again: stop rather than loop.
+            if exhausted || !progressed {
+                break;
+            }
+        }
+        if report != RecoveryReport::default() {
+            tracing::info!(
+                resumed = report.resumed,
+                ended = report.ended,
+                finished = report.finished,
+                settled = report.settled,
+                "took over calls whose lease had lapsed"
+            );
+        }
+        Ok(report)
+    }
+
+    /// Resolves one call this instance just took over; `false` when it was
+    /// one this process follows already (left to its task). A call the
+    /// carrier ended is finished before this returns when `wait`.
+    async fn resolve_taken_over(
+        &self,
+        call: StoredCall,
+        report: &mut RecoveryReport,
+        wait: bool,
+    ) -> bool {
+        let call_id = call.record.id.clone();
+        if self.is_followed(&call_id) {
+            return false;
+        }
+        if call.record.status.is_terminal() {
+            let settled = self.settle(call).await;
+            report.settled += usize::from(settled.settled);
+            return true;
+        }
+        if let Some(end) = call.carrier_end.clone() {
+            report.finished += 1;
+            if wait {
+                let _following = self.follow_guard(&call_id);
+                self.finish(&call_id, end, Actor::Holder).await;
+                return true;
+            }
+            // Extraction may take long: it runs in a task of its own,
+            // counted as a running call so shutdown waits for it.
+            let following = self.follow_guard(&call_id);
+            following.hand_over();
+            self.inner.running.fetch_add(1, Ordering::SeqCst);
+            let service = self.clone();
+            tokio::spawn(async move {
+                service.finish(&call_id, end, Actor::Holder).await;
+                service.unfollow(&call_id);
+                service.call_finished();
+            });
+            return true;
+        }
+        let following = self.follow_guard(&call_id);
+        let (progress, reports) = ProgressHandle::channel(call_id.clone());
+        let request = super::driver::dial_request(&call);
+        match self.inner.dialer.resume(request, progress).await {
+            Ok(true) => {
+                following.hand_over();
+                self.inner.running.fetch_add(1, Ordering::AcqRel);
+                self.spawn_follow(call_id, reports);
+                report.resumed += 1;
+            }
+            resumed => {
+                if let Err(error) = resumed {
+                    tracing::warn!(call_id = %call_id, %error, "carrier could not resume a call");
+                }
+                // The carrier may still be running it: ask it to stop.
+                let _ = self.hang_up(&call_id).await;
+                let ending = Ending::failed(INTERRUPTED_TOKEN);
+                self.record_end(&call_id, ending, None, None, Actor::Holder)
+                    .await;
+                report.ended += 1;
+            }
+        }
+        true
+    }
+}
+
+/// A call marked as followed by this process; see [`AgentCall::follow_guard`].
+pub(super) struct FollowGuard<'a> {
+    service: &'a AgentCall,
+    id: CallId,
+    handed_over: bool,
+}
+
+impl FollowGuard<'_> {
+    /// The call's task unmarks it when it ends ([`AgentCall::unfollow`]).
+    pub(super) fn hand_over(mut self) {
+        self.handed_over = true;
+    }
+}
+
+impl Drop for FollowGuard<'_> {
+    fn drop(&mut self) {
+        if !self.handed_over {
+            self.service.unfollow(&self.id);
+        }
+    }
+}
