@@ -474,7 +474,12 @@ impl CallStore for UnavailableStore {
     async fn list(&self, _: &ListQuery) -> Result<ListPage, StoreError> {
         Err(down())
     }
-    async fn renew_leases(&self, _: &InstanceId, _: DateTime<Utc>) -> Result<u64, StoreError> {
+    async fn renew_leases(
+        &self,
+        _: &InstanceId,
+        _: &[CallId],
+        _: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
         Err(down())
     }
     async fn claim_lapsed(&self, _: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
@@ -824,9 +829,10 @@ impl CallStore for FlakyStore {
     async fn renew_leases(
         &self,
         holder: &InstanceId,
+        calls: &[CallId],
         until: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        self.inner.renew_leases(holder, until).await
+        self.inner.renew_leases(holder, calls, until).await
     }
     async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
         self.inner.claim_lapsed(claim).await

@@ -622,10 +622,11 @@ mod severable_impls {
         async fn renew_leases(
             &self,
             holder: &InstanceId,
+            calls: &[CallId],
             until: DateTime<Utc>,
         ) -> Result<u64, StoreError> {
             self.check()?;
-            self.store.renew_leases(holder, until).await
+            self.store.renew_leases(holder, calls, until).await
         }
         async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
             self.check()?;

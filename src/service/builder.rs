@@ -35,6 +35,8 @@ const ACCOUNT_LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 const EXTRACTION_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default of [`AgentCallBuilder::call_lease`].
 const CALL_LEASE: Duration = Duration::from_secs(30);
+/// The shortest [`AgentCallBuilder::call_lease`].
+const MIN_CALL_LEASE: Duration = Duration::from_secs(1);
 /// Default of [`AgentCallBuilder::idempotency_lease`].
 const IDEMPOTENCY_LEASE: Duration = crate::api::IDEMPOTENCY_LEASE;
 
@@ -272,9 +274,10 @@ impl AgentCallBuilder {
     /// sharing the store takes its calls over once their leases lapse (so
     /// within about this long plus a third of it), and a call's former
     /// holder can no longer write to it. Instances' clocks must agree to
-    /// well within this. A zero lease is raised to one millisecond.
+    /// well within this. A lease under one second is raised to one second:
+    /// shorter ones would lapse on any scheduling hiccup.
     pub fn call_lease(mut self, lease: Duration) -> Self {
-        self.timing.call_lease = lease.max(Duration::from_millis(1));
+        self.timing.call_lease = lease.max(MIN_CALL_LEASE);
         self
     }
 
@@ -345,6 +348,8 @@ impl AgentCallBuilder {
                 delivery_task: std::sync::Mutex::new(Some(delivery_task)),
                 instance: self.instance,
                 following: std::sync::Mutex::new(HashSet::new()),
+                store_health: std::sync::Mutex::default(),
+                takeover: tokio::sync::Mutex::new(()),
                 stop_leases,
                 lease_task: std::sync::Mutex::new(None),
             }),

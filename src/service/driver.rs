@@ -201,6 +201,14 @@ impl AgentCall {
         let mut deadline = far(timing.ring_timeout);
         let mut answered = false;
         let mut hung_up = false;
+        if let Some(Checked::Running {
+            answered_at: Some(_),
+        }) = self.check(call_id).await
+        {
+            // Resumed after its answer: its limit runs from the answer.
+            answered = true;
+            deadline = self.answered_deadline(call_id).await;
+        }
         let beat = (timing.call_lease / 3).max(Duration::from_millis(1));
         let mut looks = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
         looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -208,6 +216,24 @@ impl AgentCall {
             let report = tokio::select! {
                 report = reports.recv() => report,
                 _ = sleep_until(deadline) => {
+                    // The carrier is only touched by the call's holder.
+                    match self.check(call_id).await {
+                        Some(Checked::Over) => {
+                            if self.status_of(call_id).await.is_some_and(CallStatus::is_terminal) {
+                                let _ = self.hang_up(call_id).await;
+                            }
+                            return;
+                        }
+                        Some(Checked::TakenOver) => return,
+                        None if !self.leases_surely_held() => {
+                            // The store is out of reach and this instance's
+                            // leases may have lapsed: another instance may
+                            // follow the call now. Look again in a beat.
+                            deadline = far(beat);
+                            continue;
+                        }
+                        _ => {}
+                    }
                     if hung_up {
                         tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
                         self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Holder).await;

@@ -63,11 +63,6 @@ impl AgentCall {
         self.following().remove(id);
     }
 
-    /// Whether this process follows the call.
-    fn is_followed(&self, id: &CallId) -> bool {
-        self.following().contains(id)
-    }
-
     fn following(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<CallId>> {
         self.inner
             .following
@@ -78,11 +73,16 @@ impl AgentCall {
     /// Starts the task that renews this instance's leases and takes over
     /// lapsed ones, every third of the lease, until `stop` or until the
     /// service is dropped.
+    ///
+    /// Takeovers wait until this instance has reached the store for a whole
+    /// lease: after an outage that every instance saw, the holders get a
+    /// lease's time to renew before anyone takes their calls.
     pub(super) fn spawn_lease_keeper(&self, mut stop: watch::Receiver<bool>) -> JoinHandle<()> {
         let service: Weak<Inner> = std::sync::Arc::downgrade(&self.inner);
-        let beat = (self.inner.timing.call_lease / 3).max(Duration::from_millis(1));
+        let lease = self.inner.timing.call_lease;
+        let beat = lease / 3;
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(beat);
+            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             // Takeovers run beside the renewals (a takeover may wait on the
             // carrier or on a failing store; renewals must not), one at a time.
@@ -90,14 +90,16 @@ impl AgentCall {
             loop {
                 tokio::select! {
                     _ = ticks.tick() => {}
-                    _ = stop.wait_for(|stopping| *stopping) => return,
+                    _ = stop.wait_for(|stopping| *stopping) => break,
                 }
                 let Some(inner) = service.upgrade() else {
-                    return;
+                    break;
                 };
                 let service = AgentCall { inner };
                 service.renew_leases().await;
-                if takeover.as_ref().is_none_or(JoinHandle::is_finished) {
+                let idle = takeover.as_ref().is_none_or(JoinHandle::is_finished);
+                let accepting = service.inner.accepting.load(Ordering::SeqCst);
+                if idle && accepting && service.store_healthy_for(lease) {
                     takeover = Some(tokio::spawn(async move {
                         if let Err(error) = service.take_over(false).await {
                             tracing::warn!(%error, "taking over lapsed calls failed; the next beat tries again");
@@ -105,32 +107,82 @@ impl AgentCall {
                     }));
                 }
             }
+            if let Some(task) = takeover {
+                let _ = task.await;
+            }
         })
     }
 
-    /// Renews the leases of this instance's running calls.
+    /// Renews the leases of the calls this process follows (or, with none,
+    /// reads the store once), and notes whether the store answered.
     async fn renew_leases(&self) {
-        let until = self.fresh_lease(Utc::now()).until;
-        if let Err(error) = self
-            .inner
-            .store
-            .renew_leases(&self.inner.instance, until)
-            .await
-        {
+        let ids: Vec<CallId> = self.following().iter().cloned().collect();
+        let reached = if ids.is_empty() {
+            // A read of no call: only whether the store answers matters.
+            self.inner.store.get(&CallId::lowest()).await.map(|_| ())
+        } else {
+            let until = self.fresh_lease(Utc::now()).until;
+            self.inner
+                .store
+                .renew_leases(&self.inner.instance, &ids, until)
+                .await
+                .map(|_| ())
+        };
+        if let Err(error) = &reached {
             tracing::warn!(%error, "renewing call leases failed; they lapse unless a later renewal succeeds");
         }
+        self.note_store(reached.is_ok());
+    }
+
+    /// Records whether the store just answered the keeper.
+    fn note_store(&self, reached: bool) {
+        let mut health = self.store_health();
+        let now = tokio::time::Instant::now();
+        if reached {
+            health.last_ok = Some(now);
+            health.healthy_since.get_or_insert(now);
+        } else {
+            health.healthy_since = None;
+        }
+    }
+
+    /// Whether the keeper has reached the store for at least `period` on end.
+    fn store_healthy_for(&self, period: Duration) -> bool {
+        self.store_health()
+            .healthy_since
+            .is_some_and(|since| since.elapsed() >= period)
+    }
+
+    /// Whether this instance's leases surely still hold: the keeper renewed
+    /// them less than a lease ago. When they may have lapsed, another
+    /// instance may follow this instance's calls, so the carrier is left
+    /// alone until the store says whose they are.
+    pub(super) fn leases_surely_held(&self) -> bool {
+        self.store_health()
+            .last_ok
+            .is_some_and(|at| at.elapsed() < self.inner.timing.call_lease)
+    }
+
+    fn store_health(&self) -> std::sync::MutexGuard<'_, StoreHealth> {
+        self.inner
+            .store_health
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Takes over every call whose lease lapsed (and with `reclaim_own`,
     /// every call leased to this instance that this process does not
     /// follow) and resolves each: finishes the ones the carrier had ended,
     /// settles ended ones, offers running ones to the carrier and ends those
-    /// it cannot resume as `failed` / `interrupted`.
+    /// it cannot resume as `failed` / `interrupted`. One takeover runs at a
+    /// time, and every call claimed is marked followed at once, so two
+    /// takeovers never resolve one call.
     ///
     /// With `reclaim_own` (an explicit [`AgentCall::recover`]) the calls are
     /// finished before this returns; otherwise (the keeper) finishing runs
     /// in the background.
     pub(super) async fn take_over(&self, reclaim_own: bool) -> Result<RecoveryReport, StoreError> {
+        let _one_at_a_time = self.inner.takeover.lock().await;
         let mut report = RecoveryReport::default();
         loop {
             let now = Utc::now();
@@ -143,10 +195,17 @@ impl AgentCall {
             claim.reclaim_own = reclaim_own;
             let claimed = self.inner.store.claim_lapsed(&claim).await?;
             let exhausted = claimed.len() < CLAIM_BATCH;
-            let mut progressed = false;
-            for call in claimed {
-                progressed |= self
-                    .resolve_taken_over(call, &mut report, reclaim_own)
+            // Calls this process follows already were only re-leased to it.
+            let ours: Vec<StoredCall> = {
+                let mut following = self.following();
+                claimed
+                    .into_iter()
+                    .filter(|call| following.insert(call.record.id.clone()))
+                    .collect()
+            };
+            let progressed = !ours.is_empty();
+            for call in ours {
+                self.resolve_taken_over(call, &mut report, reclaim_own)
                     .await;
             }
             // A reclaim that only found calls this process follows would
@@ -167,35 +226,26 @@ impl AgentCall {
         Ok(report)
     }
 
-    /// Resolves one call this instance just took over; `false` when it was
-    /// one this process follows already (left to its task). A call the
-    /// carrier ended is finished before this returns when `wait`.
-    async fn resolve_taken_over(
-        &self,
-        call: StoredCall,
-        report: &mut RecoveryReport,
-        wait: bool,
-    ) -> bool {
+    /// Resolves one call this instance just took over and marked followed;
+    /// unmarks it unless a task of its own carries on. A call the carrier
+    /// ended is finished before this returns when `wait`.
+    async fn resolve_taken_over(&self, call: StoredCall, report: &mut RecoveryReport, wait: bool) {
         let call_id = call.record.id.clone();
-        if self.is_followed(&call_id) {
-            return false;
-        }
         if call.record.status.is_terminal() {
             let settled = self.settle(call).await;
             report.settled += usize::from(settled.settled);
-            return true;
+            self.unfollow(&call_id);
+            return;
         }
         if let Some(end) = call.carrier_end.clone() {
             report.finished += 1;
             if wait {
-                let _following = self.follow_guard(&call_id);
                 self.finish(&call_id, end, Actor::Holder).await;
-                return true;
+                self.unfollow(&call_id);
+                return;
             }
             // Extraction may take long: it runs in a task of its own,
             // counted as a running call so shutdown waits for it.
-            let following = self.follow_guard(&call_id);
-            following.hand_over();
             self.inner.running.fetch_add(1, Ordering::SeqCst);
             let service = self.clone();
             tokio::spawn(async move {
@@ -203,14 +253,20 @@ impl AgentCall {
                 service.unfollow(&call_id);
                 service.call_finished();
             });
-            return true;
+            return;
         }
-        let following = self.follow_guard(&call_id);
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
         let request = super::driver::dial_request(&call);
-        match self.inner.dialer.resume(request, progress).await {
+        let limit = self.inner.timing.dial_timeout;
+        let resumed =
+            match tokio::time::timeout(limit, self.inner.dialer.resume(request, progress)).await {
+                Ok(resumed) => resumed,
+                Err(_) => Err(crate::dialer::DialError::Carrier(format!(
+                    "the carrier did not answer the resume within {limit:?}"
+                ))),
+            };
+        match resumed {
             Ok(true) => {
-                following.hand_over();
                 self.inner.running.fetch_add(1, Ordering::AcqRel);
                 self.spawn_follow(call_id, reports);
                 report.resumed += 1;
@@ -224,11 +280,20 @@ impl AgentCall {
                 let ending = Ending::failed(INTERRUPTED_TOKEN);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
+                self.unfollow(&call_id);
                 report.ended += 1;
             }
         }
-        true
     }
+}
+
+/// Whether the lease keeper reaches the store.
+#[derive(Debug, Default)]
+pub(super) struct StoreHealth {
+    /// Since when every keeper beat reached the store (`None` after a miss).
+    healthy_since: Option<tokio::time::Instant>,
+    /// The last beat that reached it.
+    last_ok: Option<tokio::time::Instant>,
 }
 
 /// A call marked as followed by this process; see [`AgentCall::follow_guard`].

@@ -136,6 +136,10 @@ struct Inner {
     /// The calls this process follows (placing, following or finishing):
     /// a reclaim of this instance's own leases leaves them alone.
     following: std::sync::Mutex<HashSet<CallId>>,
+    /// Whether the lease keeper reaches the store.
+    store_health: std::sync::Mutex<leases::StoreHealth>,
+    /// Held by the one takeover that may run at a time.
+    takeover: tokio::sync::Mutex<()>,
     stop_leases: watch::Sender<bool>,
     lease_task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }

@@ -300,7 +300,8 @@ pub async fn recordings_round_trip<S: CallStore + ?Sized>(store: &S) {
     }
 }
 
-/// Leases: `renew_leases` extends the holder's running calls only, without
+/// Leases (run it on an empty database: its claims take any lapsed lease):
+/// `renew_leases` extends the holder's named running calls only, without
 /// a new version; `claim_lapsed` takes lapsed leases (and, with
 /// `reclaim_own`, the claimer's own) oldest first, up to its limit, bumps
 /// their versions so a former holder's write conflicts, and never takes a
@@ -326,10 +327,18 @@ pub async fn leases_renew_lapse_are_claimed_once_and_fence<S: CallStore + ?Sized
     let read = store.get(&renewed.record.id).await.expect("get");
     assert_eq!(read.as_ref(), Some(&renewed), "leases round-trip");
 
+    let named = [
+        renewed.record.id.clone(),
+        ended_a.record.id.clone(),
+        lapsed_b.record.id.clone(),
+    ];
     assert_eq!(
-        store.renew_leases(&a, t + secs(60)).await.expect("renew"),
+        store
+            .renew_leases(&a, &named, t + secs(60))
+            .await
+            .expect("renew"),
         1,
-        "only the holder's running call is renewed, not its ended one"
+        "only the holder's running call is renewed: not its ended one, not another holder's"
     );
     let read = store
         .get(&renewed.record.id)
@@ -338,6 +347,17 @@ pub async fn leases_renew_lapse_are_claimed_once_and_fence<S: CallStore + ?Sized
         .expect("call");
     assert_eq!(read.lease, Some(CallLease::new(a.clone(), t + secs(60))));
     assert_eq!(read.version, renewed.version, "a renewal is not a change");
+    // A write from a copy read before the renewal keeps the renewal.
+    let mut stale = renewed.clone();
+    stale.context = Some("changed".into());
+    store.update(&stale, Vec::new()).await.expect("update");
+    let read = store
+        .get(&renewed.record.id)
+        .await
+        .expect("get")
+        .expect("call");
+    assert_eq!(read.lease, Some(CallLease::new(a.clone(), t + secs(60))));
+    assert_eq!(read.context.as_deref(), Some("changed"));
 
     // Nothing has lapsed before the earliest lease ends.
     let early = LeaseClaim::new(a.clone(), t, t + secs(90), 10);

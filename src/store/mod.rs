@@ -99,8 +99,8 @@ pub struct StoredCall {
     pub carrier_end: Option<CarrierEnd>,
     /// Whether the call's reservation has been settled in the usage ledger
     /// (replaced by its billed minutes). Set after the ledger accepted the
-    /// settlement of a terminal call; a terminal call without it is settled
-    /// by [`AgentCall::recover`](crate::AgentCall::recover).
+    /// settlement of a terminal call; a terminal call without it keeps its
+    /// lease, which lapses, and whoever takes it over settles it.
     pub settled: bool,
     /// Which instance follows the call, and until when; `None` once the
     /// call needs no one (ended and settled). See [`CallLease`].
@@ -249,8 +249,10 @@ impl ListPage {
 /// - `insert` fails with [`StoreError::AlreadyExists`] for a known id and
 ///   stores the call with the version (and lease) it carries.
 /// - `update` is compare-and-set: it succeeds only when the stored version
-///   equals `call.version`, stores the call (its lease included) with
-///   version `call.version + 1`, returns that version, and in the same
+///   equals `call.version`, stores the call (its lease included, except
+///   that while the holder stays the same the lease's `until` never moves
+///   back: a renewal between the read and the write is kept) with version
+///   `call.version + 1`, returns that version, and in the same
 ///   atomic step hands `events` to the store's outbox. Otherwise it changes
 ///   nothing and returns [`StoreError::Conflict`] (or
 ///   [`StoreError::NotFound`]). Two concurrent updates from the same version
@@ -260,11 +262,13 @@ impl ListPage {
 ///   grows with `limit`, not with the number of stored calls. A
 ///   `starting_after` id that is not one of the key's calls yields
 ///   [`StoreError::NotFound`].
-/// - `renew_leases` moves the `until` of every lease held by `holder` on a
-///   call not yet in a terminal status to `until`, without changing the
-///   calls' versions (a renewal is not a change of the call), and returns
-///   how many it renewed. Leases on ended calls are not renewed: an ended
-///   call whose settlement failed lapses, and is settled by whoever claims it.
+/// - `renew_leases` moves to `until` the lease of each of `calls` that
+///   `holder` still holds and that is not yet in a terminal status, without
+///   changing the calls' versions (a renewal is not a change of the call),
+///   and returns how many it renewed. Only the calls named are renewed, so a
+///   call its holder no longer follows lapses and is taken over. Leases on
+///   ended calls are not renewed: an ended call whose settlement failed
+///   lapses, and is settled by whoever claims it.
 /// - `claim_lapsed` atomically takes over up to `claim.limit` calls whose
 ///   lease [`LeaseClaim::takes`], oldest lease first: each gets the lease
 ///   `(claim.holder, claim.until)` and its version bumped, and is returned
@@ -287,10 +291,12 @@ pub trait CallStore: Send + Sync + Debug {
     /// A page of one key's calls; see the contract.
     async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError>;
 
-    /// Extends the leases `holder` holds on running calls; see the contract.
+    /// Extends the leases `holder` holds on the running `calls`; see the
+    /// contract.
     async fn renew_leases(
         &self,
         holder: &InstanceId,
+        calls: &[CallId],
         until: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
 

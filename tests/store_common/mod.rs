@@ -497,9 +497,10 @@ where
         kept.insert(created.record.id);
     }
     let now = t0() + Duration::seconds(60);
+    let kept_ids: Vec<CallId> = kept.iter().cloned().collect();
     assert_eq!(
         stores[1]
-            .renew_leases(&other, now + Duration::seconds(30))
+            .renew_leases(&other, &kept_ids, now + Duration::seconds(30))
             .await
             .expect("renew"),
         10

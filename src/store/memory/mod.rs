@@ -237,8 +237,17 @@ impl CallStore for MemoryStore {
         }
         let version = call.version + 1;
         let ended_now = !stored.record.status.is_terminal() && call.record.status.is_terminal();
+        // A renewal between the writer's read and this write is kept.
+        let lease = match (&stored.lease, &call.lease) {
+            (Some(kept), Some(given)) if kept.holder == given.holder => Some(CallLease::new(
+                given.holder.clone(),
+                kept.until.max(given.until),
+            )),
+            (_, given) => given.clone(),
+        };
         *stored = StoredCall {
             version,
+            lease,
             ..call.clone()
         };
         if call.lease.is_some() {
@@ -313,13 +322,13 @@ impl CallStore for MemoryStore {
     async fn renew_leases(
         &self,
         holder: &InstanceId,
+        ids: &[CallId],
         until: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let mut inner = self.write();
-        let Inner { calls, leased, .. } = &mut *inner;
         let mut renewed = 0;
-        for id in leased.iter() {
-            let Some(call) = calls.get_mut(id) else {
+        for id in ids {
+            let Some(call) = inner.calls.get_mut(id) else {
                 continue;
             };
             if call.record.status.is_terminal() {

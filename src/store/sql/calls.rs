@@ -14,6 +14,9 @@ use crate::store::{
     InstanceId, LeaseClaim, ListPage, ListQuery, NewEvent, Recording, StoreError, StoredCall,
 };
 
+/// Calls renewed per statement (well under both drivers' parameter limits).
+const RENEW_BATCH: usize = 500;
+
 /// Decodes [`CallRow`]s.
 fn decode_calls(rows: Vec<CallRow>) -> Result<Vec<StoredCall>, StoreError> {
     rows.iter().map(decode_call_row).collect()
@@ -93,9 +96,14 @@ impl Db<D> {
         // matches nothing; on SQLite the write transactions take turns.
         let updated = Self::bind_call(
             sqlx::query(
-                "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
-                 version = $6, doc = $7, holder = $8, lease_until_ns = $9 \
-                 WHERE id = $1 AND version = $10",
+                &format!(
+                    "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
+                     version = $6, doc = $7, lease_until_ns = CASE WHEN $9 IS NULL THEN NULL \
+                     WHEN holder = $8 AND lease_until_ns IS NOT NULL \
+                     THEN {}(lease_until_ns, $9) ELSE $9 END, holder = $8 \
+                     WHERE id = $1 AND version = $10",
+                    D::GREATEST
+                ),
             ),
             &c,
         )
@@ -173,25 +181,31 @@ impl Db<D> {
         Ok(ListPage { calls, has_more })
     }
 
-    /// `CallStore::renew_leases`, on the `calls_by_holder` index; one
-    /// statement, which rewrites no document and bumps no version.
+    /// `CallStore::renew_leases`: one statement per batch of ids, which
+    /// bumps no version and leaves the document alone.
     pub(crate) async fn renew_leases(
         &self,
         holder: &InstanceId,
+        ids: &[CallId],
         until: chrono::DateTime<chrono::Utc>,
     ) -> Result<u64, StoreError> {
-        let sql = format!(
-            "UPDATE calls SET lease_until_ns = $2 WHERE holder = $1 \
-             AND lease_until_ns IS NOT NULL AND status IN {UNFINISHED_SQL}"
-        );
-        let _turn = self.turn().await;
-        let renewed = sqlx::query(&sql)
-            .bind(holder.as_str())
-            .bind(nanos(until))
-            .execute(&self.pool)
-            .await
-            .map_err(db_error)?;
-        Ok(renewed.changed())
+        let mut renewed = 0;
+        for batch in ids.chunks(RENEW_BATCH) {
+            let placeholders: Vec<String> = (3..batch.len() + 3).map(|n| format!("${n}")).collect();
+            let sql = format!(
+                "UPDATE calls SET lease_until_ns = $2 WHERE holder = $1 \
+                 AND lease_until_ns IS NOT NULL AND status IN {UNFINISHED_SQL} AND id IN ({})",
+                placeholders.join(", ")
+            );
+            let mut statement = sqlx::query(&sql).bind(holder.as_str()).bind(nanos(until));
+            for id in batch {
+                statement = statement.bind(id.as_str());
+            }
+            let _turn = self.turn().await;
+            let done = statement.execute(&self.pool).await.map_err(db_error)?;
+            renewed += done.changed();
+        }
+        Ok(renewed)
     }
 
     /// `CallStore::claim_lapsed`: one statement on the `calls_by_lease`

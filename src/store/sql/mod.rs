@@ -367,9 +367,10 @@ macro_rules! delegate_store {
             async fn renew_leases(
                 &self,
                 holder: &$crate::store::InstanceId,
+                calls: &[$crate::domain::CallId],
                 until: chrono::DateTime<chrono::Utc>,
             ) -> Result<u64, $crate::store::StoreError> {
-                self.db.renew_leases(holder, until).await
+                self.db.renew_leases(holder, calls, until).await
             }
 
             async fn claim_lapsed(
