@@ -35,7 +35,8 @@ use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, 
 pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
 pub use memory::{MemoryRetention, MemoryStore};
 pub use outbox::{
-    AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
+    AttemptOutcome, ClaimToken, DeliveryState, DeliveryStatus, EventOutbox, NewEvent,
+    PendingDelivery, RecordedAttempt,
 };
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresRateLimiter, PostgresStore, PostgresUsageLedger};

@@ -12,9 +12,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AttemptOutcome, CallStore, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
-    IdempotencyBegin, IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery, Recording,
-    StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallStore, ClaimToken, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
+    IdempotencyBegin, IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery,
+    RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
 use crate::domain::{CallId, KeyId};
 
@@ -79,6 +79,9 @@ struct EventEntry {
     event: NewEvent,
     seq: u64,
     state: DeliveryState,
+    /// The latest claim, until an outcome is recorded under it or the event
+    /// is redelivered.
+    claim: Option<ClaimToken>,
 }
 
 impl MemoryStore {
@@ -166,8 +169,15 @@ impl Inner {
             .entry(event.call_id.clone())
             .or_default()
             .push(event.event_id.clone());
-        self.events
-            .insert(event.event_id.clone(), EventEntry { event, seq, state });
+        self.events.insert(
+            event.event_id.clone(),
+            EventEntry {
+                event,
+                seq,
+                state,
+                claim: None,
+            },
+        );
     }
 
     /// Whether every earlier event of the event's call has had an attempt.
@@ -350,6 +360,7 @@ impl EventOutbox for MemoryStore {
         let until = now
             .checked_add_signed(lease)
             .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let claim = ClaimToken::generate();
         let mut claimed = Vec::new();
         let due: Vec<u64> = inner
             .due
@@ -369,10 +380,14 @@ impl EventOutbox for MemoryStore {
             if !inner.predecessors_attempted(entry) {
                 continue;
             }
-            claimed.push(PendingDelivery {
-                event: entry.event.clone(),
-                attempts: entry.state.attempts,
-            });
+            claimed.push(PendingDelivery::new(
+                entry.event.clone(),
+                entry.state.attempts,
+                claim,
+            ));
+            if let Some(entry) = inner.events.get_mut(&event_id) {
+                entry.claim = Some(claim);
+            }
             inner.reschedule(&event_id, Some(until));
         }
         Ok(claimed)
@@ -381,15 +396,20 @@ impl EventOutbox for MemoryStore {
     async fn record_attempt(
         &self,
         event_id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError> {
+    ) -> Result<RecordedAttempt, StoreError> {
         let mut inner = self.write();
         inner.ended.observe(now);
         let next = {
             let Some(entry) = inner.events.get_mut(event_id) else {
-                return Ok(());
+                return Ok(RecordedAttempt::Stale);
             };
+            if entry.claim != Some(claim) {
+                return Ok(RecordedAttempt::Stale);
+            }
+            entry.claim = None;
             let state = &mut entry.state;
             state.attempts += 1;
             match outcome {
@@ -416,7 +436,7 @@ impl EventOutbox for MemoryStore {
         };
         inner.reschedule(event_id, next);
         inner.apply_retention();
-        Ok(())
+        Ok(RecordedAttempt::Applied)
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
@@ -444,6 +464,7 @@ impl EventOutbox for MemoryStore {
         };
         entry.state.status = DeliveryStatus::Pending;
         entry.state.delivered_at = None;
+        entry.claim = None;
         inner.reschedule(event_id, Some(now));
         Ok(true)
     }
@@ -622,10 +643,14 @@ mod tests {
         assert!(store.get(&first.record.id).await.unwrap().is_some());
 
         // Delivered: dropped on a later write one period on, with its events.
-        store
-            .record_attempt("e1", at(710), AttemptOutcome::Delivered { status: 200 })
+        let claimed = store.claim_due(at(710), 10, minute).await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        let delivered = AttemptOutcome::Delivered { status: 200 };
+        let recorded = store
+            .record_attempt("e1", claimed[0].claim, at(710), delivered)
             .await
             .unwrap();
+        assert_eq!(recorded, RecordedAttempt::Applied);
         let fourth = call(&store, &key, 1400).await;
         end(&store, &fourth, 1400, Vec::new()).await;
         assert!(store.get(&first.record.id).await.unwrap().is_none());

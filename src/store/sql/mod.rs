@@ -401,10 +401,11 @@ macro_rules! delegate_store {
             async fn record_attempt(
                 &self,
                 event_id: &str,
+                claim: $crate::store::ClaimToken,
                 now: chrono::DateTime<chrono::Utc>,
                 outcome: $crate::store::AttemptOutcome,
-            ) -> Result<(), $crate::store::StoreError> {
-                self.db.record_attempt(event_id, now, outcome).await
+            ) -> Result<$crate::store::RecordedAttempt, $crate::store::StoreError> {
+                self.db.record_attempt(event_id, claim, now, outcome).await
             }
 
             async fn next_due(

@@ -5,12 +5,15 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::codec::{
-    EVENT_COLUMNS, EventRow, db_error, delivery_status_name, duration_nanos, from_nanos, lease_sql,
-    nanos, sql_int,
+    EVENT_COLUMNS, EventRow, claim_column, db_error, delivery_status_name, duration_nanos,
+    from_nanos, lease_sql, nanos, sql_int,
 };
 use super::{Db, RowsAffected, shared};
 use crate::domain::CallId;
-use crate::store::{AttemptOutcome, DeliveryState, DeliveryStatus, PendingDelivery, StoreError};
+use crate::store::{
+    AttemptOutcome, ClaimToken, DeliveryState, DeliveryStatus, PendingDelivery, RecordedAttempt,
+    StoreError,
+};
 
 /// Events leased by one statement at most: keeps a claim of any size
 /// within both drivers' limits on bound parameters.
@@ -18,9 +21,9 @@ const LEASE_BATCH: usize = 500;
 
 shared! {
 impl Db<D> {
-    /// `EventOutbox::claim_due`: reads the due events and pushes their next
-    /// attempt to `now + lease` in one write transaction, so no event is
-    /// handed out twice within its lease.
+    /// `EventOutbox::claim_due`: reads the due events and leases them under
+    /// a new claim token in one write transaction, so no event is handed
+    /// out twice within its lease.
     pub(crate) async fn claim_due(
         &self,
         now: DateTime<Utc>,
@@ -29,6 +32,7 @@ impl Db<D> {
     ) -> Result<Vec<PendingDelivery>, StoreError> {
         let now = nanos(now);
         let until = now.saturating_add(duration_nanos(lease));
+        let claim = ClaimToken::generate();
         // An event waits while an earlier event of its call has no attempt
         // (spec 6.1 rule 4); a claimed but unattempted event still counts.
         // With PostgreSQL's `SKIP LOCKED`, rows another instance is claiming
@@ -52,7 +56,7 @@ impl Db<D> {
         let seqs: Vec<i64> = rows.iter().map(|row| row.seq).collect();
         for batch in seqs.chunks(LEASE_BATCH) {
             let sql = lease_sql(batch.len());
-            let mut lease = sqlx::query(&sql).bind(until);
+            let mut lease = sqlx::query(&sql).bind(until).bind(claim_column(claim));
             for seq in batch {
                 lease = lease.bind(*seq);
             }
@@ -60,26 +64,30 @@ impl Db<D> {
         }
         let claimed = rows
             .into_iter()
-            .map(EventRow::into_pending)
+            .map(|row| row.into_pending(claim))
             .collect::<Result<Vec<_>, _>>()?;
         tx.commit().await?;
         Ok(claimed)
     }
 
-    /// `EventOutbox::record_attempt`.
+    /// `EventOutbox::record_attempt`: one `UPDATE … WHERE claim_token = $2`,
+    /// which also uses the claim up.
     pub(crate) async fn record_attempt(
         &self,
         event_id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError> {
+    ) -> Result<RecordedAttempt, StoreError> {
         let query = match outcome {
             AttemptOutcome::Delivered { status } => sqlx::query(
-                "UPDATE outbox SET attempts = attempts + 1, status = $2, \
-                 last_response_status = $3, last_error = NULL, delivered_ns = $4, \
-                 next_attempt_ns = NULL WHERE event_id = $1",
+                "UPDATE outbox SET attempts = attempts + 1, status = $3, \
+                 last_response_status = $4, last_error = NULL, delivered_ns = $5, \
+                 next_attempt_ns = NULL, claim_token = NULL \
+                 WHERE event_id = $1 AND claim_token = $2",
             )
             .bind(event_id)
+            .bind(claim_column(claim))
             .bind(delivery_status_name(DeliveryStatus::Delivered))
             .bind(i64::from(status))
             .bind(nanos(now)),
@@ -88,11 +96,12 @@ impl Db<D> {
                 error,
                 retry_at,
             } => sqlx::query(
-                "UPDATE outbox SET attempts = attempts + 1, status = COALESCE($2, status), \
-                 last_response_status = $3, last_error = $4, next_attempt_ns = $5 \
-                 WHERE event_id = $1",
+                "UPDATE outbox SET attempts = attempts + 1, status = COALESCE($3, status), \
+                 last_response_status = $4, last_error = $5, next_attempt_ns = $6, \
+                 claim_token = NULL WHERE event_id = $1 AND claim_token = $2",
             )
             .bind(event_id)
+            .bind(claim_column(claim))
             .bind(
                 retry_at
                     .is_none()
@@ -103,8 +112,12 @@ impl Db<D> {
             .bind(retry_at.map(nanos)),
         };
         let _turn = self.turn().await;
-        query.execute(&self.pool).await.map_err(db_error)?;
-        Ok(())
+        let updated = query.execute(&self.pool).await.map_err(db_error)?;
+        Ok(if updated.changed() > 0 {
+            RecordedAttempt::Applied
+        } else {
+            RecordedAttempt::Stale
+        })
     }
 
     /// `EventOutbox::next_due`, on the `outbox_due` index.
@@ -132,7 +145,7 @@ impl Db<D> {
         rows.into_iter().map(EventRow::into_state).collect()
     }
 
-    /// `EventOutbox::redeliver`.
+    /// `EventOutbox::redeliver`; clearing the token invalidates any claim.
     pub(crate) async fn redeliver(
         &self,
         event_id: &str,
@@ -140,8 +153,8 @@ impl Db<D> {
     ) -> Result<bool, StoreError> {
         let _turn = self.turn().await;
         let updated = sqlx::query(
-            "UPDATE outbox SET status = $2, delivered_ns = NULL, next_attempt_ns = $3 \
-             WHERE event_id = $1",
+            "UPDATE outbox SET status = $2, delivered_ns = NULL, next_attempt_ns = $3, \
+             claim_token = NULL WHERE event_id = $1",
         )
         .bind(event_id)
         .bind(delivery_status_name(DeliveryStatus::Pending))
