@@ -1,4 +1,4 @@
--- Claim tokens for the webhook outbox.
+-- Claim tokens and fair claiming for the webhook outbox.
 --
 -- `claim_token` names an event's latest claim until an outcome is recorded
 -- under it or the event is redelivered (then NULL): `record_attempt` applies
@@ -8,3 +8,11 @@
 -- leased is handed out again, with a token, once its lease lapses.
 ALTER TABLE outbox ADD COLUMN claim_token BIGINT;
 
+-- Fair claiming walks accounts: one account's due events in order, and the
+-- accounts with pending events by skipping from one account to the next.
+CREATE INDEX outbox_account_due ON outbox (account_id, next_attempt_ns, seq)
+    WHERE next_attempt_ns IS NOT NULL;
+
+-- An account's live claims (claimed, no outcome yet, lease running).
+CREATE INDEX outbox_claimed ON outbox (account_id, next_attempt_ns)
+    WHERE claim_token IS NOT NULL;

@@ -34,6 +34,7 @@ pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
     unfinished_lists_non_terminal_calls(store).await;
     unsettled_lists_ended_calls_not_settled(store).await;
     events_enter_with_updates_and_deliver_in_order(store).await;
+    claims_take_turns_across_accounts(store).await;
     late_outcomes_under_a_lapsed_claim_change_nothing(store).await;
     redelivery_invalidates_an_outstanding_claim(store).await;
     idempotency_keys_replay_mismatch_and_expire(store).await;
@@ -113,6 +114,17 @@ async fn ended_call_with_event<S: CallStore + ?Sized>(
         .await
         .expect("update");
     event
+}
+
+/// Leases away every event due at `now` (those earlier tests left), so a
+/// test sees only its own events due.
+async fn drain<S: EventOutbox + ?Sized>(store: &S, now: DateTime<Utc>, lease: std::time::Duration) {
+    while !store
+        .claim_due(now, 1000, lease)
+        .await
+        .expect("claim")
+        .is_empty()
+    {}
 }
 
 /// `event`'s claim at `now`, if it is handed out (with whatever else is
@@ -556,6 +568,101 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
 
 fn delivered_200() -> AttemptOutcome {
     AttemptOutcome::Delivered { status: 200 }
+}
+
+/// Claims are fair across accounts: within one claim accounts take turns
+/// (each one's oldest due event, then each one's second, …, ties by due
+/// time), however many events one of them has queued; across claims, an
+/// account's live claims count against it, so an account with attempts in
+/// flight yields to one without.
+pub async fn claims_take_turns_across_accounts<S: CallStore + EventOutbox + ?Sized>(store: &S) {
+    let now = base_time() + Duration::days(2 * 3650);
+    let lease = std::time::Duration::from_secs(3600);
+    drain(store, now, lease).await;
+    let (a, b, c, d) = (
+        fresh_account(),
+        fresh_account(),
+        fresh_account(),
+        fresh_account(),
+    );
+    // A's backlog is due first: 200 events, one a second from 1000 s ago;
+    // C's three events came later, B's one later still.
+    let mut a_events = Vec::new();
+    for i in 0..200 {
+        let due = now - Duration::seconds(1000 - i);
+        a_events.push(ended_call_with_event(store, &a, due).await);
+    }
+    let mut c_events = Vec::new();
+    for j in 0..3 {
+        let due = now - Duration::seconds(100 - j);
+        c_events.push(ended_call_with_event(store, &c, due).await);
+    }
+    let b_event = ended_call_with_event(store, &b, now - Duration::seconds(10)).await;
+    let ids = |claimed: Vec<PendingDelivery>| -> Vec<String> {
+        claimed.into_iter().map(|p| p.event.event_id).collect()
+    };
+    let id = |event: &NewEvent| event.event_id.clone();
+
+    let first_claim = store.claim_due(now, 10, lease).await.expect("claim");
+    let a_claims: Vec<PendingDelivery> = first_claim
+        .iter()
+        .filter(|p| p.event.account_id == a)
+        .cloned()
+        .collect();
+    let claimed = ids(first_claim);
+    let turns = vec![
+        id(&a_events[0]),
+        id(&c_events[0]),
+        id(&b_event),
+        id(&a_events[1]),
+        id(&c_events[1]),
+        id(&a_events[2]),
+        id(&c_events[2]),
+        id(&a_events[3]),
+        id(&a_events[4]),
+        id(&a_events[5]),
+    ];
+    assert_eq!(
+        claimed, turns,
+        "each account's oldest event first (ties by due time), then each one's second, …; \
+         B's one event is not left behind A's 200 older ones"
+    );
+
+    // A now has six claims live, D none: D's two events, the newest of all,
+    // go before A's seventh.
+    let d_events = [
+        ended_call_with_event(store, &d, now - Duration::seconds(5)).await,
+        ended_call_with_event(store, &d, now - Duration::seconds(4)).await,
+    ];
+    let claimed = ids(store.claim_due(now, 2, lease).await.expect("claim"));
+    assert_eq!(
+        claimed,
+        [id(&d_events[0]), id(&d_events[1])],
+        "an account with claims live yields to one without"
+    );
+
+    // Once A's attempts are recorded its claims are no longer live, while
+    // D's two count against D's next event: ranked 3, it ties with A's
+    // third and goes after it (due later).
+    for pending in a_claims {
+        let recorded = store
+            .record_attempt(&pending.event.event_id, pending.claim, now, delivered_200())
+            .await
+            .expect("record");
+        assert_eq!(recorded, RecordedAttempt::Applied);
+    }
+    let d_third = ended_call_with_event(store, &d, now - Duration::seconds(3)).await;
+    let claimed = ids(store.claim_due(now, 4, lease).await.expect("claim"));
+    assert_eq!(
+        claimed,
+        [
+            id(&a_events[6]),
+            id(&a_events[7]),
+            id(&a_events[8]),
+            id(&d_third)
+        ],
+        "recorded outcomes end A's live claims; D's two live claims rank its third event 3"
+    );
 }
 
 /// Claim tokens fence outcomes: once an event's lease has lapsed and it has

@@ -205,6 +205,16 @@ pub enum AttemptOutcome {
 ///   [`ClaimToken`] (one claim, one token). An event is not handed out while
 ///   an earlier event of the same call has no recorded attempt (spec 6.1
 ///   rule 4: `call.in_progress` goes first).
+/// - Claims are fair across accounts, so one account's backlog cannot fill
+///   every claim while another account's events wait. An account's
+///   claimable due events are ranked 1, 2, 3, … oldest first (by due time,
+///   then emission order), each rank raised by the account's *live claims*:
+///   its events claimed and still leased at `now` (at most `limit` of them
+///   counted), with no outcome recorded and no redelivery since. A claim
+///   takes the lowest ranks first, ties by due time, then emission order.
+///   Within one claim, accounts therefore take turns (each account's oldest
+///   event, then each one's second, …); across claims, an account with
+///   attempts in flight yields to one without.
 /// - `record_attempt` applies an outcome only under the event's current
 ///   claim: it counts the attempt and either marks the event delivered,
 ///   schedules it at `retry_at`, or gives it up, uses the claim up, and

@@ -14,6 +14,13 @@
 //!   its own task with its own timeout, and at most
 //!   [`DeliveryConfig::per_endpoint_concurrency`] to any one endpoint (scheme,
 //!   host and port), so a slow or dead endpoint cannot take every slot.
+//! - Slots are shared fairly between accounts: the worker claims as many
+//!   events as it has free slots, and the outbox hands them out in turns by
+//!   account, an account with attempts in flight after one without (see
+//!   [`EventOutbox`]). A tenant with thousands of due events, or with many
+//!   slow endpoints, gets no more than its turn: an account with nothing in
+//!   flight goes ahead of it for the next slot that frees up, at most one
+//!   attempt timeout away.
 //! - Each attempt's outcome is recorded under its claim's token: an attempt
 //!   that outlived its lease (its event handed out again meanwhile) cannot
 //!   overwrite the newer attempt's outcome.

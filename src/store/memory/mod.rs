@@ -16,7 +16,7 @@ use super::{
     IdempotencyBegin, IdempotencyStore, ListPage, ListQuery, NewEvent, PendingDelivery,
     RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
-use crate::domain::{CallId, KeyId};
+use crate::domain::{AccountId, CallId, KeyId};
 
 /// Calls and events in process memory; everything is lost when the process
 /// stops.
@@ -190,6 +190,53 @@ impl Inner {
             .all(|id| self.events.get(id).is_none_or(|e| e.state.attempts > 0))
     }
 
+    /// The `seq`s of the events a claim of `limit` at `now` hands out, in
+    /// the order of the [`EventOutbox`] contract: each account's claimable
+    /// due events ranked oldest first, each rank raised by the account's
+    /// live claims (at most `limit` counted); lowest first, ties by due
+    /// time, then emission order.
+    ///
+    /// One pass over the pending events: O(pending) per claim, which the
+    /// in-process store can afford.
+    fn fair_claim_order(&self, now: DateTime<Utc>, limit: usize) -> Vec<u64> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        // Per account: claimable due events (oldest first, at most `limit`:
+        // a deeper rank can never make the claim) and live claims.
+        let mut due: HashMap<&AccountId, Vec<(DateTime<Utc>, u64)>> = HashMap::new();
+        let mut live: HashMap<&AccountId, usize> = HashMap::new();
+        for (at, seq) in &self.due {
+            let Some(entry) = self.by_seq.get(seq).and_then(|id| self.events.get(id)) else {
+                continue;
+            };
+            let account = &entry.event.account_id;
+            if *at > now {
+                if entry.claim.is_some() {
+                    *live.entry(account).or_default() += 1;
+                }
+                continue;
+            }
+            let ranked = due.entry(account).or_default();
+            if ranked.len() < limit && self.predecessors_attempted(entry) {
+                ranked.push((*at, *seq));
+            }
+        }
+        let mut candidates: Vec<(usize, DateTime<Utc>, u64)> = due
+            .into_iter()
+            .flat_map(|(account, events)| {
+                let offset = live.get(account).copied().unwrap_or(0).min(limit);
+                events
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(rank, (at, seq))| (offset + rank + 1, at, seq))
+            })
+            .collect();
+        candidates.sort_unstable();
+        candidates.truncate(limit);
+        candidates.into_iter().map(|(_, _, seq)| seq).collect()
+    }
+
     fn reschedule(&mut self, event_id: &str, at: Option<DateTime<Utc>>) {
         let Some(entry) = self.events.get_mut(event_id) else {
             return;
@@ -361,33 +408,21 @@ impl EventOutbox for MemoryStore {
             .checked_add_signed(lease)
             .unwrap_or(DateTime::<Utc>::MAX_UTC);
         let claim = ClaimToken::generate();
-        let mut claimed = Vec::new();
-        let due: Vec<u64> = inner
-            .due
-            .range(..=(now, u64::MAX))
-            .map(|(_, seq)| *seq)
-            .collect();
-        for seq in due {
-            if claimed.len() == limit {
-                break;
-            }
+        let picked = inner.fair_claim_order(now, limit);
+        let mut claimed = Vec::with_capacity(picked.len());
+        for seq in picked {
             let Some(event_id) = inner.by_seq.get(&seq).cloned() else {
                 continue;
             };
-            let Some(entry) = inner.events.get(&event_id) else {
+            let Some(entry) = inner.events.get_mut(&event_id) else {
                 continue;
             };
-            if !inner.predecessors_attempted(entry) {
-                continue;
-            }
+            entry.claim = Some(claim);
             claimed.push(PendingDelivery::new(
                 entry.event.clone(),
                 entry.state.attempts,
                 claim,
             ));
-            if let Some(entry) = inner.events.get_mut(&event_id) {
-                entry.claim = Some(claim);
-            }
             inner.reschedule(&event_id, Some(until));
         }
         Ok(claimed)

@@ -84,8 +84,9 @@ pub(crate) trait Dialect: Send + Sync + 'static {
     const BEGIN_WRITE: &'static str = "BEGIN";
 
     /// Appended to the query that selects due events for a claim (alias
-    /// `o`), so instances claiming at once skip each other's rows instead
-    /// of waiting for them. Empty, or starting with a space.
+    /// `o`; the ranking runs in `WITH` queries before it, which lock
+    /// nothing), so instances claiming at once skip each other's rows
+    /// instead of waiting for them. Empty, or starting with a space.
     const CLAIM_LOCK: &'static str = " FOR UPDATE OF o SKIP LOCKED";
 
     /// Appended to a read whose row the transaction then updates, to lock
