@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
+    AttemptOutcome, CallStore, ClaimToken, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
     IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery, MemoryStore, NewEvent,
-    PendingDelivery, Recording, StoreError, StoredCall, StoredResponse,
+    PendingDelivery, RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
 use agentcall::{Api, CallId, KeyId};
 use chrono::{DateTime, Utc};
@@ -506,10 +506,11 @@ impl EventOutbox for UnavailableStore {
     async fn record_attempt(
         &self,
         id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError> {
-        self.0.record_attempt(id, now, outcome).await
+    ) -> Result<RecordedAttempt, StoreError> {
+        self.0.record_attempt(id, claim, now, outcome).await
     }
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         self.0.next_due().await
@@ -858,10 +859,11 @@ impl EventOutbox for FlakyStore {
     async fn record_attempt(
         &self,
         id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError> {
-        self.inner.record_attempt(id, now, outcome).await
+    ) -> Result<RecordedAttempt, StoreError> {
+        self.inner.record_attempt(id, claim, now, outcome).await
     }
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         self.inner.next_due().await

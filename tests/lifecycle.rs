@@ -655,10 +655,11 @@ mod severable_impls {
         async fn record_attempt(
             &self,
             event_id: &str,
+            claim: ClaimToken,
             now: DateTime<Utc>,
             outcome: AttemptOutcome,
-        ) -> Result<(), StoreError> {
-            self.store.record_attempt(event_id, now, outcome).await
+        ) -> Result<RecordedAttempt, StoreError> {
+            self.store.record_attempt(event_id, claim, now, outcome).await
         }
         async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
             self.store.next_due().await

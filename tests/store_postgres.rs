@@ -81,6 +81,54 @@ async fn claims_across_instances_are_never_handed_out_twice() {
     schema.drop().await;
 }
 
+/// The fair claim ranks events in `WITH` queries and locks in the outer
+/// query: a row another instance holds locked is skipped, not waited for,
+/// and handed out once that instance lets it go.
+#[tokio::test]
+async fn claims_skip_rows_another_instance_holds_locked() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let store = schema.store(2).await;
+    let mut events = Vec::new();
+    for _ in 0..2 {
+        let created = store_common::call(&store_common::fresh_key(), store_common::t0());
+        store.insert(&created).await.expect("insert");
+        let ended = store_common::moved(&created, CallStatus::NoAnswer);
+        let event = store_common::event(&ended, CallStatus::NoAnswer, store_common::t0());
+        store
+            .update(&ended, vec![event.clone()])
+            .await
+            .expect("update");
+        events.push(event.event_id);
+    }
+    let other_instance = schema.pool(1).await;
+    let mut holding = other_instance.begin().await.expect("begin");
+    sqlx::query("SELECT seq FROM outbox WHERE event_id = $1 FOR UPDATE")
+        .bind(&events[0])
+        .fetch_one(&mut *holding)
+        .await
+        .expect("lock the first event");
+
+    let now = store_common::t0() + Duration::seconds(1);
+    let lease = std::time::Duration::from_secs(60);
+    let claim = store.claim_due(now, 10, lease);
+    let claimed = tokio::time::timeout(std::time::Duration::from_secs(10), claim)
+        .await
+        .expect("the claim does not wait for the locked row")
+        .expect("claim");
+    let ids: Vec<_> = claimed.iter().map(|p| p.event.event_id.clone()).collect();
+    assert_eq!(ids, [events[1].clone()], "the locked row is skipped");
+
+    holding.rollback().await.expect("rollback");
+    let claimed = store.claim_due(now, 10, lease).await.expect("claim");
+    let ids: Vec<_> = claimed.iter().map(|p| p.event.event_id.clone()).collect();
+    assert_eq!(ids, [events[0].clone()], "handed out once it is free");
+    other_instance.close().await;
+    store.close().await;
+    schema.drop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn idempotency_begin_across_instances_starts_once() {
     let Some(schema) = TestSchema::create().await else {

@@ -1,5 +1,6 @@
 //! Webhook delivery against real receivers on loopback sockets: retries
-//! through every kind of failure, ordering, and isolation from dead endpoints.
+//! through every kind of failure, ordering, isolation from dead endpoints,
+//! and fairness between tenants.
 
 mod common;
 
@@ -476,5 +477,83 @@ async fn one_tenants_black_holed_endpoint_cannot_hold_back_another_tenants_event
             "A's events are delayed, not dropped or counted: {states:?}"
         );
     }
+    service.shutdown(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn another_tenants_event_is_not_queued_behind_a_backlog_on_black_holed_endpoints() {
+    // Tenant A's two endpoints accept connections and never answer. Each
+    // stays within its per-endpoint cap, yet together they can fill every
+    // slot, and A has far more events due than there are slots.
+    let holes = [BlackHole::start().await, BlackHole::start().await];
+    let alive = Receiver::start().await;
+    let timeout = Duration::from_secs(1);
+    let config = DeliveryConfig {
+        schedule: vec![Duration::ZERO],
+        timeout,
+        concurrency: 4,
+        per_endpoint_concurrency: 2,
+        // After a few timeouts the breaker would hold A's endpoints back and
+        // free the slots by itself (it is tested on its own); here only the
+        // order in which the outbox hands events out decides.
+        breaker_threshold: u32::MAX,
+        ..DeliveryConfig::default()
+    };
+    let service = builder().delivery(config).build().unwrap();
+    let api = Api::new(service.clone());
+    // A's backlog: 200 unanswered calls, one event each, all due before B's.
+    let mut backlog = Vec::new();
+    for i in 0..200 {
+        let body = json!({"to": "+14155550121", "objective": "a", "webhookUrl": holes[i % 2].url});
+        backlog.push(place(&api, KEY_A1, body).await);
+    }
+    for id in &backlog {
+        wait_terminal(&api, KEY_A1, id).await;
+    }
+    for _ in 0..1_000 {
+        if holes.iter().all(|hole| hole.accepted() >= 2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        holes.iter().all(|hole| hole.accepted() >= 2),
+        "A holds every slot"
+    );
+    let a = service
+        .authenticate(&ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+
+    let placed = tokio::time::Instant::now();
+    let b_call = place(
+        &api,
+        KEY_B,
+        json!({"to": "+14155550121", "objective": "b", "webhookUrl": alive.url}),
+    )
+    .await;
+    // Every attempt at A's endpoints started before B's event existed, so a
+    // slot frees within one attempt timeout, and a fair claim gives it to
+    // B, whose account has nothing in flight. First-due-first-served would
+    // give every freed slot to A's next event: B would wait for the whole
+    // backlog, 200 / 4 timeouts. Bounded: one timeout plus a margin.
+    let bound = timeout + Duration::from_secs(2);
+    while alive.for_call(&b_call).is_empty() {
+        assert!(
+            placed.elapsed() < bound,
+            "B's event was not delivered within {bound:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut untried = 0;
+    for id in &backlog {
+        let states = service.deliveries(&a, &id.parse().unwrap()).await.unwrap();
+        untried += states.iter().filter(|s| s.attempts == 0).count();
+    }
+    assert!(
+        untried > 100,
+        "B went ahead of A's backlog, which is still there ({untried} untried)"
+    );
     service.shutdown(Duration::from_millis(10)).await;
 }

@@ -16,11 +16,11 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
 use super::{
-    AttemptOutcome, CallLease, CallStore, CarrierEnd, DeliveryStatus, EventOutbox, HoldToken,
-    IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListQuery, NewEvent, Recording,
-    StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallLease, CallStore, CarrierEnd, ClaimToken, DeliveryState, DeliveryStatus,
+    EventOutbox, HoldToken, IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListQuery,
+    NewEvent, PendingDelivery, RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
-use crate::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
+use crate::domain::{AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
 
 /// Runs every conformance test in turn.
 pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
@@ -34,6 +34,9 @@ pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
     leases_renew_lapse_are_claimed_once_and_fence(store).await;
     carrier_end_and_settlement_round_trip(store).await;
     events_enter_with_updates_and_deliver_in_order(store).await;
+    claims_take_turns_across_accounts(store).await;
+    late_outcomes_under_a_lapsed_claim_change_nothing(store).await;
+    redelivery_invalidates_an_outstanding_claim(store).await;
     idempotency_keys_replay_mismatch_and_expire(store).await;
     idempotency_holders_renew_and_late_holders_change_nothing(store).await;
 }
@@ -83,6 +86,69 @@ fn sample_event(call: &StoredCall, kind: EventKind, at: DateTime<Utc>) -> NewEve
         created_at: at,
         first_attempt_at: at,
     }
+}
+
+/// A fresh account id no other test uses.
+fn fresh_account() -> AccountId {
+    format!("acct_{}", CallId::generate())
+        .parse()
+        .expect("valid account id")
+}
+
+/// A new call of `account` that ended at `due` with one event,
+/// `call.no_answer`, due then. (Ended then, so a store that drops ended
+/// calls some time after their end keeps it while the test runs.)
+async fn ended_call_with_event<S: CallStore + ?Sized>(
+    store: &S,
+    account: &AccountId,
+    due: DateTime<Utc>,
+) -> NewEvent {
+    let mut call = sample_call(&fresh_key(), base_time());
+    call.account_id = account.clone();
+    store.insert(&call).await.expect("insert");
+    let event = sample_event(&call, EventKind::NoAnswer, due);
+    let mut ended = call;
+    ended.record.status = CallStatus::NoAnswer;
+    ended.record.ended_at = Some(due);
+    store
+        .update(&ended, vec![event.clone()])
+        .await
+        .expect("update");
+    event
+}
+
+/// Leases away every event due at `now` (those earlier tests left), so a
+/// test sees only its own events due.
+async fn drain<S: EventOutbox + ?Sized>(store: &S, now: DateTime<Utc>, lease: std::time::Duration) {
+    while !store
+        .claim_due(now, 1000, lease)
+        .await
+        .expect("claim")
+        .is_empty()
+    {}
+}
+
+/// `event`'s claim at `now`, if it is handed out (with whatever else is
+/// due: an event of a fresh account ranks first, so 1000 is plenty).
+async fn claim_one<S: EventOutbox + ?Sized>(
+    store: &S,
+    event: &NewEvent,
+    now: DateTime<Utc>,
+    lease: std::time::Duration,
+) -> Option<PendingDelivery> {
+    store
+        .claim_due(now, 1000, lease)
+        .await
+        .expect("claim")
+        .into_iter()
+        .find(|p| p.event.event_id == event.event_id)
+}
+
+/// The delivery state of the only event of `event`'s call.
+async fn state_of<S: EventOutbox + ?Sized>(store: &S, event: &NewEvent) -> DeliveryState {
+    let mut states = store.deliveries(&event.call_id).await.expect("deliveries");
+    assert_eq!(states.len(), 1);
+    states.remove(0)
 }
 
 /// A stored call reads back equal.
@@ -477,6 +543,15 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
 
     let lease = std::time::Duration::from_secs(60);
     let later = now + Duration::seconds(1);
+    let record = |event: &NewEvent, claim: ClaimToken, outcome: AttemptOutcome| {
+        let event_id = event.event_id.clone();
+        async move {
+            store
+                .record_attempt(&event_id, claim, later, outcome)
+                .await
+                .expect("record")
+        }
+    };
     let claimed = store.claim_due(later, 10, lease).await.expect("claim");
     let mine: Vec<_> = claimed
         .iter()
@@ -488,6 +563,7 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
         "the terminal event waits for in_progress's first attempt"
     );
     assert_eq!(mine[0].event, first);
+    let first_claim = mine[0].claim;
     assert!(
         store
             .claim_due(later, 10, lease)
@@ -502,10 +578,10 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
         error: "HTTP 500".into(),
         retry_at: Some(later + Duration::seconds(5)),
     };
-    store
-        .record_attempt(&first.event_id, later, failure)
-        .await
-        .expect("record");
+    assert_eq!(
+        record(&first, first_claim, failure).await,
+        RecordedAttempt::Applied
+    );
     let claimed = store.claim_due(later, 10, lease).await.expect("claim");
     let mine: Vec<_> = claimed
         .iter()
@@ -513,14 +589,11 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
         .collect();
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0].event, second, "body and id are kept byte for byte");
-    store
-        .record_attempt(
-            &second.event_id,
-            later,
-            AttemptOutcome::Delivered { status: 204 },
-        )
-        .await
-        .expect("record");
+    let delivered = AttemptOutcome::Delivered { status: 204 };
+    assert_eq!(
+        record(&second, mine[0].claim, delivered).await,
+        RecordedAttempt::Applied
+    );
 
     let retry = store
         .claim_due(later + Duration::seconds(5), 10, lease)
@@ -531,14 +604,17 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
         .find(|p| p.event.event_id == first.event_id)
         .expect("retried");
     assert_eq!((again.attempts, &again.event), (1, &first));
-    store
-        .record_attempt(
-            &first.event_id,
-            later,
-            AttemptOutcome::Delivered { status: 200 },
-        )
-        .await
-        .expect("record");
+    assert_ne!(again.claim, first_claim, "every claim has its own token");
+    let delivered = AttemptOutcome::Delivered { status: 200 };
+    assert_eq!(
+        record(&first, again.claim, delivered.clone()).await,
+        RecordedAttempt::Applied
+    );
+    assert_eq!(
+        record(&first, again.claim, delivered).await,
+        RecordedAttempt::Stale,
+        "a claim's outcome is recorded once"
+    );
 
     let states = store.deliveries(&call.record.id).await.expect("deliveries");
     assert_eq!(states.len(), 2);
@@ -558,32 +634,289 @@ pub async fn events_enter_with_updates_and_deliver_in_order<S: CallStore + Event
     let states = store.deliveries(&call.record.id).await.expect("deliveries");
     assert_eq!(states[1].status, DeliveryStatus::Pending);
     let claimed = store.claim_due(later, 10, lease).await.expect("claim");
-    assert!(claimed.iter().any(|p| p.event.event_id == second.event_id));
-    store
-        .record_attempt(
-            &second.event_id,
-            later,
-            AttemptOutcome::Delivered { status: 200 },
-        )
-        .await
-        .expect("record");
+    let redelivery = claimed
+        .iter()
+        .find(|p| p.event.event_id == second.event_id)
+        .expect("redelivered");
+    let give_up = AttemptOutcome::Failed {
+        status: None,
+        error: "refused".into(),
+        retry_at: None,
+    };
+    assert_eq!(
+        record(&second, redelivery.claim, give_up).await,
+        RecordedAttempt::Applied
+    );
     assert!(
         !store
             .redeliver("no-such-event", later)
             .await
             .expect("redeliver")
     );
+    let states = store.deliveries(&call.record.id).await.expect("deliveries");
+    assert_eq!(
+        (states[1].status, states[1].attempts),
+        (DeliveryStatus::GaveUp, 2)
+    );
+    assert_eq!(
+        store
+            .record_attempt("no-such-event", redelivery.claim, later, delivered_200())
+            .await
+            .expect("record"),
+        RecordedAttempt::Stale,
+        "an unknown event changes nothing"
+    );
+}
+
+fn delivered_200() -> AttemptOutcome {
+    AttemptOutcome::Delivered { status: 200 }
+}
+
+/// Claims are fair across accounts: within one claim accounts take turns
+/// (each one's oldest due event, then each one's second, …, ties by due
+/// time), however many events one of them has queued; across claims, an
+/// account's live claims count against it, so an account with attempts in
+/// flight yields to one without.
+pub async fn claims_take_turns_across_accounts<S: CallStore + EventOutbox + ?Sized>(store: &S) {
+    let now = base_time() + Duration::days(2 * 3650);
+    let lease = std::time::Duration::from_secs(3600);
+    drain(store, now, lease).await;
+    let (a, b, c, d) = (
+        fresh_account(),
+        fresh_account(),
+        fresh_account(),
+        fresh_account(),
+    );
+    // A's backlog is due first: 200 events, one a second from 1000 s ago;
+    // C's three events came later, B's one later still.
+    let mut a_events = Vec::new();
+    for i in 0..200 {
+        let due = now - Duration::seconds(1000 - i);
+        a_events.push(ended_call_with_event(store, &a, due).await);
+    }
+    let mut c_events = Vec::new();
+    for j in 0..3 {
+        let due = now - Duration::seconds(100 - j);
+        c_events.push(ended_call_with_event(store, &c, due).await);
+    }
+    let b_event = ended_call_with_event(store, &b, now - Duration::seconds(10)).await;
+    let ids = |claimed: Vec<PendingDelivery>| -> Vec<String> {
+        claimed.into_iter().map(|p| p.event.event_id).collect()
+    };
+    let id = |event: &NewEvent| event.event_id.clone();
+
+    let first_claim = store.claim_due(now, 10, lease).await.expect("claim");
+    let a_claims: Vec<PendingDelivery> = first_claim
+        .iter()
+        .filter(|p| p.event.account_id == a)
+        .cloned()
+        .collect();
+    let claimed = ids(first_claim);
+    let turns = vec![
+        id(&a_events[0]),
+        id(&c_events[0]),
+        id(&b_event),
+        id(&a_events[1]),
+        id(&c_events[1]),
+        id(&a_events[2]),
+        id(&c_events[2]),
+        id(&a_events[3]),
+        id(&a_events[4]),
+        id(&a_events[5]),
+    ];
+    assert_eq!(
+        claimed, turns,
+        "each account's oldest event first (ties by due time), then each one's second, …; \
+         B's one event is not left behind A's 200 older ones"
+    );
+
+    // A now has six claims live, D none: D's two events, the newest of all,
+    // go before A's seventh.
+    let d_events = [
+        ended_call_with_event(store, &d, now - Duration::seconds(5)).await,
+        ended_call_with_event(store, &d, now - Duration::seconds(4)).await,
+    ];
+    let claimed = ids(store.claim_due(now, 2, lease).await.expect("claim"));
+    assert_eq!(
+        claimed,
+        [id(&d_events[0]), id(&d_events[1])],
+        "an account with claims live yields to one without"
+    );
+
+    // Once A's attempts are recorded its claims are no longer live, while
+    // D's two count against D's next event: ranked 3, it ties with A's
+    // third and goes after it (due later).
+    for pending in a_claims {
+        let recorded = store
+            .record_attempt(&pending.event.event_id, pending.claim, now, delivered_200())
+            .await
+            .expect("record");
+        assert_eq!(recorded, RecordedAttempt::Applied);
+    }
+    let d_third = ended_call_with_event(store, &d, now - Duration::seconds(3)).await;
+    let claimed = ids(store.claim_due(now, 4, lease).await.expect("claim"));
+    assert_eq!(
+        claimed,
+        [
+            id(&a_events[6]),
+            id(&a_events[7]),
+            id(&a_events[8]),
+            id(&d_third)
+        ],
+        "recorded outcomes end A's live claims; D's two live claims rank its third event 3"
+    );
+}
+
+/// Claim tokens fence outcomes: once an event's lease has lapsed and it has
+/// been claimed again, an outcome under the old claim changes nothing, and
+/// each claim's outcome is recorded once. An outcome under a lapsed claim
+/// that no one has claimed again is still applied.
+pub async fn late_outcomes_under_a_lapsed_claim_change_nothing<
+    S: CallStore + EventOutbox + ?Sized,
+>(
+    store: &S,
+) {
+    let now = base_time() + Duration::days(3 * 3650);
+    let lease = std::time::Duration::from_secs(60);
+    let at = |secs: i64| now + Duration::seconds(secs);
+    let event = ended_call_with_event(store, &fresh_account(), now).await;
+    let record = |claim: ClaimToken, when: DateTime<Utc>, outcome: AttemptOutcome| {
+        let event_id = event.event_id.clone();
+        async move {
+            store
+                .record_attempt(&event_id, claim, when, outcome)
+                .await
+                .expect("record")
+        }
+    };
+    let failed = |retry_at: Option<DateTime<Utc>>| AttemptOutcome::Failed {
+        status: Some(503),
+        error: "HTTP 503".into(),
+        retry_at,
+    };
+
+    let first = claim_one(store, &event, now, lease).await.expect("due");
+    assert!(
+        claim_one(store, &event, at(30), lease).await.is_none(),
+        "leased"
+    );
+    // The first worker stalls past its lease; another claims the event.
+    let second = claim_one(store, &event, at(61), lease)
+        .await
+        .expect("handed out again after the lease");
+    assert_ne!(first.claim, second.claim, "a new claim, a new token");
+    assert_eq!(second.attempts, 0);
+
+    assert_eq!(
+        record(first.claim, at(62), delivered_200()).await,
+        RecordedAttempt::Stale,
+        "the stalled worker's outcome comes too late"
+    );
+    let state = state_of(store, &event).await;
+    assert_eq!((state.status, state.attempts), (DeliveryStatus::Pending, 0));
+
+    assert_eq!(
+        record(second.claim, at(63), failed(Some(at(120)))).await,
+        RecordedAttempt::Applied
+    );
+    assert_eq!(
+        record(second.claim, at(64), failed(Some(at(500)))).await,
+        RecordedAttempt::Stale,
+        "one outcome per claim: the attempt is not counted twice"
+    );
+    let state = state_of(store, &event).await;
+    assert_eq!(
+        (state.status, state.attempts, state.next_attempt_at),
+        (DeliveryStatus::Pending, 1, Some(at(120)))
+    );
+
+    let third = claim_one(store, &event, at(120), lease)
+        .await
+        .expect("retry due");
+    assert_eq!(third.attempts, 1);
+    assert_eq!(
+        record(third.claim, at(121), delivered_200()).await,
+        RecordedAttempt::Applied
+    );
+    for late in [first.claim, second.claim] {
+        assert_eq!(
+            record(late, at(122), failed(None)).await,
+            RecordedAttempt::Stale
+        );
+    }
+    let state = state_of(store, &event).await;
+    assert_eq!(
+        (state.status, state.attempts, state.next_attempt_at),
+        (DeliveryStatus::Delivered, 2, None),
+        "a late failure neither undoes the delivery nor counts"
+    );
+
+    // Lapsed, but not claimed again: the outcome is still the latest word.
+    let other = ended_call_with_event(store, &fresh_account(), now).await;
+    let claim = claim_one(store, &other, now, lease).await.expect("due");
+    assert_eq!(
+        store
+            .record_attempt(&other.event_id, claim.claim, at(600), delivered_200())
+            .await
+            .expect("record"),
+        RecordedAttempt::Applied
+    );
+    assert_eq!(
+        state_of(store, &other).await.status,
+        DeliveryStatus::Delivered
+    );
+}
+
+/// `redeliver` invalidates an outstanding claim: the attempt in flight when
+/// the host asked for redelivery records nothing, and the new claim's
+/// outcome counts.
+pub async fn redelivery_invalidates_an_outstanding_claim<S: CallStore + EventOutbox + ?Sized>(
+    store: &S,
+) {
+    let now = base_time() + Duration::days(4 * 3650);
+    let lease = std::time::Duration::from_secs(60);
+    let later = now + Duration::seconds(1);
+    let event = ended_call_with_event(store, &fresh_account(), now).await;
+    let in_flight = claim_one(store, &event, now, lease).await.expect("due");
+    assert!(
+        store
+            .redeliver(&event.event_id, later)
+            .await
+            .expect("redeliver")
+    );
     let give_up = AttemptOutcome::Failed {
         status: None,
-        error: "refused".into(),
+        error: "timed out".into(),
         retry_at: None,
     };
-    store
-        .record_attempt(&second.event_id, later, give_up)
+    assert_eq!(
+        store
+            .record_attempt(&event.event_id, in_flight.claim, later, give_up)
+            .await
+            .expect("record"),
+        RecordedAttempt::Stale
+    );
+    let state = state_of(store, &event).await;
+    assert_eq!(
+        (state.status, state.attempts, state.next_attempt_at),
+        (DeliveryStatus::Pending, 0, Some(later))
+    );
+    let again = claim_one(store, &event, later, lease)
         .await
-        .expect("record");
-    let states = store.deliveries(&call.record.id).await.expect("deliveries");
-    assert_eq!(states[1].status, DeliveryStatus::GaveUp);
+        .expect("due again at once");
+    assert_ne!(again.claim, in_flight.claim);
+    assert_eq!(
+        store
+            .record_attempt(&event.event_id, again.claim, later, delivered_200())
+            .await
+            .expect("record"),
+        RecordedAttempt::Applied
+    );
+    let state = state_of(store, &event).await;
+    assert_eq!(
+        (state.status, state.attempts),
+        (DeliveryStatus::Delivered, 1)
+    );
 }
 
 /// Whether `begin` started the key (under any token).

@@ -37,7 +37,8 @@ pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredRespo
 pub use lease::{CallLease, InstanceId, LeaseClaim};
 pub use memory::{MemoryRetention, MemoryStore};
 pub use outbox::{
-    AttemptOutcome, DeliveryState, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
+    AttemptOutcome, ClaimToken, DeliveryState, DeliveryStatus, EventOutbox, NewEvent,
+    PendingDelivery, RecordedAttempt,
 };
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresRateLimiter, PostgresStore, PostgresUsageLedger};

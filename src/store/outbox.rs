@@ -109,6 +109,34 @@ impl DeliveryState {
     }
 }
 
+/// Names one claim of an event: [`EventOutbox::claim_due`] hands out a new
+/// one with every claim, and [`EventOutbox::record_attempt`] applies an
+/// outcome only while the event's latest claim is still this one, so a
+/// worker whose lease lapsed (and whose event was claimed again, by it or
+/// another instance) cannot overwrite the newer claim's outcome.
+///
+/// A fencing token: it says which claim is current, nothing about time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClaimToken(u64);
+
+impl ClaimToken {
+    /// A fresh random token (64 bits of a UUID v4): successive claims of one
+    /// event get different tokens with overwhelming probability.
+    pub fn generate() -> Self {
+        Self(uuid::Uuid::new_v4().as_u64_pair().0)
+    }
+
+    /// The token with this value (as a store keeps it).
+    pub fn from_u64(value: u64) -> Self {
+        Self(value)
+    }
+
+    /// Its value.
+    pub fn to_u64(self) -> u64 {
+        self.0
+    }
+}
+
 /// A claimed event, ready for an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -117,13 +145,32 @@ pub struct PendingDelivery {
     pub event: NewEvent,
     /// Attempts made before this one.
     pub attempts: u32,
+    /// This claim; the attempt's outcome is recorded under it.
+    pub claim: ClaimToken,
 }
 
 impl PendingDelivery {
-    /// `event`, claimed after `attempts` earlier attempts.
-    pub fn new(event: NewEvent, attempts: u32) -> Self {
-        Self { event, attempts }
+    /// `event`, claimed under `claim` after `attempts` earlier attempts.
+    pub fn new(event: NewEvent, attempts: u32, claim: ClaimToken) -> Self {
+        Self {
+            event,
+            attempts,
+            claim,
+        }
     }
+}
+
+/// Whether [`EventOutbox::record_attempt`] applied an outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum RecordedAttempt {
+    /// The claim was the event's current one: the outcome is recorded and
+    /// the claim is used up.
+    Applied,
+    /// The claim is no longer current (the event was claimed again or
+    /// redelivered since, or an outcome was already recorded under it), or
+    /// the event is unknown: nothing changed.
+    Stale,
 }
 
 /// The result of one attempt.
@@ -152,15 +199,33 @@ pub enum AttemptOutcome {
 /// - Events enter through [`CallStore::update`](super::CallStore::update),
 ///   atomically with the status change that emits them, due at their
 ///   `first_attempt_at`. An event id already present is ignored.
-/// - `claim_due` returns up to `limit` pending events due at `now`, oldest
-///   first, and pushes each one's next attempt to `now + lease`, so an event
-///   whose worker dies is handed out again after the lease. An event is not
-///   handed out while an earlier event of the same call has no recorded
-///   attempt (spec 6.1 rule 4: `call.in_progress` goes first).
-/// - `record_attempt` counts the attempt and either marks the event
-///   delivered, schedules it at `retry_at`, or gives it up.
+/// - `claim_due` returns up to `limit` pending events due at `now`, pushes
+///   each one's next attempt to `now + lease`, so an event whose worker dies
+///   is handed out again after the lease, and gives each a new
+///   [`ClaimToken`] (one claim, one token). An event is not handed out while
+///   an earlier event of the same call has no recorded attempt (spec 6.1
+///   rule 4: `call.in_progress` goes first).
+/// - Claims are fair across accounts, so one account's backlog cannot fill
+///   every claim while another account's events wait. An account's
+///   claimable due events are ranked 1, 2, 3, … oldest first (by due time,
+///   then emission order), each rank raised by the account's *live claims*:
+///   its events claimed and still leased at `now` (at most `limit` of them
+///   counted), with no outcome recorded and no redelivery since. A claim
+///   takes the lowest ranks first, ties by due time, then emission order.
+///   Within one claim, accounts therefore take turns (each account's oldest
+///   event, then each one's second, …); across claims, an account with
+///   attempts in flight yields to one without.
+/// - `record_attempt` applies an outcome only under the event's current
+///   claim: it counts the attempt and either marks the event delivered,
+///   schedules it at `retry_at`, or gives it up, uses the claim up, and
+///   returns [`RecordedAttempt::Applied`]. Under any other token (a claim
+///   whose lease lapsed and that was claimed again, redelivered, or already
+///   recorded) or for an unknown event it changes nothing and returns
+///   [`RecordedAttempt::Stale`]. An outcome under a lapsed claim that no one
+///   has claimed again is still applied: it is the latest word on the event.
 /// - `redeliver` makes a delivered or given-up event pending and due at
-///   `now`; it returns `false` for an unknown event id.
+///   `now`, and invalidates any outstanding claim of it; it returns `false`
+///   for an unknown event id.
 #[async_trait]
 pub trait EventOutbox: Send + Sync + Debug {
     /// Claims due events; see the contract.
@@ -171,13 +236,15 @@ pub trait EventOutbox: Send + Sync + Debug {
         lease: std::time::Duration,
     ) -> Result<Vec<PendingDelivery>, StoreError>;
 
-    /// Records one attempt's outcome.
+    /// Records one attempt's outcome under the claim it was made for; see
+    /// the contract.
     async fn record_attempt(
         &self,
         event_id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError>;
+    ) -> Result<RecordedAttempt, StoreError>;
 
     /// When the earliest pending event is due, if any is pending.
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;

@@ -14,12 +14,16 @@
 //!   processes, not just within one:
 //!   - `update` is one compare-and-set `UPDATE … WHERE version = $old`: of
 //!     concurrent updates from one version exactly one succeeds.
-//!   - `claim_due` selects due events `FOR UPDATE SKIP LOCKED` and pushes
-//!     their next attempt to `now + lease` in the same transaction, so
+//!   - `claim_due` ranks due events fairly across accounts, locks the ones
+//!     it hands out `FOR UPDATE SKIP LOCKED` and pushes their next attempt to
+//!     `now + lease` under a new claim token in the same transaction, so
 //!     instances share the work without waiting on each other and never hand
 //!     out one event twice within its lease. An event whose earlier sibling
 //!     (same call) has no recorded attempt is not handed out, whichever
 //!     instance holds the sibling.
+//!   - `record_attempt` is one `UPDATE … WHERE claim_token = $token`: an
+//!     instance whose lease lapsed cannot overwrite the outcome of the
+//!     instance that claimed the event after it.
 //!   - `begin` on an idempotency key is one `INSERT … ON CONFLICT DO UPDATE
 //!     … WHERE <expired or stale>`: of concurrent `begin`s exactly one
 //!     inserts or takes over the record, and the others read it.

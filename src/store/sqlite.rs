@@ -18,9 +18,10 @@
 //!   the file never interleave a read-then-write. Readers never block (WAL).
 //! - **Exactness.** `update` is compare-and-set on the version; `claim_due`
 //!   reads and leases events in one write transaction, so no event is handed
-//!   out twice within its lease; `begin` on an idempotency key and `reserve`
-//!   on the usage ledger are single transactions, so their contracts hold
-//!   under any concurrency.
+//!   out twice within its lease, and `record_attempt` applies an outcome
+//!   only under the event's current claim token; `begin` on an idempotency
+//!   key and `reserve` on the usage ledger are single transactions, so their
+//!   contracts hold under any concurrency.
 //! - **Listing** walks the `(key_id, created_ns, id)` index from the cursor
 //!   and reads at most `limit + 1` matching rows.
 //! - **Rate limits are not here.** A restart of a single-machine deployment

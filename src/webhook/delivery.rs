@@ -14,6 +14,16 @@
 //!   its own task with its own timeout, and at most
 //!   [`DeliveryConfig::per_endpoint_concurrency`] to any one endpoint (scheme,
 //!   host and port), so a slow or dead endpoint cannot take every slot.
+//! - Slots are shared fairly between accounts: the worker claims as many
+//!   events as it has free slots, and the outbox hands them out in turns by
+//!   account, an account with attempts in flight after one without (see
+//!   [`EventOutbox`]). A tenant with thousands of due events, or with many
+//!   slow endpoints, gets no more than its turn: an account with nothing in
+//!   flight goes ahead of it for the next slot that frees up, at most one
+//!   attempt timeout away.
+//! - Each attempt's outcome is recorded under its claim's token: an attempt
+//!   that outlived its lease (its event handed out again meanwhile) cannot
+//!   overwrite the newer attempt's outcome.
 //! - A circuit breaker per endpoint: after
 //!   [`DeliveryConfig::breaker_threshold`] failures in a row the endpoint
 //!   gets no attempt for [`DeliveryConfig::breaker_cool_down`], then one
@@ -32,7 +42,7 @@ use super::endpoints::{AttemptResult, Endpoints, endpoint_key};
 use super::signature::Signer;
 use crate::accounts::AccountDirectory;
 use crate::notify::{Notifier, WebhookRequest};
-use crate::store::{AttemptOutcome, EventOutbox, PendingDelivery};
+use crate::store::{AttemptOutcome, ClaimToken, EventOutbox, PendingDelivery, RecordedAttempt};
 
 /// Delay before each attempt by default: immediately, 5 s, 5 min, 30 min,
 /// 2 h, 5 h, 10 h, 10 h (eight attempts over about 28 hours).
@@ -206,7 +216,7 @@ impl DeliveryWorker {
                     error: "account no longer exists".into(),
                     retry_at: None,
                 };
-                self.record(&event.event_id, outcome).await;
+                self.record(&event.event_id, pending.claim, outcome).await;
                 return AttemptResult::NotMade;
             }
             Err(error) => {
@@ -269,7 +279,7 @@ impl DeliveryWorker {
             AttemptOutcome::Delivered { .. } => AttemptResult::Delivered,
             AttemptOutcome::Failed { .. } => AttemptResult::Failed,
         };
-        self.record(&event.event_id, outcome).await;
+        self.record(&event.event_id, pending.claim, outcome).await;
         result
     }
 
@@ -285,13 +295,24 @@ impl DeliveryWorker {
         )
     }
 
-    async fn record(&self, event_id: &str, outcome: AttemptOutcome) {
-        if let Err(error) = self
+    async fn record(&self, event_id: &str, claim: ClaimToken, outcome: AttemptOutcome) {
+        match self
             .outbox
-            .record_attempt(event_id, Utc::now(), outcome)
+            .record_attempt(event_id, claim, Utc::now(), outcome)
             .await
         {
-            tracing::warn!(%error, event_id, "could not record a webhook attempt; it will be retried");
+            Ok(RecordedAttempt::Applied) => {}
+            // The lease lapsed and the event was claimed again (or it was
+            // redelivered): the newer claim's outcome is the one that counts.
+            Ok(RecordedAttempt::Stale) => {
+                tracing::info!(
+                    event_id,
+                    "late webhook outcome discarded: the event was claimed again"
+                )
+            }
+            Err(error) => {
+                tracing::warn!(%error, event_id, "could not record a webhook attempt; it will be retried")
+            }
         }
     }
 }

@@ -153,6 +153,47 @@ pub async fn wait_terminal(api: &Api, key: &str, id: &str) -> CallRecord {
     panic!("call {id} did not end");
 }
 
+/// A webhook endpoint on 127.0.0.1:0 that accepts TCP connections and never
+/// reads or answers: every attempt at it runs into the attempt timeout.
+pub struct BlackHole {
+    pub url: String,
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for BlackHole {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl BlackHole {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hooks", listener.local_addr().unwrap());
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = Arc::clone(&accepted);
+        let task = tokio::spawn(async move {
+            // Held open, never read, until the task is aborted.
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                held.push(socket);
+            }
+        });
+        Self {
+            url,
+            accepted,
+            task,
+        }
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// One request a receiver got.
 #[derive(Debug, Clone)]
 pub struct Received {

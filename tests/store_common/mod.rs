@@ -71,8 +71,9 @@ use std::time::Duration as Std;
 
 use agentcall::guardrails::{ReserveError, Usage, UsageLedger};
 use agentcall::store::{
-    AttemptOutcome, CallStore, DeliveryStatus, EventOutbox, HoldToken, IdempotencyBegin,
-    IdempotencyStore, ListQuery, Recording, StoreError, StoredResponse,
+    AttemptOutcome, CallStore, ClaimToken, DeliveryStatus, EventOutbox, HoldToken,
+    IdempotencyBegin, IdempotencyStore, ListQuery, RecordedAttempt, Recording, StoreError,
+    StoredResponse,
 };
 use tokio::task::JoinSet;
 
@@ -119,17 +120,22 @@ where
         .claim_due(t0() + Duration::seconds(2), 100, LEASE)
         .await
         .expect("claim");
-    assert!(claimed.iter().any(|p| p.event == first));
+    let claim = claimed
+        .iter()
+        .find(|p| p.event == first)
+        .expect("claimed")
+        .claim;
     let retry_at = t0() + Duration::seconds(30);
     let failure = AttemptOutcome::Failed {
         status: Some(503),
         error: "HTTP 503".into(),
         retry_at: Some(retry_at),
     };
-    store
-        .record_attempt(&first.event_id, t0() + Duration::seconds(2), failure)
+    let recorded = store
+        .record_attempt(&first.event_id, claim, t0() + Duration::seconds(2), failure)
         .await
         .expect("record");
+    assert_eq!(recorded, RecordedAttempt::Applied);
     let mut done = moved(&answered, CallStatus::Completed);
     done.version = 1;
     done.record.summary = Some("Confirmed.".into());
@@ -407,6 +413,7 @@ where
     }
 
     let ours: BTreeSet<String> = firsts.union(&seconds).cloned().collect();
+    // What the workers claimed of ours, with each claim's token.
     let claim_all = |at: DateTime<Utc>| {
         let mut tasks = JoinSet::new();
         for worker in 0..6 {
@@ -418,50 +425,60 @@ where
                     if batch.is_empty() {
                         return claimed;
                     }
-                    claimed.extend(batch.into_iter().map(|p| p.event.event_id));
+                    claimed.extend(batch.into_iter().map(|p| (p.event.event_id, p.claim)));
                 }
             });
         }
         let ours = &ours;
         async move {
             // Events of other tests sharing the database are left aside.
-            let all: Vec<String> = tasks
+            let all: Vec<(String, ClaimToken)> = tasks
                 .join_all()
                 .await
                 .into_iter()
                 .flatten()
-                .filter(|id| ours.contains(id))
+                .filter(|(id, _)| ours.contains(id))
                 .collect();
-            let distinct: BTreeSet<String> = all.iter().cloned().collect();
+            let distinct: BTreeMap<String, ClaimToken> = all.iter().cloned().collect();
             assert_eq!(all.len(), distinct.len(), "an event was handed out twice");
             distinct
         }
     };
+    let ids = |claimed: &BTreeMap<String, ClaimToken>| -> BTreeSet<String> {
+        claimed.keys().cloned().collect()
+    };
 
+    let first_claims = claim_all(now).await;
     assert_eq!(
-        claim_all(now).await,
+        ids(&first_claims),
         firsts,
         "second events wait for the first"
     );
     assert!(claim_all(now).await.is_empty(), "claimed events are leased");
-    for event_id in &firsts {
+    for (event_id, claim) in &first_claims {
         let outcome = AttemptOutcome::Failed {
             status: Some(500),
             error: "HTTP 500".into(),
             retry_at: Some(now + Duration::hours(1)),
         };
-        stores[0]
-            .record_attempt(event_id, now, outcome)
+        let recorded = stores[0]
+            .record_attempt(event_id, *claim, now, outcome)
             .await
             .expect("record");
+        assert_eq!(recorded, RecordedAttempt::Applied);
     }
-    assert_eq!(claim_all(now).await, seconds);
+    let second_claims = claim_all(now).await;
+    assert_eq!(ids(&second_claims), seconds);
     assert!(claim_all(now + Duration::seconds(59)).await.is_empty());
+    let reclaimed = claim_all(now + Duration::seconds(61)).await;
     assert_eq!(
-        claim_all(now + Duration::seconds(61)).await,
+        ids(&reclaimed),
         seconds,
         "an expired lease hands the event out again, once"
     );
+    for (event_id, claim) in &reclaimed {
+        assert_ne!(Some(claim), second_claims.get(event_id), "a new token");
+    }
 }
 
 /// Takeovers racing through two handles (two "instances"), while the

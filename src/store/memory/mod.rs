@@ -12,11 +12,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AttemptOutcome, CallLease, CallStore, DeliveryState, DeliveryStatus, EventOutbox, HoldToken,
-    IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery, NewEvent,
-    PendingDelivery, Recording, StoreError, StoredCall, StoredResponse,
+    AttemptOutcome, CallLease, CallStore, ClaimToken, DeliveryState, DeliveryStatus, EventOutbox,
+    HoldToken, IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery,
+    NewEvent, PendingDelivery, RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
-use crate::domain::{CallId, KeyId};
+use crate::domain::{AccountId, CallId, KeyId};
 
 /// Calls and events in process memory; everything is lost when the process
 /// stops.
@@ -82,6 +82,9 @@ struct EventEntry {
     event: NewEvent,
     seq: u64,
     state: DeliveryState,
+    /// The latest claim, until an outcome is recorded under it or the event
+    /// is redelivered.
+    claim: Option<ClaimToken>,
 }
 
 impl MemoryStore {
@@ -169,8 +172,15 @@ impl Inner {
             .entry(event.call_id.clone())
             .or_default()
             .push(event.event_id.clone());
-        self.events
-            .insert(event.event_id.clone(), EventEntry { event, seq, state });
+        self.events.insert(
+            event.event_id.clone(),
+            EventEntry {
+                event,
+                seq,
+                state,
+                claim: None,
+            },
+        );
     }
 
     /// Whether every earlier event of the event's call has had an attempt.
@@ -181,6 +191,53 @@ impl Inner {
         ids.iter()
             .take_while(|id| **id != entry.event.event_id)
             .all(|id| self.events.get(id).is_none_or(|e| e.state.attempts > 0))
+    }
+
+    /// The `seq`s of the events a claim of `limit` at `now` hands out, in
+    /// the order of the [`EventOutbox`] contract: each account's claimable
+    /// due events ranked oldest first, each rank raised by the account's
+    /// live claims (at most `limit` counted); lowest first, ties by due
+    /// time, then emission order.
+    ///
+    /// One pass over the pending events: O(pending) per claim, which the
+    /// in-process store can afford.
+    fn fair_claim_order(&self, now: DateTime<Utc>, limit: usize) -> Vec<u64> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        // Per account: claimable due events (oldest first, at most `limit`:
+        // a deeper rank can never make the claim) and live claims.
+        let mut due: HashMap<&AccountId, Vec<(DateTime<Utc>, u64)>> = HashMap::new();
+        let mut live: HashMap<&AccountId, usize> = HashMap::new();
+        for (at, seq) in &self.due {
+            let Some(entry) = self.by_seq.get(seq).and_then(|id| self.events.get(id)) else {
+                continue;
+            };
+            let account = &entry.event.account_id;
+            if *at > now {
+                if entry.claim.is_some() {
+                    *live.entry(account).or_default() += 1;
+                }
+                continue;
+            }
+            let ranked = due.entry(account).or_default();
+            if ranked.len() < limit && self.predecessors_attempted(entry) {
+                ranked.push((*at, *seq));
+            }
+        }
+        let mut candidates: Vec<(usize, DateTime<Utc>, u64)> = due
+            .into_iter()
+            .flat_map(|(account, events)| {
+                let offset = live.get(account).copied().unwrap_or(0).min(limit);
+                events
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(rank, (at, seq))| (offset + rank + 1, at, seq))
+            })
+            .collect();
+        candidates.sort_unstable();
+        candidates.truncate(limit);
+        candidates.into_iter().map(|(_, _, seq)| seq).collect()
     }
 
     fn reschedule(&mut self, event_id: &str, at: Option<DateTime<Utc>>) {
@@ -392,29 +449,22 @@ impl EventOutbox for MemoryStore {
         let until = now
             .checked_add_signed(lease)
             .unwrap_or(DateTime::<Utc>::MAX_UTC);
-        let mut claimed = Vec::new();
-        let due: Vec<u64> = inner
-            .due
-            .range(..=(now, u64::MAX))
-            .map(|(_, seq)| *seq)
-            .collect();
-        for seq in due {
-            if claimed.len() == limit {
-                break;
-            }
+        let claim = ClaimToken::generate();
+        let picked = inner.fair_claim_order(now, limit);
+        let mut claimed = Vec::with_capacity(picked.len());
+        for seq in picked {
             let Some(event_id) = inner.by_seq.get(&seq).cloned() else {
                 continue;
             };
-            let Some(entry) = inner.events.get(&event_id) else {
+            let Some(entry) = inner.events.get_mut(&event_id) else {
                 continue;
             };
-            if !inner.predecessors_attempted(entry) {
-                continue;
-            }
-            claimed.push(PendingDelivery {
-                event: entry.event.clone(),
-                attempts: entry.state.attempts,
-            });
+            entry.claim = Some(claim);
+            claimed.push(PendingDelivery::new(
+                entry.event.clone(),
+                entry.state.attempts,
+                claim,
+            ));
             inner.reschedule(&event_id, Some(until));
         }
         Ok(claimed)
@@ -423,15 +473,20 @@ impl EventOutbox for MemoryStore {
     async fn record_attempt(
         &self,
         event_id: &str,
+        claim: ClaimToken,
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
-    ) -> Result<(), StoreError> {
+    ) -> Result<RecordedAttempt, StoreError> {
         let mut inner = self.write();
         inner.ended.observe(now);
         let next = {
             let Some(entry) = inner.events.get_mut(event_id) else {
-                return Ok(());
+                return Ok(RecordedAttempt::Stale);
             };
+            if entry.claim != Some(claim) {
+                return Ok(RecordedAttempt::Stale);
+            }
+            entry.claim = None;
             let state = &mut entry.state;
             state.attempts += 1;
             match outcome {
@@ -458,7 +513,7 @@ impl EventOutbox for MemoryStore {
         };
         inner.reschedule(event_id, next);
         inner.apply_retention();
-        Ok(())
+        Ok(RecordedAttempt::Applied)
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
@@ -486,6 +541,7 @@ impl EventOutbox for MemoryStore {
         };
         entry.state.status = DeliveryStatus::Pending;
         entry.state.delivered_at = None;
+        entry.claim = None;
         inner.reschedule(event_id, Some(now));
         Ok(true)
     }
@@ -664,10 +720,14 @@ mod tests {
         assert!(store.get(&first.record.id).await.unwrap().is_some());
 
         // Delivered: dropped on a later write one period on, with its events.
-        store
-            .record_attempt("e1", at(710), AttemptOutcome::Delivered { status: 200 })
+        let claimed = store.claim_due(at(710), 10, minute).await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        let delivered = AttemptOutcome::Delivered { status: 200 };
+        let recorded = store
+            .record_attempt("e1", claimed[0].claim, at(710), delivered)
             .await
             .unwrap();
+        assert_eq!(recorded, RecordedAttempt::Applied);
         let fourth = call(&store, &key, 1400).await;
         end(&store, &fourth, 1400, Vec::new()).await;
         assert!(store.get(&first.record.id).await.unwrap().is_none());

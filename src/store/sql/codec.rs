@@ -23,8 +23,8 @@ use std::fmt;
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
 use crate::store::{
-    CallLease, CarrierEnd, DeliveryState, DeliveryStatus, IdempotencyBegin, InstanceId, ListQuery,
-    NewEvent, PendingDelivery, StoreError, StoredCall, StoredResponse,
+    CallLease, CarrierEnd, ClaimToken, DeliveryState, DeliveryStatus, IdempotencyBegin, InstanceId,
+    ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall, StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -183,14 +183,14 @@ pub(crate) fn list_query<'a>(
     sql
 }
 
-/// `UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ($2, …)` with `seqs`
-/// placeholders for the `seq`s: the lease of a claim.
+/// `UPDATE outbox SET next_attempt_ns = $1, claim_token = $2 WHERE seq IN
+/// ($3, …)` with `seqs` placeholders for the `seq`s: the lease of a claim.
 pub(crate) fn lease_sql(seqs: usize) -> String {
-    let placeholders: Vec<String> = (2..seqs.saturating_add(2))
+    let placeholders: Vec<String> = (3..seqs.saturating_add(3))
         .map(|n| format!("${n}"))
         .collect();
     format!(
-        "UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ({})",
+        "UPDATE outbox SET next_attempt_ns = $1, claim_token = $2 WHERE seq IN ({})",
         placeholders.join(", ")
     )
 }
@@ -200,6 +200,10 @@ pub(crate) const CALL_SELECT: &str = "id, version, doc, holder, lease_until_ns";
 
 /// A call as read: `id, version, doc, holder, lease_until_ns`.
 pub(crate) type CallRow = (String, i64, String, Option<String>, Option<i64>);
+/// A claim token as stored: its 64 bits in a signed column.
+pub(crate) fn claim_column(claim: ClaimToken) -> i64 {
+    i64::from_ne_bytes(claim.to_u64().to_ne_bytes())
+}
 
 /// The call's columns as the stores write them.
 pub(crate) struct CallColumns {
@@ -439,8 +443,8 @@ impl EventRow {
         stored_int(self.attempts, &format!("event {}: attempts", self.event_id))
     }
 
-    /// The event as claimed for an attempt.
-    pub(crate) fn into_pending(self) -> Result<PendingDelivery, StoreError> {
+    /// The event as claimed for an attempt under `claim`.
+    pub(crate) fn into_pending(self, claim: ClaimToken) -> Result<PendingDelivery, StoreError> {
         let attempts = self.attempts()?;
         let event = NewEvent {
             call_id: self.call_id()?,
@@ -455,7 +459,7 @@ impl EventRow {
             first_attempt_at: from_nanos(self.first_attempt_ns),
             event_id: self.event_id,
         };
-        Ok(PendingDelivery { event, attempts })
+        Ok(PendingDelivery::new(event, attempts, claim))
     }
 
     /// What the host sees of the event's delivery.
@@ -659,8 +663,10 @@ mod tests {
         );
         assert_eq!(
             lease_sql(2),
-            "UPDATE outbox SET next_attempt_ns = $1 WHERE seq IN ($2, $3)"
+            "UPDATE outbox SET next_attempt_ns = $1, claim_token = $2 WHERE seq IN ($3, $4)"
         );
+        let claim = ClaimToken::from_u64(u64::MAX);
+        assert_eq!(claim_column(claim), -1, "every bit is kept");
     }
 
     #[test]

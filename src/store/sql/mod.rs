@@ -84,8 +84,9 @@ pub(crate) trait Dialect: Send + Sync + 'static {
     const BEGIN_WRITE: &'static str = "BEGIN";
 
     /// Appended to the query that selects due events for a claim (alias
-    /// `o`), so instances claiming at once skip each other's rows instead
-    /// of waiting for them. Empty, or starting with a space.
+    /// `o`; the ranking runs in `WITH` queries before it, which lock
+    /// nothing), so instances claiming at once skip each other's rows
+    /// instead of waiting for them. Empty, or starting with a space.
     const CLAIM_LOCK: &'static str = " FOR UPDATE OF o SKIP LOCKED";
 
     /// Appended to a subquery that picks rows for an update, so instances
@@ -410,10 +411,11 @@ macro_rules! delegate_store {
             async fn record_attempt(
                 &self,
                 event_id: &str,
+                claim: $crate::store::ClaimToken,
                 now: chrono::DateTime<chrono::Utc>,
                 outcome: $crate::store::AttemptOutcome,
-            ) -> Result<(), $crate::store::StoreError> {
-                self.db.record_attempt(event_id, now, outcome).await
+            ) -> Result<$crate::store::RecordedAttempt, $crate::store::StoreError> {
+                self.db.record_attempt(event_id, claim, now, outcome).await
             }
 
             async fn next_due(
