@@ -116,6 +116,37 @@ fn starts_with_acronym(text: &str) -> bool {
     word.chars().filter(|c| c.is_uppercase()).count() > 1
 }
 
+/// A spoken question about one field, from its description (or its name).
+pub(crate) fn field_question(field: &FieldDefinition) -> String {
+    let topic = match &field.description {
+        Some(description) if !description.trim().is_empty() => {
+            lowercase_first(description.trim().trim_end_matches(['.', '?']))
+        }
+        _ => field.name.replace(['_', '-'], " "),
+    };
+    const QUESTION_WORDS: [&str; 8] = [
+        "whether", "how", "what", "which", "when", "where", "who", "if",
+    ];
+    let first_word = topic.split_whitespace().next().unwrap_or_default();
+    if QUESTION_WORDS.contains(&first_word) {
+        return format!("Could you tell me {topic}?");
+    }
+    match field.field_type {
+        FieldType::Boolean => format!("Could you confirm {topic}?"),
+        FieldType::Number => format!("Could you tell me the {topic}? What number should I note?"),
+        FieldType::String => format!("Could you tell me the {topic}?"),
+    }
+}
+
+/// `text` with its first letter lowered, unless it starts with "I ".
+pub(crate) fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if !text.starts_with("I ") => first.to_lowercase().chain(chars).collect(),
+        _ => text.to_owned(),
+    }
+}
+
 /// One line of "find out": the field's name read as words, its type, and
 /// its description.
 fn field_line(field: &FieldDefinition) -> String {

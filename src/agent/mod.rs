@@ -14,7 +14,11 @@
 //! agent says next, and its wiring into the carriers, come next.
 
 pub mod completion;
+pub mod conversation;
 pub mod instructions;
+pub mod mind;
 pub mod sse;
 
+pub use conversation::{Act, Acts, AgentLimits, Conversation, Heard};
 pub use instructions::Brief;
+pub use mind::{Decision, Mind, MindError, ScriptedMind, Speaker, Turn, Words};
