@@ -104,6 +104,8 @@ pub const STILL_THERE: &str = "Are you still there?";
 pub const SILENT_GOODBYE: &str = "It seems I've lost you, so I'll let you go. Goodbye.";
 /// Said when the turn limit is reached, before hanging up.
 pub const TURNS_GOODBYE: &str = "Thank you for your time. I need to end the call here. Goodbye.";
+/// Said when the mind ends the call without a word of goodbye.
+pub const PLAIN_GOODBYE: &str = "Thank you for your time. Goodbye.";
 /// Said when the mind fails mid-call, before hanging up.
 pub const ERROR_GOODBYE: &str =
     "I'm sorry, I'm having trouble on my end, so I'll end the call here. Goodbye.";
@@ -225,9 +227,14 @@ impl Conversation {
             self.mind.next_turn(&self.brief, &self.history, &mut words),
         )
         .await;
-        let said = words.text.trim().to_owned();
+        let mut said = words.text.trim().to_owned();
         match decided {
             Ok(Ok(decision)) => {
+                if said.is_empty() && decision.end_call.is_some() {
+                    // Never a silent hang-up: a goodbye first.
+                    said = PLAIN_GOODBYE.to_owned();
+                    acts.act(Act::Say(said.clone()));
+                }
                 acts.act(Act::EndOfTurn);
                 self.agent_turns += 1;
                 self.history.push(Turn::new(Speaker::Agent, said));

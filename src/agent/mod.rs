@@ -16,6 +16,8 @@
 pub mod completion;
 pub mod conversation;
 pub mod instructions;
+#[cfg(feature = "llm")]
+pub mod llm;
 pub mod mind;
 pub mod sse;
 
