@@ -76,6 +76,7 @@
 #![deny(rustdoc::broken_intra_doc_links)]
 
 pub mod accounts;
+pub mod agent;
 pub mod api;
 pub mod dialer;
 pub mod domain;

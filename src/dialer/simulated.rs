@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use super::{
     CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
 };
+use crate::agent::instructions::{field_question, lowercase_first};
 use crate::domain::{CallId, CallStatus, FieldDefinition, FieldType};
 use crate::store::Recording;
 
@@ -214,33 +215,12 @@ fn conversation(request: &DialRequest) -> Vec<String> {
         .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     for (index, field) in request.fields.iter().enumerate() {
         let pick = seed.wrapping_add(index as u64 * 7919);
-        lines.push(format!("Agent: {}", question(field)));
+        lines.push(format!("Agent: {}", field_question(field)));
         lines.push(format!("Recipient: {}", answer(field, pick)));
     }
     lines.push("Agent: Thank you, that's everything I needed. Have a great day.".to_owned());
     lines.push("Recipient: You too, bye.".to_owned());
     lines
-}
-
-fn question(field: &FieldDefinition) -> String {
-    let topic = match &field.description {
-        Some(description) if !description.trim().is_empty() => {
-            lowercase_first(description.trim().trim_end_matches(['.', '?']))
-        }
-        _ => field.name.replace(['_', '-'], " "),
-    };
-    const QUESTION_WORDS: [&str; 8] = [
-        "whether", "how", "what", "which", "when", "where", "who", "if",
-    ];
-    let first_word = topic.split_whitespace().next().unwrap_or_default();
-    if QUESTION_WORDS.contains(&first_word) {
-        return format!("Could you tell me {topic}?");
-    }
-    match field.field_type {
-        FieldType::Boolean => format!("Could you confirm {topic}?"),
-        FieldType::Number => format!("Could you tell me the {topic}? What number should I note?"),
-        FieldType::String => format!("Could you tell me the {topic}?"),
-    }
 }
 
 /// An answer of the field's type; strings fit the topic where a keyword allows.
@@ -281,14 +261,6 @@ fn string_answer(field: &FieldDefinition) -> &'static str {
         .iter()
         .find(|(keys, _)| keys.iter().any(|k| words.contains(k)))
         .map_or("the standard option", |(_, value)| value)
-}
-
-fn lowercase_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) if !text.starts_with("I ") => first.to_lowercase().chain(chars).collect(),
-        _ => text.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,347 @@
+//! The conversation engine: what the recipient said in, what the agent does
+//! out, independent of any carrier.
+//!
+//! A carrier drives a [`Conversation`]: it calls [`Conversation::open`] once
+//! the call is answered, then [`Conversation::hear`] with each [`Heard`]
+//! event, and carries out the [`Act`]s it is handed, in order. Words come
+//! out piece by piece as the [`Mind`] produces them, so the carrier can start
+//! speaking at once; [`Act::Hangup`] always comes after the words it follows,
+//! and the carrier hangs up only once they have been spoken.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::instructions::Brief;
+use super::mind::{Mind, Speaker, Turn, Words};
+
+/// What the carrier heard on the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    /// The recipient finished saying something.
+    Said(String),
+    /// The recipient spoke over the agent, having heard only `heard` of the
+    /// agent's last turn (what the carrier had played). What they said
+    /// follows as [`Heard::Said`].
+    Interrupted {
+        /// The part of the agent's turn that was spoken before the
+        /// interruption.
+        heard: String,
+    },
+    /// The recipient pressed keys.
+    Digits(String),
+    /// Nobody said anything for the silence timeout.
+    Silence,
+}
+
+/// What the agent does on the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Act {
+    /// The next piece of the agent's turn, to speak as it arrives.
+    Say(String),
+    /// The agent's turn is complete.
+    EndOfTurn,
+    /// Press keys (DTMF).
+    SendDigits(String),
+    /// End the call once everything said before has been spoken.
+    Hangup {
+        /// Why (`objective_met`, `silence`, `max_turns`, `agent_error`, or
+        /// the model's own words).
+        reason: String,
+    },
+}
+
+/// Where a conversation's acts go.
+pub trait Acts: Send {
+    /// Carry out (or queue) one act.
+    fn act(&mut self, act: Act);
+}
+
+impl Acts for Vec<Act> {
+    fn act(&mut self, act: Act) {
+        self.push(act);
+    }
+}
+
+impl Acts for tokio::sync::mpsc::UnboundedSender<Act> {
+    fn act(&mut self, act: Act) {
+        // A carrier that went away no longer needs the acts.
+        let _ = self.send(act);
+    }
+}
+
+/// Limits of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentLimits {
+    /// Most turns the agent takes (the greeting included) before it says
+    /// goodbye (default 30).
+    pub max_turns: u32,
+    /// How long the agent waits for the mind's turn (default 15 s); a
+    /// slower mind counts as failed.
+    pub turn_timeout: Duration,
+    /// How long before the call's hard limit the agent is told to close
+    /// (default 20 s; see [`Conversation::wrap_up`]).
+    pub wrap_up_before: Duration,
+    /// How long a silence lasts before the carrier reports
+    /// [`Heard::Silence`] (default 10 s; the carrier keeps the clock).
+    pub silence_timeout: Duration,
+}
+
+impl Default for AgentLimits {
+    fn default() -> Self {
+        Self {
+            max_turns: 30,
+            turn_timeout: Duration::from_secs(15),
+            wrap_up_before: Duration::from_secs(20),
+            silence_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Said after the first silence.
+pub const STILL_THERE: &str = "Are you still there?";
+/// Said after the second silence in a row, before hanging up.
+pub const SILENT_GOODBYE: &str = "It seems I've lost you, so I'll let you go. Goodbye.";
+/// Said when the turn limit is reached, before hanging up.
+pub const TURNS_GOODBYE: &str = "Thank you for your time. I need to end the call here. Goodbye.";
+/// Said when the mind ends the call without a word of goodbye.
+pub const PLAIN_GOODBYE: &str = "Thank you for your time. Goodbye.";
+/// Said when the mind fails mid-call, before hanging up.
+pub const ERROR_GOODBYE: &str =
+    "I'm sorry, I'm having trouble on my end, so I'll end the call here. Goodbye.";
+/// The note that tells the mind to close the call.
+const WRAP_UP_NOTE: &str = "The call is about to reach its time limit: say a short goodbye now and call end_call with the reason \"time_limit\".";
+
+/// One call's conversation; see the [module docs](self).
+#[derive(Debug)]
+pub struct Conversation {
+    brief: Brief,
+    mind: Arc<dyn Mind>,
+    limits: AgentLimits,
+    history: Vec<Turn>,
+    agent_turns: u32,
+    silences: u32,
+    over: bool,
+}
+
+impl Conversation {
+    /// A conversation about `brief`, decided by `mind`.
+    pub fn new(brief: Brief, mind: Arc<dyn Mind>, limits: AgentLimits) -> Self {
+        Self {
+            brief,
+            mind,
+            limits,
+            history: Vec::new(),
+            agent_turns: 0,
+            silences: 0,
+            over: false,
+        }
+    }
+
+    /// The greeting, the agent's first turn: it says it is an AI, for whom
+    /// it calls and why. It cannot be interrupted.
+    pub fn open(&mut self, acts: &mut dyn Acts) {
+        let greeting = self.brief.greeting();
+        self.speak_whole(&greeting, acts);
+    }
+
+    /// Reacts to what the carrier heard. Once the conversation is over
+    /// (after an [`Act::Hangup`]) nothing more happens.
+    pub async fn hear(&mut self, heard: Heard, acts: &mut dyn Acts) {
+        if self.over {
+            return;
+        }
+        match heard {
+            Heard::Interrupted { heard } => self.cut_last_agent_turn(&heard),
+            Heard::Said(text) => {
+                self.silences = 0;
+                let text = text.trim();
+                if text.is_empty() {
+                    return;
+                }
+                self.history.push(Turn::new(Speaker::Recipient, text));
+                self.respond(acts).await;
+            }
+            Heard::Digits(digits) => {
+                self.silences = 0;
+                self.history
+                    .push(Turn::new(Speaker::Recipient, format!("[pressed {digits}]")));
+                self.respond(acts).await;
+            }
+            Heard::Silence => {
+                self.silences += 1;
+                if self.silences == 1 {
+                    self.speak_whole(STILL_THERE, acts);
+                } else {
+                    self.end_with(SILENT_GOODBYE, "silence", acts);
+                }
+            }
+        }
+    }
+
+    /// Tells the mind to close the call at its next turn (the carrier calls
+    /// this [`AgentLimits::wrap_up_before`] before the call's limit; the
+    /// limit itself is the carrier's hard stop).
+    pub fn wrap_up(&mut self) {
+        if !self.over {
+            self.history.push(Turn::new(Speaker::Event, WRAP_UP_NOTE));
+        }
+    }
+
+    /// Whether the agent has hung up.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The conversation so far.
+    pub fn history(&self) -> &[Turn] {
+        &self.history
+    }
+
+    /// The transcript: one `Agent: …` or `Recipient: …` line per turn, with
+    /// what was actually said and heard.
+    pub fn transcript(&self) -> String {
+        self.history
+            .iter()
+            .filter_map(|turn| match turn.speaker {
+                Speaker::Agent if !turn.text.is_empty() => Some(format!("Agent: {}", turn.text)),
+                Speaker::Recipient => Some(format!("Recipient: {}", turn.text)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The agent's next turn, from the mind.
+    async fn respond(&mut self, acts: &mut dyn Acts) {
+        if self.agent_turns >= self.limits.max_turns {
+            self.end_with(TURNS_GOODBYE, "max_turns", acts);
+            return;
+        }
+        let mut words = Spoken {
+            acts: &mut *acts,
+            text: String::new(),
+        };
+        let decided = tokio::time::timeout(
+            self.limits.turn_timeout,
+            self.mind.next_turn(&self.brief, &self.history, &mut words),
+        )
+        .await;
+        let mut said = words.text.trim().to_owned();
+        match decided {
+            Ok(Ok(decision)) => {
+                if said.is_empty() && decision.end_call.is_some() {
+                    // Never a silent hang-up: a goodbye first.
+                    said = PLAIN_GOODBYE.to_owned();
+                    acts.act(Act::Say(said.clone()));
+                }
+                acts.act(Act::EndOfTurn);
+                self.agent_turns += 1;
+                self.history.push(Turn::new(Speaker::Agent, said));
+                if let Some(digits) = decision.digits.filter(|d| !d.is_empty()) {
+                    acts.act(Act::SendDigits(digits));
+                }
+                if let Some(reason) = decision.end_call {
+                    self.over = true;
+                    acts.act(Act::Hangup { reason });
+                }
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "the agent's mind failed; ending the call");
+                self.fail(said, acts);
+            }
+            Err(_) => {
+                tracing::warn!(timeout = ?self.limits.turn_timeout, "the agent's mind timed out; ending the call");
+                self.fail(said, acts);
+            }
+        }
+    }
+
+    /// Ends after a failed turn: what was already said stays said, then the
+    /// apology.
+    fn fail(&mut self, said: String, acts: &mut dyn Acts) {
+        let text = if said.is_empty() {
+            ERROR_GOODBYE.to_owned()
+        } else {
+            acts.act(Act::Say(format!(" {ERROR_GOODBYE}")));
+            format!("{said} {ERROR_GOODBYE}")
+        };
+        if said.is_empty() {
+            acts.act(Act::Say(text.clone()));
+        }
+        acts.act(Act::EndOfTurn);
+        self.agent_turns += 1;
+        self.history.push(Turn::new(Speaker::Agent, text));
+        self.over = true;
+        acts.act(Act::Hangup {
+            reason: "agent_error".into(),
+        });
+    }
+
+    /// Says a whole turn of the engine's own.
+    fn speak_whole(&mut self, text: &str, acts: &mut dyn Acts) {
+        acts.act(Act::Say(text.to_owned()));
+        acts.act(Act::EndOfTurn);
+        self.agent_turns += 1;
+        self.history.push(Turn::new(Speaker::Agent, text));
+    }
+
+    /// Says a goodbye of the engine's own and hangs up.
+    fn end_with(&mut self, goodbye: &str, reason: &str, acts: &mut dyn Acts) {
+        self.speak_whole(goodbye, acts);
+        self.over = true;
+        acts.act(Act::Hangup {
+            reason: reason.into(),
+        });
+    }
+
+    /// Barge-in: the agent's last turn becomes what the recipient heard of
+    /// it, in the history the mind sees and in the transcript. The greeting
+    /// cannot be interrupted, so it stays whole.
+    fn cut_last_agent_turn(&mut self, heard: &str) {
+        let Some(last) = self
+            .history
+            .iter()
+            .rposition(|turn| turn.speaker == Speaker::Agent)
+        else {
+            return;
+        };
+        let is_greeting = !self.history[..last]
+            .iter()
+            .any(|turn| turn.speaker == Speaker::Agent);
+        if is_greeting {
+            return;
+        }
+        let turn = &mut self.history[last];
+        let heard = heard.trim();
+        // Only ever shorter: a carrier's count of what played cannot add words.
+        if heard.len() < turn.text.len() {
+            turn.text = match turn.text.get(..heard.len()) {
+                Some(prefix) if prefix == heard => prefix.to_owned(),
+                _ => heard.to_owned(),
+            };
+            if !turn.text.is_empty() {
+                turn.text.push('…');
+            }
+        }
+    }
+}
+
+/// The mind's words, forwarded as they come and kept for the history.
+struct Spoken<'a> {
+    acts: &'a mut dyn Acts,
+    text: String,
+}
+
+impl Words for Spoken<'_> {
+    fn say(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.text.push_str(text);
+        self.acts.act(Act::Say(text.to_owned()));
+    }
+}
+
+#[cfg(test)]
+mod tests;

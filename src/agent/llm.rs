@@ -1,0 +1,177 @@
+//! An LLM-backed [`Mind`] for any OpenAI-compatible chat-completions
+//! endpoint (feature `llm`): streamed (`stream: true`), its words handed to
+//! the carrier as they arrive, and offered one function, `end_call`.
+//!
+//! The conversation goes to the model as the system instructions
+//! ([`Brief::system_prompt`]), the agent's turns as `assistant` messages,
+//! the recipient's as `user` messages, and call events (a key pressed, the
+//! note to wrap up) as `system` messages. Nothing is logged but the kind of
+//! a failure: neither the key nor what was said.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::completion::{ChunkEvent, CompletionAssembler};
+use super::instructions::Brief;
+use super::mind::{Decision, Mind, MindError, Speaker, Turn, Words};
+use super::sse::SseDecoder;
+use crate::extract::llm::LlmConfig;
+
+/// The function the model calls to end the call.
+pub const END_CALL: &str = "end_call";
+
+/// A [`Mind`] backed by a chat-completions model; see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct LlmMind {
+    client: reqwest::Client,
+    config: LlmConfig,
+    endpoint: String,
+}
+
+impl LlmMind {
+    /// A mind with its own HTTP client (rustls, no redirects followed). The
+    /// configuration's `timeout` bounds each turn's request, connection to
+    /// last byte; the conversation's turn timeout bounds it too.
+    pub fn new(config: LlmConfig) -> Self {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("agentcall/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .build()
+            .unwrap_or_default();
+        let endpoint = config.endpoint();
+        Self {
+            client,
+            config,
+            endpoint,
+        }
+    }
+
+    /// The request for the next turn.
+    fn request_body(&self, brief: &Brief, history: &[Turn]) -> Value {
+        let mut messages = vec![json!({"role": "system", "content": brief.system_prompt()})];
+        for turn in history {
+            let role = match turn.speaker {
+                Speaker::Agent => "assistant",
+                Speaker::Recipient => "user",
+                Speaker::Event => "system",
+            };
+            messages.push(json!({"role": role, "content": turn.text}));
+        }
+        let mut body = json!({
+            "model": self.config.model,
+            "stream": true,
+            "messages": messages,
+            "tools": [{
+                "type": "function",
+                "function": {
+                    "name": END_CALL,
+                    "description": "End the call after your goodbye: the objective is met, the person refused or asked to stop, it is the wrong person, or it is a voicemail.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"reason": {"type": "string", "description": "Why the call ends."}},
+                        "required": ["reason"],
+                    },
+                },
+            }],
+        });
+        if let Some(temperature) = self.config.temperature.and_then(|t| {
+            t.to_string()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+        }) {
+            body["temperature"] = Value::Number(temperature);
+        }
+        body
+    }
+}
+
+#[async_trait]
+impl Mind for LlmMind {
+    async fn next_turn(
+        &self,
+        brief: &Brief,
+        history: &[Turn],
+        words: &mut dyn Words,
+    ) -> Result<Decision, MindError> {
+        let body = self.request_body(brief, history).to_string();
+        let mut response = self
+            .client
+            .post(&self.endpoint)
+            .timeout(self.config.timeout)
+            .bearer_auth(self.config.api_key.expose_secret())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| MindError(format!("model request failed: {}", kind_of(&e))))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(MindError(format!(
+                "model answered HTTP {}",
+                status.as_u16()
+            )));
+        }
+        let mut decoder = SseDecoder::new();
+        let mut assembler = CompletionAssembler::new();
+        let mut done = false;
+        while !done {
+            let chunk = response
+                .chunk()
+                .await
+                .map_err(|e| MindError(format!("model stream failed: {}", kind_of(&e))))?;
+            let events = match chunk {
+                Some(bytes) => decoder.feed(&bytes).map_err(|e| MindError(e.to_string()))?,
+                None => {
+                    // The server closed without `[DONE]`: what came is all.
+                    done = true;
+                    std::mem::take(&mut decoder).finish().into_iter().collect()
+                }
+            };
+            for data in events {
+                match assembler
+                    .push(&data)
+                    .map_err(|e| MindError(e.to_string()))?
+                {
+                    Some(ChunkEvent::Text(text)) => words.say(&text),
+                    Some(ChunkEvent::Done) => done = true,
+                    None => {}
+                }
+            }
+        }
+        let mut decision = Decision::default();
+        for call in assembler.tool_calls() {
+            if call.name == END_CALL {
+                let reason = serde_json::from_str::<Value>(&call.arguments)
+                    .ok()
+                    .and_then(|arguments| {
+                        arguments
+                            .get("reason")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .filter(|reason| !reason.trim().is_empty())
+                    .unwrap_or_else(|| END_CALL.to_owned());
+                decision.end_call = Some(reason.chars().take(200).collect());
+            }
+        }
+        Ok(decision)
+    }
+}
+
+/// What kind of transport failure, without the URL or anything sent.
+fn kind_of(error: &reqwest::Error) -> &'static str {
+    if error.is_timeout() {
+        "timeout"
+    } else if error.is_connect() {
+        "connection refused or unreachable"
+    } else if error.is_body() || error.is_decode() {
+        "broken body"
+    } else {
+        "transport error"
+    }
+}

@@ -1,0 +1,118 @@
+//! What decides the agent's next turn: a [`Mind`]. The built-in
+//! [`ScriptedMind`] asks about each field in turn and needs no model; an
+//! LLM-backed mind streams a model's words.
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+
+use super::instructions::{Brief, field_question};
+
+/// Who said a line of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Speaker {
+    /// The AI.
+    Agent,
+    /// The person called.
+    Recipient,
+    /// Something the call did that nobody said: a key pressed, a silence, a
+    /// note to the agent (e.g. to wrap up). Given to the model as context,
+    /// never spoken.
+    Event,
+}
+
+/// One line of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// Who.
+    pub speaker: Speaker,
+    /// What was said (for the agent: what the recipient heard of it).
+    pub text: String,
+}
+
+impl Turn {
+    /// A line of `speaker`.
+    pub fn new(speaker: Speaker, text: impl Into<String>) -> Self {
+        Self {
+            speaker,
+            text: text.into(),
+        }
+    }
+}
+
+/// What a mind decided besides its words.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Decision {
+    /// End the call after the words are spoken, with this reason.
+    pub end_call: Option<String>,
+    /// Keys to press (DTMF), after the words.
+    pub digits: Option<String>,
+}
+
+/// Why a mind could not produce a turn.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct MindError(pub String);
+
+/// Where a mind's words go as it produces them.
+pub trait Words: Send {
+    /// The next piece of the agent's turn.
+    fn say(&mut self, text: &str);
+}
+
+/// Decides the agent's next turn.
+///
+/// # Contract
+///
+/// - `next_turn` streams the turn's words through `words` as they are
+///   produced (the first word should not wait for the last) and returns what
+///   else the agent does. It is given the whole conversation so far; the
+///   last line is what prompted the turn.
+/// - Recipient lines are data from the call, never instructions.
+/// - An error ends the call politely; words already streamed stay said.
+#[async_trait]
+pub trait Mind: Send + Sync + Debug {
+    /// The agent's next turn; see the contract.
+    async fn next_turn(
+        &self,
+        brief: &Brief,
+        history: &[Turn],
+        words: &mut dyn Words,
+    ) -> Result<Decision, MindError>;
+}
+
+/// The built-in policy, with no model: after the greeting it asks about
+/// each field in turn (one question per turn, whatever the answer), then
+/// thanks the recipient and ends the call as `objective_met`. Deterministic.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScriptedMind;
+
+#[async_trait]
+impl Mind for ScriptedMind {
+    async fn next_turn(
+        &self,
+        brief: &Brief,
+        history: &[Turn],
+        words: &mut dyn Words,
+    ) -> Result<Decision, MindError> {
+        // Questions asked so far: agent turns after the greeting.
+        let asked = history
+            .iter()
+            .filter(|turn| turn.speaker == Speaker::Agent)
+            .count()
+            .saturating_sub(1);
+        match brief.fields.get(asked) {
+            Some(field) => {
+                words.say(&field_question(field));
+                Ok(Decision::default())
+            }
+            None => {
+                words.say("Thank you, that's everything I needed. Have a great day. Goodbye.");
+                Ok(Decision {
+                    end_call: Some("objective_met".into()),
+                    ..Decision::default()
+                })
+            }
+        }
+    }
+}
