@@ -659,7 +659,9 @@ mod severable_impls {
             now: DateTime<Utc>,
             outcome: AttemptOutcome,
         ) -> Result<RecordedAttempt, StoreError> {
-            self.store.record_attempt(event_id, claim, now, outcome).await
+            self.store
+                .record_attempt(event_id, claim, now, outcome)
+                .await
         }
         async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
             self.store.next_due().await
