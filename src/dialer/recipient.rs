@@ -61,7 +61,7 @@ impl SimulatedRecipient {
         let times = self.asked.entry(index).or_default();
         *times += 1;
         let pick = self.seed.wrapping_add(index as u64 * 7919);
-        if *times == 1 && pick % 5 == 0 {
+        if *times == 1 && pick.is_multiple_of(5) {
             return vec![Heard::Said(REPEAT_PLEASE.into())];
         }
         let answer = Heard::Said(answer(&self.fields[index], pick));
