@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentcall::agent::{Agent, AgentLimits, VoicemailPolicy};
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
 use agentcall::store::InstanceId;
 use agentcall::webhook::DeliveryConfig;
@@ -70,6 +71,86 @@ struct Config {
     /// a restarted instance take back its calls at once.
     #[serde(default)]
     instance_id: Option<String>,
+    /// How calls are conducted: the built-in scripted agent when absent.
+    #[serde(default)]
+    agent: AgentFile,
+}
+
+/// `"agent"`: the conversation engine's settings.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AgentFile {
+    /// An OpenAI-compatible model to converse with (feature `llm`).
+    #[serde(default)]
+    llm: Option<LlmFile>,
+    /// The greeting's opening; it must say that the caller is an AI.
+    #[serde(default)]
+    greeting: Option<String>,
+    /// `leave_message` (default) or `hang_up`.
+    #[serde(default)]
+    voicemail: VoicemailFile,
+    /// Seconds of silence before "are you still there?" (10).
+    #[serde(default)]
+    silence_timeout_sec: Option<u64>,
+    /// Most agent turns before it says goodbye (30).
+    #[serde(default)]
+    max_turns: Option<u32>,
+}
+
+/// `"agent": {"llm": …}`. Holds an API key: no `Debug`.
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LlmFile {
+    base_url: String,
+    #[serde(default)]
+    api_key: String,
+    model: String,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum VoicemailFile {
+    #[default]
+    LeaveMessage,
+    HangUp,
+}
+
+/// The agent the configuration describes.
+fn build_agent(file: &AgentFile) -> Result<Agent, String> {
+    let mut agent = match &file.llm {
+        None => Agent::default(),
+        #[cfg(feature = "llm")]
+        Some(llm) => {
+            let config = agentcall::extract::llm::LlmConfig::new(
+                llm.base_url.clone(),
+                llm.model.clone(),
+                ApiKey::new(llm.api_key.clone()),
+            );
+            Agent::new(Arc::new(agentcall::agent::llm::LlmMind::new(config)))
+        }
+        #[cfg(not(feature = "llm"))]
+        Some(_) => {
+            return Err("agent.llm needs the `llm` feature (cargo run --features llm)".into());
+        }
+    };
+    if let Some(greeting) = &file.greeting {
+        agent = agent
+            .with_greeting(greeting.clone())
+            .map_err(|e| format!("agent.greeting: {e}"))?;
+    }
+    let mut limits = AgentLimits::default();
+    if let Some(seconds) = file.silence_timeout_sec {
+        limits.silence_timeout = Duration::from_secs(seconds.max(1));
+    }
+    if let Some(turns) = file.max_turns {
+        limits.max_turns = turns.max(1);
+    }
+    let voicemail = match file.voicemail {
+        VoicemailFile::LeaveMessage => VoicemailPolicy::LeaveMessage,
+        VoicemailFile::HangUp => VoicemailPolicy::HangUp,
+    };
+    Ok(agent.with_limits(limits).with_voicemail(voicemail))
 }
 
 fn default_call_lease_ms() -> u64 {
@@ -188,6 +269,7 @@ fn demo_config() -> (Config, String) {
         idempotency_lease_ms: default_idempotency_lease_ms(),
         call_lease_ms: default_call_lease_ms(),
         instance_id: None,
+        agent: AgentFile::default(),
     };
     (config, key)
 }
@@ -357,7 +439,9 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
     };
     let builder = AgentCall::builder()
         .directory(Arc::new(directory))
-        .dialer(Arc::new(SimulatedDialer::new(simulation)))
+        .dialer(Arc::new(
+            SimulatedDialer::new(simulation).with_agent(build_agent(&config.agent)?),
+        ))
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
         .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))

@@ -69,6 +69,16 @@ impl Acts for tokio::sync::mpsc::UnboundedSender<Act> {
     }
 }
 
+/// What the agent does when a call reaches a voicemail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VoicemailPolicy {
+    /// Leave a short message (the greeting and a request to call back).
+    #[default]
+    LeaveMessage,
+    /// Hang up without a word.
+    HangUp,
+}
+
 /// Limits of a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -95,6 +105,32 @@ impl Default for AgentLimits {
             wrap_up_before: Duration::from_secs(20),
             silence_timeout: Duration::from_secs(10),
         }
+    }
+}
+
+impl AgentLimits {
+    /// Sets [`AgentLimits::max_turns`].
+    pub fn with_max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = turns;
+        self
+    }
+
+    /// Sets [`AgentLimits::turn_timeout`].
+    pub fn with_turn_timeout(mut self, timeout: Duration) -> Self {
+        self.turn_timeout = timeout;
+        self
+    }
+
+    /// Sets [`AgentLimits::wrap_up_before`].
+    pub fn with_wrap_up_before(mut self, before: Duration) -> Self {
+        self.wrap_up_before = before;
+        self
+    }
+
+    /// Sets [`AgentLimits::silence_timeout`].
+    pub fn with_silence_timeout(mut self, timeout: Duration) -> Self {
+        self.silence_timeout = timeout;
+        self
     }
 }
 
@@ -143,6 +179,28 @@ impl Conversation {
     pub fn open(&mut self, acts: &mut dyn Acts) {
         let greeting = self.brief.greeting();
         self.speak_whole(&greeting, acts);
+    }
+
+    /// The call reached a voicemail (the carrier's answering-machine
+    /// detection): the agent leaves a short message after the beep, or
+    /// hangs up at once, as `policy` says.
+    pub fn voicemail(&mut self, policy: VoicemailPolicy, acts: &mut dyn Acts) {
+        if self.over {
+            return;
+        }
+        self.history
+            .push(Turn::new(Speaker::Recipient, "[voicemail greeting]"));
+        if policy == VoicemailPolicy::LeaveMessage {
+            let message = format!(
+                "{} Please call us back when you can. Goodbye.",
+                self.brief.greeting()
+            );
+            self.speak_whole(&message, acts);
+        }
+        self.over = true;
+        acts.act(Act::Hangup {
+            reason: "voicemail".into(),
+        });
     }
 
     /// Reacts to what the carrier heard. Once the conversation is over

@@ -22,6 +22,9 @@ pub struct Brief {
     /// Whom the agent speaks for (the account's name for the recipient), if
     /// known.
     pub caller_name: Option<String>,
+    /// The greeting's opening in place of the default one (see
+    /// [`Brief::greeting`]); it must say that the caller is an AI.
+    pub greeting: Option<String>,
 }
 
 impl Brief {
@@ -32,18 +35,36 @@ impl Brief {
             context: None,
             fields: Vec::new(),
             caller_name: None,
+            greeting: None,
         }
     }
 
-    /// The first sentence the agent says: it says that it is an AI, for
-    /// whom it calls and why. It cannot be interrupted.
+    /// The first thing the agent says: that it is an AI, for whom it calls
+    /// and why. A configured opening replaces "Hello, this is an AI
+    /// assistant calling on behalf of …"; the reason for the call follows
+    /// it either way. It cannot be interrupted.
     pub fn greeting(&self) -> String {
-        let whom = match &self.caller_name {
-            Some(name) if !name.trim().is_empty() => format!("on behalf of {}", name.trim()),
-            _ => "on behalf of our client".to_owned(),
+        let opening = match &self.greeting {
+            Some(opening) if !opening.trim().is_empty() => {
+                let opening = opening.trim();
+                if opening.ends_with(['.', '!', '?']) {
+                    opening.to_owned()
+                } else {
+                    format!("{opening}.")
+                }
+            }
+            _ => {
+                let whom = match &self.caller_name {
+                    Some(name) if !name.trim().is_empty() => {
+                        format!("on behalf of {}", name.trim())
+                    }
+                    _ => "on behalf of our client".to_owned(),
+                };
+                format!("Hello, this is an AI assistant calling {whom}.")
+            }
         };
         format!(
-            "Hello, this is an AI assistant calling {whom}. I'm calling to {}",
+            "{opening} I'm calling to {}",
             spoken_objective(&self.objective)
         )
     }

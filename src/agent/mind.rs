@@ -81,9 +81,44 @@ pub trait Mind: Send + Sync + Debug {
     ) -> Result<Decision, MindError>;
 }
 
+/// The field the scripted mind asks about next: one per question asked
+/// after the greeting, except that a question answered with a question is
+/// asked once more.
+fn next_field(history: &[Turn]) -> usize {
+    let spoken: Vec<&Turn> = history
+        .iter()
+        .filter(|turn| turn.speaker != Speaker::Event)
+        .collect();
+    let mut field = 0;
+    let mut repeating = false;
+    let mut agent_turns = 0;
+    for (index, turn) in spoken.iter().enumerate() {
+        if turn.speaker != Speaker::Agent {
+            continue;
+        }
+        agent_turns += 1;
+        if agent_turns == 1 || turn.text == super::conversation::STILL_THERE {
+            continue; // the greeting, or the engine's own check on a silence
+        }
+        let reply = spoken[index + 1..]
+            .iter()
+            .find(|t| t.speaker == Speaker::Recipient);
+        let asked_back = reply.is_some_and(|r| r.text.trim_end().ends_with('?'));
+        if asked_back && !repeating {
+            repeating = true;
+        } else {
+            field += 1;
+            repeating = false;
+        }
+    }
+    field
+}
+
 /// The built-in policy, with no model: after the greeting it asks about
-/// each field in turn (one question per turn, whatever the answer), then
-/// thanks the recipient and ends the call as `objective_met`. Deterministic.
+/// each field in turn, one question per turn; when the recipient answers a
+/// question with a question of their own ("sorry, could you repeat that?")
+/// it asks once more; then it thanks the recipient and ends the call as
+/// `objective_met`. Deterministic.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ScriptedMind;
 
@@ -95,13 +130,7 @@ impl Mind for ScriptedMind {
         history: &[Turn],
         words: &mut dyn Words,
     ) -> Result<Decision, MindError> {
-        // Questions asked so far: agent turns after the greeting.
-        let asked = history
-            .iter()
-            .filter(|turn| turn.speaker == Speaker::Agent)
-            .count()
-            .saturating_sub(1);
-        match brief.fields.get(asked) {
+        match brief.fields.get(next_field(history)) {
             Some(field) => {
                 words.say(&field_question(field));
                 Ok(Decision::default())

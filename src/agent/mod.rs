@@ -19,8 +19,10 @@ pub mod instructions;
 #[cfg(feature = "llm")]
 pub mod llm;
 pub mod mind;
+mod setup;
 pub mod sse;
 
-pub use conversation::{Act, Acts, AgentLimits, Conversation, Heard};
+pub use conversation::{Act, Acts, AgentLimits, Conversation, Heard, VoicemailPolicy};
 pub use instructions::Brief;
 pub use mind::{Decision, Mind, MindError, ScriptedMind, Speaker, Turn, Words};
+pub use setup::{Agent, GreetingError};

@@ -6,6 +6,7 @@
 //! carrier's HTTP status callbacks can keep it (keyed by the carrier's call
 //! id) and report from its callback handler.
 
+mod recipient;
 mod simulated;
 mod wav;
 

@@ -7,11 +7,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
+use super::recipient::SimulatedRecipient;
 use super::{
     CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
 };
-use crate::agent::instructions::{field_question, lowercase_first};
-use crate::domain::{CallId, CallStatus, FieldDefinition, FieldType};
+use crate::agent::{Act, Agent, Conversation, Heard};
+use crate::domain::{CallId, CallStatus};
 use crate::store::Recording;
 
 /// Error token of simulated carrier failures (test digit 4).
@@ -63,10 +64,16 @@ impl Default for SimulationConfig {
 /// | 4 | `failed` with error `carrier_unreachable` |
 /// | any other | `completed`, with a transcript that answers every requested field |
 ///
-/// Answered calls carry a transcript and a small WAV recording.
+/// Answered calls are conducted by the conversation engine ([`Agent`]: the
+/// built-in scripted mind by default, or a model with
+/// [`SimulatedDialer::with_agent`]) talking with a simulated recipient who
+/// answers the agent's questions about the call's fields, sometimes asks to
+/// hear a question again and sometimes answers before the agent is done.
+/// They carry the conversation's transcript and a small WAV recording.
 #[derive(Debug, Clone, Default)]
 pub struct SimulatedDialer {
     config: SimulationConfig,
+    agent: Agent,
     hang_ups: Arc<Mutex<HashMap<CallId, oneshot::Sender<()>>>>,
 }
 
@@ -75,8 +82,15 @@ impl SimulatedDialer {
     pub fn new(config: SimulationConfig) -> Self {
         Self {
             config,
+            agent: Agent::default(),
             hang_ups: Arc::default(),
         }
+    }
+
+    /// The same carrier, its calls conducted by `agent`.
+    pub fn with_agent(mut self, agent: Agent) -> Self {
+        self.agent = agent;
+        self
     }
 
     /// The outcome the last digit of `to` selects.
@@ -106,9 +120,10 @@ impl Dialer for SimulatedDialer {
         let (hang_up, hung_up) = oneshot::channel();
         self.hang_ups().insert(request.call_id.clone(), hang_up);
         let config = self.config;
+        let agent = self.agent.clone();
         let registry = Arc::clone(&self.hang_ups);
         tokio::spawn(async move {
-            let outcome = run(config, &request, &progress, hung_up).await;
+            let outcome = run(config, &agent, &request, &progress, hung_up).await;
             registry
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -133,6 +148,7 @@ impl Dialer for SimulatedDialer {
 
 async fn run(
     config: SimulationConfig,
+    agent: &Agent,
     request: &DialRequest,
     progress: &ProgressHandle,
     mut hung_up: oneshot::Receiver<()>,
@@ -160,35 +176,77 @@ async fn run(
     // Voicemail connects too: the greeting answers, the message is left.
     let _ = progress.report(CarrierReport::Answered);
     let talk = config.talk.min(request.max_duration);
-    let interrupted = tokio::select! {
-        _ = tokio::time::sleep(talk) => false,
-        _ = &mut hung_up => true,
-    };
+    let mut conversation = agent.converse(request);
+    let mut acts = Vec::new();
     if status == CallStatus::Voicemail {
+        conversation.voicemail(agent.voicemail(), &mut acts);
+        let _ = tokio::select! {
+            _ = tokio::time::sleep(talk) => false,
+            _ = &mut hung_up => true,
+        };
         return CarrierOutcome {
-            transcript: Some(format!(
-                "Recipient: [voicemail greeting]\nAgent: Hello, this is an automated assistant calling about: {} Please call us back. Goodbye.",
-                request.objective
-            )),
+            transcript: Some(conversation.transcript()),
             recording: Some(recording(300)),
             ..CarrierOutcome::new(status)
         };
     }
-    let lines = conversation(request);
+    // The conversation is spread over the talk time: the call lasts `talk`
+    // (or until the hang-up), however fast the agent and recipient are.
+    let started = tokio::time::Instant::now();
+    let interrupted = tokio::select! {
+        _ = converse(&mut conversation, request) => {
+            tokio::select! {
+                _ = tokio::time::sleep_until(started + talk) => false,
+                _ = &mut hung_up => true,
+            }
+        }
+        _ = &mut hung_up => true,
+    };
+    let transcript = conversation.transcript();
     // A hang-up mid-call keeps what was said so far: the opening turns.
     let said = if interrupted {
-        &lines[..lines.len().min(3)]
+        transcript.lines().take(3).collect::<Vec<_>>().join("\n")
     } else {
-        &lines[..]
+        transcript
     };
     let millis = u32::try_from(talk.as_millis())
         .unwrap_or(u32::MAX)
         .clamp(200, 2_000);
     CarrierOutcome {
-        transcript: Some(said.join("\n")),
+        transcript: Some(said),
         recording: Some(recording(millis)),
         ..CarrierOutcome::new(CallStatus::Completed)
     }
+}
+
+/// The agent and the simulated recipient talk until the agent hangs up (or
+/// the recipient has nothing left to say: a bound for a mind that never
+/// ends the call is the agent's own turn limit).
+async fn converse(conversation: &mut Conversation, request: &DialRequest) {
+    let mut recipient = SimulatedRecipient::new(request);
+    let mut acts = Vec::new();
+    conversation.open(&mut acts);
+    while !conversation.is_over() {
+        let turn = spoken(&acts);
+        acts.clear();
+        for heard in recipient.react(&turn) {
+            conversation.hear(heard, &mut acts).await;
+        }
+        if acts.is_empty() {
+            // Nothing was said back: the line goes quiet.
+            conversation.hear(Heard::Silence, &mut acts).await;
+        }
+    }
+}
+
+/// The words of the agent's last turn among `acts`.
+fn spoken(acts: &[Act]) -> String {
+    acts.iter()
+        .filter_map(|act| match act {
+            Act::Say(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn recording(millis: u32) -> Recording {
@@ -198,74 +256,10 @@ fn recording(millis: u32) -> Recording {
     }
 }
 
-/// A two-party conversation that pursues the objective and answers each field.
-fn conversation(request: &DialRequest) -> Vec<String> {
-    let mut lines = vec![
-        "Recipient: Hello?".to_owned(),
-        format!(
-            "Agent: Hi, this is an automated assistant calling on behalf of our client. I'm calling to {}",
-            lowercase_first(request.objective.trim())
-        ),
-        "Recipient: Sure, go ahead.".to_owned(),
-    ];
-    let seed = request
-        .call_id
-        .as_str()
-        .bytes()
-        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-    for (index, field) in request.fields.iter().enumerate() {
-        let pick = seed.wrapping_add(index as u64 * 7919);
-        lines.push(format!("Agent: {}", field_question(field)));
-        lines.push(format!("Recipient: {}", answer(field, pick)));
-    }
-    lines.push("Agent: Thank you, that's everything I needed. Have a great day.".to_owned());
-    lines.push("Recipient: You too, bye.".to_owned());
-    lines
-}
-
-/// An answer of the field's type; strings fit the topic where a keyword allows.
-fn answer(field: &FieldDefinition, pick: u64) -> String {
-    match field.field_type {
-        FieldType::Boolean if pick.is_multiple_of(3) => "No, not at all.".to_owned(),
-        FieldType::Boolean => "Yes, that's right.".to_owned(),
-        FieldType::Number => format!("That would be {}.", 2 + pick % 9),
-        FieldType::String => format!("It's {}.", string_answer(field)),
-    }
-}
-
-fn string_answer(field: &FieldDefinition) -> &'static str {
-    const TOPICS: [(&[&str], &str); 8] = [
-        (&["code", "reference", "id", "confirmation"], "AB-4719"),
-        (&["day", "date"], "Tuesday"),
-        (&["email"], "jordan.reyes@example.com"),
-        (&["name", "who", "contact", "person"], "Jordan Reyes"),
-        (
-            &["insurance", "provider", "company", "brand", "carrier"],
-            "Blue Cross",
-        ),
-        (
-            &["address", "street", "location", "where"],
-            "42 Maple Street",
-        ),
-        (&["time", "hour", "when"], "3 pm"),
-        (&["color", "colour"], "blue"),
-    ];
-    let text = format!(
-        "{} {}",
-        field.name,
-        field.description.as_deref().unwrap_or_default()
-    )
-    .to_lowercase();
-    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
-    TOPICS
-        .iter()
-        .find(|(keys, _)| keys.iter().any(|k| words.contains(k)))
-        .map_or("the standard option", |(_, value)| value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{FieldDefinition, FieldType};
 
     #[test]
     fn last_digit_picks_the_outcome() {
