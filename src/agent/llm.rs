@@ -8,8 +8,6 @@
 //! note to wrap up) as `system` messages. Nothing is logged but the kind of
 //! a failure: neither the key nor what was said.
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
@@ -35,12 +33,7 @@ impl LlmMind {
     /// configuration's `timeout` bounds each turn's request, connection to
     /// last byte; the conversation's turn timeout bounds it too.
     pub fn new(config: LlmConfig) -> Self {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("agentcall/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .build()
-            .unwrap_or_default();
+        let client = config.http_client();
         let endpoint = config.endpoint();
         Self {
             client,
@@ -77,13 +70,8 @@ impl LlmMind {
                 },
             }],
         });
-        if let Some(temperature) = self.config.temperature.and_then(|t| {
-            t.to_string()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-        }) {
-            body["temperature"] = Value::Number(temperature);
+        if let Some(temperature) = self.config.temperature_json() {
+            body["temperature"] = temperature;
         }
         body
     }

@@ -151,6 +151,26 @@ impl LlmConfig {
         self
     }
 
+    /// An HTTP client for this model: rustls, no redirects followed, the
+    /// connection bounded by the timeout (at most 10 s).
+    pub(crate) fn http_client(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("agentcall/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(self.timeout.min(Duration::from_secs(10)))
+            .build()
+            .unwrap_or_default()
+    }
+
+    /// The temperature as a JSON number, through its shortest decimal form
+    /// (so 0.2f32 is sent as 0.2); `None` when unset or not finite.
+    pub(crate) fn temperature_json(&self) -> Option<Value> {
+        self.temperature
+            .and_then(|t| t.to_string().parse::<f64>().ok())
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+    }
+
     pub(crate) fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
@@ -172,12 +192,7 @@ pub struct LlmExtractor {
 impl LlmExtractor {
     /// An extractor with its own HTTP client (rustls, no redirects followed).
     pub fn new(config: LlmConfig) -> Self {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("agentcall/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .build()
-            .unwrap_or_default();
+        let client = config.http_client();
         Self::with_client(config, client)
     }
 
@@ -213,16 +228,8 @@ impl LlmExtractor {
                 },
             },
         });
-        if let Some(temperature) = self.config.temperature {
-            // Through its shortest decimal form, so 0.2f32 is sent as 0.2.
-            let value = temperature
-                .to_string()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64);
-            if let Some(value) = value {
-                body["temperature"] = Value::Number(value);
-            }
+        if let Some(temperature) = self.config.temperature_json() {
+            body["temperature"] = temperature;
         }
         body
     }
