@@ -68,15 +68,31 @@ pub(super) fn plausible_end(current: Option<CallStatus>, reported: CallStatus) -
 
 /// What the store said when a followed call was looked at.
 enum Checked {
-    /// Still running, held by this instance; `answered_at` when answered.
+    /// Still running, held by this instance; once answered, the deadline
+    /// that follows from its answer.
     Running {
-        answered_at: Option<chrono::DateTime<chrono::Utc>>,
+        answered_deadline: Option<Option<tokio::time::Instant>>,
     },
-    /// Ended (by a cancel or by another instance that got the carrier's
-    /// end), or being finished by another instance: nothing left to follow.
-    Over,
+    /// Ended (`ended`: by a cancel, or by another instance that got the
+    /// carrier's end), or being finished by another instance: nothing left
+    /// to follow.
+    Over { ended: bool },
     /// Taken over by another instance: it follows the call now.
     TakenOver,
+}
+
+/// The deadline of an answered call: its reservation plus a minute from
+/// its answer, which may be a while back (a call taken over, or answered as
+/// reported to another instance).
+fn answered_deadline(call: &StoredCall) -> Option<tokio::time::Instant> {
+    let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
+    let limit = Duration::from_secs(limit);
+    let since = call
+        .record
+        .started_at
+        .and_then(|at| (chrono::Utc::now() - at).to_std().ok())
+        .unwrap_or_default();
+    tokio::time::Instant::now().checked_add(limit.saturating_sub(since))
 }
 
 impl AgentCall {
@@ -137,15 +153,26 @@ impl AgentCall {
                     .await?;
             }
             CarrierReport::Ended(outcome) => {
+                // Marked followed first, so this instance's own takeover of
+                // a lapsed lease leaves the finishing to this report.
+                let following = self.follow_guard(call_id);
                 let Some((end, actor)) =
                     self.take_carrier_end(call_id, outcome, Some(status)).await
                 else {
                     return Ok(());
                 };
+                if !self.inner.accepting.load(Ordering::SeqCst) {
+                    // Shutting down: finish before answering, so the end is
+                    // recorded whatever shutdown has stopped waiting for.
+                    self.finish(call_id, end, actor).await;
+                    return Ok(());
+                }
+                following.hand_over();
                 self.inner.running.fetch_add(1, Ordering::SeqCst);
                 let (service, call_id) = (self.clone(), call_id.clone());
                 tokio::spawn(async move {
                     service.finish(&call_id, end, actor).await;
+                    service.unfollow(&call_id);
                     service.call_finished();
                 });
             }
@@ -158,33 +185,23 @@ impl AgentCall {
     /// cannot be read (the caller goes on as it was).
     async fn check(&self, call_id: &CallId) -> Option<Checked> {
         let call = self.inner.store.get(call_id).await.ok()??;
-        Some(
-            if call.record.status.is_terminal() || call.carrier_end.is_some() {
-                Checked::Over
-            } else if !self.holds(&call) {
-                Checked::TakenOver
-            } else {
-                Checked::Running {
-                    answered_at: call.record.started_at,
-                }
-            },
-        )
+        let ended = call.record.status.is_terminal();
+        Some(if ended || call.carrier_end.is_some() {
+            Checked::Over { ended }
+        } else if !self.holds(&call) {
+            Checked::TakenOver
+        } else {
+            Checked::Running {
+                answered_deadline: call.record.started_at.map(|_| answered_deadline(&call)),
+            }
+        })
     }
 
-    /// The deadline of an answered call: its reservation plus a minute from
-    /// its answer.
+    /// The deadline of an answered call as stored now (`None` when it cannot
+    /// be read).
     async fn answered_deadline(&self, call_id: &CallId) -> Option<tokio::time::Instant> {
         let call = self.inner.store.get(call_id).await.ok()??;
-        let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
-        let limit = Duration::from_secs(limit);
-        // Counted from the answer, which may be a while back (a call taken
-        // over, or answered as reported to another instance).
-        let since = call
-            .record
-            .started_at
-            .and_then(|at| (chrono::Utc::now() - at).to_std().ok())
-            .unwrap_or_default();
-        tokio::time::Instant::now().checked_add(limit.saturating_sub(since))
+        answered_deadline(&call)
     }
 
     /// Drives one call from the carrier's reports until it ends, looking at
@@ -202,12 +219,12 @@ impl AgentCall {
         let mut answered = false;
         let mut hung_up = false;
         if let Some(Checked::Running {
-            answered_at: Some(_),
+            answered_deadline: Some(from_answer),
         }) = self.check(call_id).await
         {
             // Resumed after its answer: its limit runs from the answer.
             answered = true;
-            deadline = self.answered_deadline(call_id).await;
+            deadline = from_answer;
         }
         let beat = (timing.call_lease / 3).max(Duration::from_millis(1));
         let mut looks = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
@@ -218,8 +235,8 @@ impl AgentCall {
                 _ = sleep_until(deadline) => {
                     // The carrier is only touched by the call's holder.
                     match self.check(call_id).await {
-                        Some(Checked::Over) => {
-                            if self.status_of(call_id).await.is_some_and(CallStatus::is_terminal) {
+                        Some(Checked::Over { ended }) => {
+                            if ended {
                                 let _ = self.hang_up(call_id).await;
                             }
                             return;
@@ -255,11 +272,11 @@ impl AgentCall {
                 }
                 _ = looks.tick() => {
                     match self.check(call_id).await {
-                        Some(Checked::Over) => {
+                        Some(Checked::Over { ended }) => {
                             // Ended elsewhere (a cancel) while the carrier
                             // may still run it; an end being finished by
                             // another instance is its business.
-                            if self.status_of(call_id).await.is_some_and(CallStatus::is_terminal) {
+                            if ended {
                                 let _ = self.hang_up(call_id).await;
                             }
                             return;
@@ -268,10 +285,10 @@ impl AgentCall {
                             tracing::info!(call_id = %call_id, "call taken over by another instance; no longer following it");
                             return;
                         }
-                        Some(Checked::Running { answered_at: Some(_) }) if !answered && !hung_up => {
+                        Some(Checked::Running { answered_deadline: Some(from_answer) }) if !answered && !hung_up => {
                             // Answered as reported to another instance.
                             answered = true;
-                            deadline = self.answered_deadline(call_id).await;
+                            deadline = from_answer;
                         }
                         _ => {}
                     }
