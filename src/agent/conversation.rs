@@ -146,7 +146,7 @@ pub const PLAIN_GOODBYE: &str = "Thank you for your time. Goodbye.";
 pub const ERROR_GOODBYE: &str =
     "I'm sorry, I'm having trouble on my end, so I'll end the call here. Goodbye.";
 /// The note that tells the mind to close the call.
-const WRAP_UP_NOTE: &str = "The call is about to reach its time limit: say a short goodbye now and call end_call with the reason \"time_limit\".";
+pub(crate) const WRAP_UP_NOTE: &str = "The call is about to reach its time limit: say a short goodbye now and call end_call with the reason \"time_limit\".";
 
 /// One call's conversation; see the [module docs](self).
 #[derive(Debug)]

@@ -6,6 +6,7 @@ use std::fmt::Debug;
 
 use async_trait::async_trait;
 
+use super::conversation::{STILL_THERE, WRAP_UP_NOTE};
 use super::instructions::{Brief, field_question};
 
 /// Who said a line of the conversation.
@@ -97,14 +98,18 @@ fn next_field(history: &[Turn]) -> usize {
             continue;
         }
         agent_turns += 1;
-        if agent_turns == 1 || turn.text == super::conversation::STILL_THERE {
+        if agent_turns == 1 || turn.text == STILL_THERE {
             continue; // the greeting, or the engine's own check on a silence
         }
+        // The reply is what the recipient said before the agent spoke again:
+        // none (a silence the engine asked about) or a question back means
+        // the question was not answered, and it is asked once more.
         let reply = spoken[index + 1..]
             .iter()
+            .take_while(|t| t.speaker != Speaker::Agent)
             .find(|t| t.speaker == Speaker::Recipient);
-        let asked_back = reply.is_some_and(|r| r.text.trim_end().ends_with('?'));
-        if asked_back && !repeating {
+        let unanswered = reply.is_none_or(|r| r.text.trim_end().ends_with('?'));
+        if unanswered && !repeating {
             repeating = true;
         } else {
             field += 1;
@@ -117,8 +122,9 @@ fn next_field(history: &[Turn]) -> usize {
 /// The built-in policy, with no model: after the greeting it asks about
 /// each field in turn, one question per turn; when the recipient answers a
 /// question with a question of their own ("sorry, could you repeat that?")
-/// it asks once more; then it thanks the recipient and ends the call as
-/// `objective_met`. Deterministic.
+/// or with a silence, it asks once more; then it thanks the recipient and
+/// ends the call as `objective_met`. Told to wrap up (the call nears its
+/// limit), it says goodbye and ends the call as `time_limit`. Deterministic.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ScriptedMind;
 
@@ -130,6 +136,16 @@ impl Mind for ScriptedMind {
         history: &[Turn],
         words: &mut dyn Words,
     ) -> Result<Decision, MindError> {
+        let told_to_close = history
+            .iter()
+            .any(|turn| turn.speaker == Speaker::Event && turn.text == WRAP_UP_NOTE);
+        if told_to_close {
+            words.say("I'm afraid we're out of time, so I'll let you go. Thank you, goodbye.");
+            return Ok(Decision {
+                end_call: Some("time_limit".into()),
+                ..Decision::default()
+            });
+        }
         match brief.fields.get(next_field(history)) {
             Some(field) => {
                 words.say(&field_question(field));

@@ -11,7 +11,7 @@ use super::recipient::SimulatedRecipient;
 use super::{
     CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
 };
-use crate::agent::{Act, Agent, Conversation, Heard};
+use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard};
 use crate::domain::{CallId, CallStatus};
 use crate::store::Recording;
 
@@ -193,8 +193,9 @@ async fn run(
     // The conversation is spread over the talk time: the call lasts `talk`
     // (or until the hang-up), however fast the agent and recipient are.
     let started = tokio::time::Instant::now();
+    let mut recipient = SimulatedRecipient::new(request);
     let interrupted = tokio::select! {
-        _ = converse(&mut conversation, request) => {
+        _ = converse(&mut conversation, &mut recipient, request, agent.limits()) => {
             tokio::select! {
                 _ = tokio::time::sleep_until(started + talk) => false,
                 _ = &mut hung_up => true,
@@ -222,21 +223,59 @@ async fn run(
 /// The agent and the simulated recipient talk until the agent hangs up (or
 /// the recipient has nothing left to say: a bound for a mind that never
 /// ends the call is the agent's own turn limit).
-async fn converse(conversation: &mut Conversation, request: &DialRequest) {
-    let mut recipient = SimulatedRecipient::new(request);
+///
+/// Time on the line is simulated from the words spoken, so limits behave as
+/// on a real call however fast the simulation runs: a silence lasts the
+/// silence timeout, the agent is told to wrap up
+/// [`AgentLimits::wrap_up_before`] the call's limit, and at the limit the
+/// carrier cuts the line, mid-conversation if need be.
+async fn converse(
+    conversation: &mut Conversation,
+    recipient: &mut SimulatedRecipient,
+    request: &DialRequest,
+    limits: AgentLimits,
+) {
+    let wrap_up_at = request.max_duration.saturating_sub(limits.wrap_up_before);
+    let mut clock = Duration::ZERO;
+    let mut wrapped_up = false;
     let mut acts = Vec::new();
     conversation.open(&mut acts);
     while !conversation.is_over() {
         let turn = spoken(&acts);
         acts.clear();
-        for heard in recipient.react(&turn) {
-            conversation.hear(heard, &mut acts).await;
+        clock += speaking_time(&turn);
+        if clock >= request.max_duration {
+            return; // the carrier's hard stop
         }
-        if acts.is_empty() {
-            // Nothing was said back: the line goes quiet.
+        let reaction = recipient.react(&turn);
+        clock += match reaction.as_slice() {
+            [] => limits.silence_timeout,
+            heard => heard
+                .iter()
+                .map(|heard| match heard {
+                    Heard::Said(text) => speaking_time(text),
+                    _ => Duration::ZERO,
+                })
+                .sum(),
+        };
+        if !wrapped_up && clock >= wrap_up_at {
+            wrapped_up = true;
+            conversation.wrap_up();
+        }
+        if reaction.is_empty() {
             conversation.hear(Heard::Silence, &mut acts).await;
         }
+        for heard in reaction {
+            conversation.hear(heard, &mut acts).await;
+        }
     }
+}
+
+/// How long saying `text` takes: 150 words a minute, and a short pause
+/// before the turn.
+fn speaking_time(text: &str) -> Duration {
+    let words = text.split_whitespace().count() as u64;
+    Duration::from_millis(600 + 400 * words)
 }
 
 /// The words of the agent's last turn among `acts`.
@@ -260,6 +299,7 @@ fn recording(millis: u32) -> Recording {
 mod tests {
     use super::*;
     use crate::domain::{FieldDefinition, FieldType};
+    use serde_json::Value;
 
     #[test]
     fn last_digit_picks_the_outcome() {
@@ -287,6 +327,109 @@ mod tests {
             SimulatedDialer::outcome_for("+14155550100"),
             CallStatus::Completed
         );
+    }
+
+    fn request(fields: Vec<FieldDefinition>, max_duration: Duration) -> DialRequest {
+        DialRequest {
+            call_id: CallId::generate(),
+            to: "+14155550109".into(),
+            caller_id: "+14155550100".into(),
+            objective: "Confirm the delivery and collect the details.".into(),
+            context: None,
+            fields,
+            max_duration,
+        }
+    }
+
+    /// A conversation between the default agent and a simulated recipient.
+    async fn simulate(
+        request: &DialRequest,
+        limits: AgentLimits,
+    ) -> (Conversation, SimulatedRecipient) {
+        let agent = Agent::default().with_limits(limits);
+        let mut conversation = agent.converse(request);
+        let mut recipient = SimulatedRecipient::new(request);
+        converse(&mut conversation, &mut recipient, request, limits).await;
+        (conversation, recipient)
+    }
+
+    /// Over many recipients (with their repeats, silences, dodges,
+    /// corrections and interruptions), the offline extractor never reports
+    /// a value the recipient did not finally give, and recovers most.
+    #[tokio::test]
+    #[ignore = "until the extractor stops reading a dodge as a no and cutting the letters off codes"]
+    async fn extraction_holds_to_what_each_simulated_recipient_finally_told() {
+        let fields = vec![
+            FieldDefinition::new("delivery_confirmed", FieldType::Boolean)
+                .with_description("Whether the delivery is confirmed"),
+            FieldDefinition::new("boxes", FieldType::Number)
+                .with_description("How many boxes are expected"),
+            FieldDefinition::new("contact_name", FieldType::String)
+                .with_description("Name of the person receiving it"),
+            FieldDefinition::new("gate_code", FieldType::String),
+        ];
+        let extractor = crate::extract::OfflineExtractor::default();
+        let (mut given, mut recovered, mut wrong) = (0, 0, Vec::new());
+        for _ in 0..200 {
+            let request = request(fields.clone(), Duration::from_secs(600));
+            let (conversation, recipient) = simulate(&request, AgentLimits::default()).await;
+            assert!(conversation.is_over(), "the agent ends the call itself");
+            let transcript = conversation.transcript();
+            let extracted = extractor.extract(&request.objective, &request.fields, &transcript);
+            for (field, told) in fields.iter().zip(recipient.told()) {
+                let got = extracted.get(&field.name).cloned().unwrap_or(Value::Null);
+                given += usize::from(told.is_some());
+                match told {
+                    Some(told) if same_answer(&got, told) => recovered += 1,
+                    _ if got.is_null() => {}
+                    _ => wrong.push(format!("{}: {got} for {told:?}", field.name)),
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{} wrong values: {wrong:#?}", wrong.len());
+        assert!(
+            recovered * 10 >= given * 9,
+            "recovered {recovered} of {given}"
+        );
+    }
+
+    /// The labelled sets' scoring rule: numbers equal; a string holds the
+    /// told one, letters and digits compared case-folded.
+    fn same_answer(got: &Value, told: &Value) -> bool {
+        let norm = |s: &str| -> String {
+            s.chars()
+                .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match (got, told) {
+            (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+            (Value::String(a), Value::String(b)) => norm(a).contains(&norm(b)),
+            _ => got == told,
+        }
+    }
+
+    #[tokio::test]
+    async fn near_the_limit_the_agent_is_told_to_wrap_up_and_at_it_the_line_is_cut() {
+        let fields = vec![FieldDefinition::new("boxes", FieldType::Number)];
+        let limits = AgentLimits::default().with_wrap_up_before(Duration::from_secs(20));
+        // The greeting and the go-ahead take about ten seconds of the thirty.
+        let (conversation, _) =
+            simulate(&request(fields.clone(), Duration::from_secs(30)), limits).await;
+        assert!(conversation.is_over());
+        let transcript = conversation.transcript();
+        let last = transcript.lines().last().unwrap();
+        assert!(
+            last.starts_with("Agent: ") && last.contains("out of time"),
+            "{transcript}"
+        );
+        // A limit shorter than the greeting: the carrier cuts the line.
+        let (conversation, _) = simulate(&request(fields, Duration::from_secs(5)), limits).await;
+        assert!(!conversation.is_over());
+        assert_eq!(conversation.transcript().lines().count(), 1);
     }
 
     #[tokio::test]
