@@ -84,6 +84,7 @@ pub mod extract;
 pub mod guardrails;
 pub mod manual;
 pub mod notify;
+pub mod relay;
 pub mod service;
 pub mod state;
 pub mod store;

@@ -134,6 +134,15 @@ impl AgentLimits {
     }
 }
 
+/// About how long saying `text` takes: 150 words a minute, and a short
+/// pause before the turn. Carriers that are not told when speech ends (a
+/// relay streams text to the carrier's speech synthesis) time silences and
+/// goodbyes from it.
+pub fn speaking_time(text: &str) -> Duration {
+    let words = text.split_whitespace().count() as u64;
+    Duration::from_millis(600 + 400 * words)
+}
+
 /// Said after the first silence.
 pub const STILL_THERE: &str = "Are you still there?";
 /// Said after the second silence in a row, before hanging up.

@@ -22,7 +22,9 @@ pub mod mind;
 mod setup;
 pub mod sse;
 
-pub use conversation::{Act, Acts, AgentLimits, Conversation, Heard, VoicemailPolicy};
+pub use conversation::{
+    Act, Acts, AgentLimits, Conversation, Heard, VoicemailPolicy, speaking_time,
+};
 pub use instructions::Brief;
 pub use mind::{Decision, Mind, MindError, ScriptedMind, Speaker, Turn, Words};
 pub use setup::{Agent, GreetingError};

@@ -11,7 +11,7 @@ use super::recipient::SimulatedRecipient;
 use super::{
     CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
 };
-use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard};
+use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard, speaking_time};
 use crate::domain::{CallId, CallStatus};
 use crate::store::Recording;
 
@@ -269,13 +269,6 @@ async fn converse(
             conversation.hear(heard, &mut acts).await;
         }
     }
-}
-
-/// How long saying `text` takes: 150 words a minute, and a short pause
-/// before the turn.
-fn speaking_time(text: &str) -> Duration {
-    let words = text.split_whitespace().count() as u64;
-    Duration::from_millis(600 + 400 * words)
 }
 
 /// The words of the agent's last turn among `acts`.
