@@ -431,7 +431,11 @@ async fn silence_and_the_wrap_up_note_reach_the_model_as_call_events() {
 async fn the_example_server_converses_through_a_configured_model() {
     let model = ScriptedModel::start(|request| {
         let lines = user_lines(request);
-        let answered = lines.last().is_some_and(|l| l.starts_with("That would be"));
+        // An answer, or a refusal to give one (the simulated recipient
+        // also asks to hear a question again and falls silent once).
+        let answered = lines
+            .last()
+            .is_some_and(|l| l.starts_with("That would be") || l.starts_with("I'd rather not"));
         if answered {
             let mut pieces = words("Thank you, I've noted that. Goodbye.");
             pieces.extend(end_call("objective_met"));
@@ -486,34 +490,39 @@ async fn the_example_server_converses_through_a_configured_model() {
     let transcript = record["transcript"].as_str().unwrap();
     let lines: Vec<&str> = transcript.lines().collect();
     // In order: the greeting, the go-ahead, the question (asked again if
-    // the recipient asked to hear it again), the answer, the goodbye.
+    // the recipient asked to hear it again or fell silent), the answer, the
+    // goodbye.
     assert!(
         lines[0].starts_with("Agent: Hello, this is an AI assistant"),
         "{transcript}"
     );
     assert_eq!(lines[1], "Recipient: Sure, go ahead.");
     let n = lines.len();
-    assert!(n == 5 || n == 7, "{transcript}");
-    for question in (2..n - 1).step_by(2) {
-        assert_eq!(
-            lines[question], "Agent: How many boxes are expected?",
-            "{transcript}"
-        );
-    }
-    let answer = lines[n - 2]
-        .strip_prefix("Recipient: That would be ")
-        .expect(transcript);
     assert_eq!(lines[n - 1], "Agent: Thank you, I've noted that. Goodbye.");
-    let boxes: f64 = answer.trim_end_matches('.').parse().unwrap();
-    assert_eq!(
-        record["extracted"]["boxes"].as_f64(),
-        Some(boxes),
-        "{record}"
-    );
+    let model_turns = lines[2..n - 1]
+        .iter()
+        .filter(|line| line.starts_with("Agent: "))
+        .inspect(|line| {
+            assert!(
+                **line == "Agent: How many boxes are expected?"
+                    || **line == "Agent: Are you still there?",
+                "{transcript}"
+            )
+        })
+        .filter(|line| !line.ends_with("still there?"))
+        .count();
+    let answer = lines[n - 2].strip_prefix("Recipient: ").expect(transcript);
+    // The last number said is the answer (a correction replaces the first).
+    let boxes = answer
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .last()
+        .map(|w| w.parse::<f64>().unwrap());
+    assert_eq!(record["extracted"]["boxes"].as_f64(), boxes, "{record}");
     assert!(record["summary"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(
         model.requests().len(),
-        n / 2,
-        "one request per agent turn after the greeting"
+        model_turns + 1,
+        "one request per agent turn after the greeting, the goodbye included"
     );
 }
