@@ -266,13 +266,24 @@ impl Conversation {
     }
 
     /// The transcript: one `Agent: …` or `Recipient: …` line per turn, with
-    /// what was actually said and heard.
+    /// what was actually said and heard. Line breaks inside a turn (a model
+    /// may write them) become spaces, so a turn stays one line.
     pub fn transcript(&self) -> String {
+        let line = |speaker: &str, text: &str| {
+            let mut line = format!("{speaker}: ");
+            for (i, word) in text.split_whitespace().enumerate() {
+                if i > 0 {
+                    line.push(' ');
+                }
+                line.push_str(word);
+            }
+            line
+        };
         self.history
             .iter()
             .filter_map(|turn| match turn.speaker {
-                Speaker::Agent if !turn.text.is_empty() => Some(format!("Agent: {}", turn.text)),
-                Speaker::Recipient => Some(format!("Recipient: {}", turn.text)),
+                Speaker::Agent if !turn.text.trim().is_empty() => Some(line("Agent", &turn.text)),
+                Speaker::Recipient => Some(line("Recipient", &turn.text)),
                 _ => None,
             })
             .collect::<Vec<_>>()

@@ -370,3 +370,25 @@ async fn the_built_in_mind_asks_each_field_then_ends() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_turn_with_line_breaks_stays_one_transcript_line() {
+    let mut conversation = Conversation::new(
+        Brief::new("Confirm the delivery."),
+        Lines::new(&[("First line.\nSecond  line.\r\n", None)]),
+        AgentLimits::default(),
+    );
+    let mut acts = Vec::new();
+    conversation.open(&mut acts);
+    conversation
+        .hear(Heard::Said("Sure,\ngo ahead.".into()), &mut acts)
+        .await;
+    let lines: Vec<String> = conversation
+        .transcript()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[1], "Recipient: Sure, go ahead.");
+    assert_eq!(lines[2], "Agent: First line. Second line.");
+}
