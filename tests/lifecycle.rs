@@ -865,3 +865,59 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
         );
     }
 }
+
+/// Carrier notes: concurrent writers (two callbacks on two instances) both
+/// land, through compare-and-set; a running call's dial request can be
+/// read by id, and an ended call's cannot.
+#[tokio::test]
+async fn carrier_notes_from_concurrent_callbacks_all_land() {
+    use agentcall::dialer::CarrierReport;
+    let service = builder()
+        .dialer(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .build()
+        .unwrap();
+    let me = service
+        .authenticate(&agentcall::ApiKey::new(KEY_A1))
+        .await
+        .unwrap()
+        .unwrap();
+    let placed = service
+        .place(
+            &me,
+            &agentcall::PlacementRequest::new("+14155550125", "Confirm the delivery"),
+        )
+        .await
+        .unwrap();
+    let id = placed.call_id.clone();
+    let writers = (0..20u64).map(|n| {
+        let (service, id) = (service.clone(), id.clone());
+        tokio::spawn(async move {
+            service
+                .note_carrier(&id, |notes| {
+                    let seen = notes.last_sequence.unwrap_or(0);
+                    notes.last_sequence = Some(seen + 1);
+                    if n == 7 {
+                        notes.carrier_call_id = Some("CA7".into());
+                    }
+                    true
+                })
+                .await
+                .unwrap()
+        })
+    });
+    for writer in writers.collect::<Vec<_>>() {
+        writer.await.unwrap();
+    }
+    let notes = service.carrier_notes(&id).await.unwrap();
+    assert_eq!(notes.last_sequence, Some(20), "every increment landed");
+    assert_eq!(notes.carrier_call_id.as_deref(), Some("CA7"));
+    let unchanged = service.note_carrier(&id, |_| false).await.unwrap();
+    assert_eq!(unchanged, notes);
+    let request = service.dial_request(&id).await.unwrap();
+    assert_eq!(request.objective, "Confirm the delivery");
+    service.cancel(&me, &id).await.unwrap();
+    assert!(matches!(
+        service.dial_request(&id).await,
+        Err(agentcall::service::ServiceError::NotFound)
+    ));
+}

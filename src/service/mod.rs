@@ -34,6 +34,7 @@ use crate::store::{
 use crate::webhook::delivery::DeliveryConfig;
 
 mod builder;
+mod carrier_notes;
 mod driver;
 mod finish;
 mod journal;

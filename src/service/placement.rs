@@ -121,6 +121,7 @@ impl AgentCall {
             carrier_end: None,
             settled: false,
             lease: Some(self.fresh_lease(now)),
+            carrier_notes: Default::default(),
             version: 0,
         };
         // Followed from before the insert, so a concurrent `recover` that

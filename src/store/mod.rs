@@ -106,6 +106,9 @@ pub struct StoredCall {
     /// Which instance follows the call, and until when; `None` once the
     /// call needs no one (ended and settled). See [`CallLease`].
     pub lease: Option<CallLease>,
+    /// What the carrier has told about the call so far, for whichever
+    /// instance its next callback reaches.
+    pub carrier_notes: CarrierNotes,
     /// Optimistic-concurrency version; bumped by every successful update.
     pub version: u64,
 }
@@ -135,6 +138,7 @@ impl StoredCall {
             carrier_end: None,
             settled: false,
             lease: None,
+            carrier_notes: CarrierNotes::default(),
             version: 0,
         }
     }
@@ -172,6 +176,32 @@ impl CarrierEnd {
             duration_sec: None,
         }
     }
+}
+
+/// What a carrier whose reports arrive as callbacks (at any instance)
+/// learned about a call before its end: kept on the call so that the
+/// instance that receives the end can put it together.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct CarrierNotes {
+    /// The carrier's id for the call (Twilio's `CallSid`), once it accepted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier_call_id: Option<String>,
+    /// The conversation as the carrier's session last saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// The carrier's answering-machine verdict (`human`, `machine_start`,
+    /// `fax`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+    /// Whether a conversation session is running for the call (its
+    /// transcript is still growing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub session_open: bool,
+    /// The highest callback sequence number applied (callbacks arrive out
+    /// of order and more than once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sequence: Option<u64>,
 }
 
 /// A recording's media.

@@ -28,6 +28,7 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         carrier_end: None,
         settled: false,
         lease: None,
+        carrier_notes: Default::default(),
         version: 0,
     }
 }

@@ -6,7 +6,9 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
 use crate::domain::{AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
-use crate::store::{CallStore, DeliveryState, EventOutbox, NewEvent, PendingDelivery, StoredCall};
+use crate::store::{
+    CallStore, CarrierNotes, DeliveryState, EventOutbox, NewEvent, PendingDelivery, StoredCall,
+};
 
 pub(super) fn base_time() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
@@ -38,6 +40,7 @@ pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCa
         carrier_end: None,
         settled: false,
         lease: None,
+        carrier_notes: CarrierNotes::default(),
         version: 0,
     }
 }

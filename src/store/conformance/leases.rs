@@ -140,7 +140,8 @@ pub async fn leases_renew_lapse_are_claimed_once_and_fence<S: CallStore + ?Sized
     );
 }
 
-/// A kept carrier end and the settlement flag read back as written.
+/// A kept carrier end, carrier notes and the settlement flag read back as
+/// written.
 pub async fn carrier_end_and_settlement_round_trip<S: CallStore + ?Sized>(store: &S) {
     let key = fresh_key();
     let mut open = sample_call(&key, base_time());
@@ -148,6 +149,11 @@ pub async fn carrier_end_and_settlement_round_trip<S: CallStore + ?Sized>(store:
     end.transcript = Some("Agent: hello \"settled\":false".into());
     end.duration_sec = Some(42);
     open.carrier_end = Some(end);
+    open.carrier_notes.carrier_call_id = Some("CA0123".into());
+    open.carrier_notes.transcript = Some("Agent: hi\nRecipient: \"yes\"".into());
+    open.carrier_notes.answered_by = Some("human".into());
+    open.carrier_notes.session_open = true;
+    open.carrier_notes.last_sequence = Some(3);
     let mut settled = sample_call(&key, base_time());
     settled.record.status = CallStatus::Completed;
     settled.settled = true;

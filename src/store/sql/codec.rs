@@ -23,8 +23,9 @@ use std::fmt;
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
 use crate::store::{
-    CallLease, CarrierEnd, ClaimToken, DeliveryState, DeliveryStatus, IdempotencyBegin, InstanceId,
-    ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall, StoredResponse,
+    CallLease, CarrierEnd, CarrierNotes, ClaimToken, DeliveryState, DeliveryStatus,
+    IdempotencyBegin, InstanceId, ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall,
+    StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -289,6 +290,8 @@ struct CallDocument {
     /// (or their settlement is beyond repair): they read as settled.
     #[serde(default = "settled_by_default")]
     settled: bool,
+    #[serde(default)]
+    carrier_notes: CarrierNotes,
 }
 
 fn settled_by_default() -> bool {
@@ -340,6 +343,7 @@ impl From<&StoredCall> for CallDocument {
             extraction_notes: call.extraction_notes.clone(),
             carrier_end: call.carrier_end.clone(),
             settled: call.settled,
+            carrier_notes: call.carrier_notes.clone(),
         }
     }
 }
@@ -371,6 +375,7 @@ impl CallDocument {
             carrier_end: self.carrier_end,
             settled: self.settled,
             lease: None,
+            carrier_notes: self.carrier_notes,
             version,
         }
     }
@@ -564,6 +569,7 @@ mod tests {
             }),
             settled: false,
             lease: None,
+            carrier_notes: Default::default(),
             version: 42,
         }
     }

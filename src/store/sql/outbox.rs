@@ -273,6 +273,7 @@ mod tests {
                 carrier_end: None,
                 settled: false,
                 lease: None,
+                carrier_notes: Default::default(),
                 version: 0,
             };
             store.insert(&call).await.expect("insert");

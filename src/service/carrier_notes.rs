@@ -1,0 +1,69 @@
+//! For carriers whose reports arrive as callbacks and whose conversation
+//! runs on whichever instance the carrier's socket reaches: notes kept on
+//! the call in the store, and the call's dial request by id.
+
+use super::driver::dial_request;
+use super::{AgentCall, ServiceError};
+use crate::dialer::DialRequest;
+use crate::domain::CallId;
+use crate::store::{CarrierNotes, StoreError};
+
+impl AgentCall {
+    /// Changes a call's [`CarrierNotes`] with compare-and-set (retried when
+    /// another instance wrote the call meanwhile) and returns them as
+    /// stored. `change` may run more than once; it returns whether to
+    /// write (`false` leaves the call untouched).
+    ///
+    /// The notes never move the call: reports do that
+    /// ([`AgentCall::carrier_report`]).
+    pub async fn note_carrier(
+        &self,
+        call_id: &CallId,
+        change: impl Fn(&mut CarrierNotes) -> bool + Send,
+    ) -> Result<CarrierNotes, ServiceError> {
+        loop {
+            let mut call = self
+                .inner
+                .store
+                .get(call_id)
+                .await?
+                .ok_or(ServiceError::NotFound)?;
+            if !change(&mut call.carrier_notes) {
+                return Ok(call.carrier_notes);
+            }
+            match self.inner.store.update(&call, Vec::new()).await {
+                Ok(_) => return Ok(call.carrier_notes),
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+
+    /// A call's carrier notes as stored.
+    pub async fn carrier_notes(&self, call_id: &CallId) -> Result<CarrierNotes, ServiceError> {
+        let call = self
+            .inner
+            .store
+            .get(call_id)
+            .await?
+            .ok_or(ServiceError::NotFound)?;
+        Ok(call.carrier_notes)
+    }
+
+    /// What the carrier runs for a call that has not ended, as placement
+    /// gave it to the dialer: for a conversation session that starts on an
+    /// instance other than the one that placed the call. `NotFound` for an
+    /// unknown or ended call.
+    pub async fn dial_request(&self, call_id: &CallId) -> Result<DialRequest, ServiceError> {
+        let call = self
+            .inner
+            .store
+            .get(call_id)
+            .await?
+            .ok_or(ServiceError::NotFound)?;
+        if call.record.status.is_terminal() || call.carrier_end.is_some() {
+            return Err(ServiceError::NotFound);
+        }
+        Ok(dial_request(&call))
+    }
+}
