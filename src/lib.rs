@@ -88,6 +88,8 @@ pub mod relay;
 pub mod service;
 pub mod state;
 pub mod store;
+#[cfg(feature = "twilio")]
+pub mod twilio;
 pub mod webhook;
 
 pub use accounts::{AccountDirectory, Principal, StaticDirectory};

@@ -188,7 +188,8 @@ fn end(record: &mut CallRecord, ending: Ending, now: DateTime<Utc>) {
         (started_at, _) => talk_seconds(started_at, now),
     });
     record.transcript = ending.transcript;
-    record.recording_url = ending.recording_url;
+    // A recording the carrier delivered on its own (already attached) stays.
+    record.recording_url = ending.recording_url.or(record.recording_url.take());
     record.summary = ending.summary.filter(|_| completed);
     record.extracted = ending.extracted.filter(|_| completed);
     record.error = failed.then(|| {

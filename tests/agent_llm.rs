@@ -515,8 +515,7 @@ async fn the_example_server_converses_through_a_configured_model() {
     // The last number said is the answer (a correction replaces the first).
     let boxes = answer
         .split(|c: char| !c.is_ascii_digit())
-        .filter(|w| !w.is_empty())
-        .last()
+        .rfind(|w| !w.is_empty())
         .map(|w| w.parse::<f64>().unwrap());
     assert_eq!(record["extracted"]["boxes"].as_f64(), boxes, "{record}");
     assert!(record["summary"].as_str().is_some_and(|s| !s.is_empty()));

@@ -79,11 +79,34 @@ impl Agent {
 
     /// A fresh conversation for a call.
     pub fn converse(&self, request: &DialRequest) -> Conversation {
+        Conversation::new(self.brief(request), Arc::clone(&self.mind), self.limits)
+    }
+
+    /// The greeting a call opens with (a carrier that speaks it itself,
+    /// like ConversationRelay's `welcomeGreeting`, needs it before the call).
+    pub fn greeting(&self, request: &DialRequest) -> String {
+        self.brief(request).greeting()
+    }
+
+    /// The message left on a voicemail (see [`VoicemailPolicy`]).
+    pub fn voicemail_message(&self, request: &DialRequest) -> String {
+        let mut conversation = self.converse(request);
+        let mut acts = Vec::new();
+        conversation.voicemail(VoicemailPolicy::LeaveMessage, &mut acts);
+        acts.into_iter()
+            .filter_map(|act| match act {
+                super::Act::Say(text) => Some(text),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn brief(&self, request: &DialRequest) -> Brief {
         let mut brief = Brief::new(request.objective.clone());
         brief.context = request.context.clone();
         brief.fields = request.fields.clone();
         brief.greeting = self.greeting.clone();
-        Conversation::new(brief, Arc::clone(&self.mind), self.limits)
+        brief
     }
 }
 

@@ -107,6 +107,12 @@ impl ProgressHandle {
         &self.call_id
     }
 
+    /// Whether the service has stopped following the call (reports would
+    /// go nowhere).
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+
     /// Reports progress. Reports are applied in order; one the state machine
     /// does not allow (a duplicate, or one after the end) is logged and dropped.
     pub fn report(&self, report: CarrierReport) -> Result<(), CallGone> {

@@ -6,7 +6,7 @@ use super::driver::dial_request;
 use super::{AgentCall, ServiceError};
 use crate::dialer::DialRequest;
 use crate::domain::CallId;
-use crate::store::{CarrierNotes, StoreError};
+use crate::store::{CarrierNotes, Recording, note_carrier};
 
 impl AgentCall {
     /// Changes a call's [`CarrierNotes`] with compare-and-set (retried when
@@ -21,22 +21,9 @@ impl AgentCall {
         call_id: &CallId,
         change: impl Fn(&mut CarrierNotes) -> bool + Send,
     ) -> Result<CarrierNotes, ServiceError> {
-        loop {
-            let mut call = self
-                .inner
-                .store
-                .get(call_id)
-                .await?
-                .ok_or(ServiceError::NotFound)?;
-            if !change(&mut call.carrier_notes) {
-                return Ok(call.carrier_notes);
-            }
-            match self.inner.store.update(&call, Vec::new()).await {
-                Ok(_) => return Ok(call.carrier_notes),
-                Err(StoreError::Conflict { .. }) => continue,
-                Err(error) => return Err(error.into()),
-            }
-        }
+        note_carrier(self.inner.store.as_ref(), call_id, change)
+            .await?
+            .ok_or(ServiceError::NotFound)
     }
 
     /// A call's carrier notes as stored.
@@ -65,5 +52,48 @@ impl AgentCall {
             return Err(ServiceError::NotFound);
         }
         Ok(dial_request(&call))
+    }
+}
+
+impl AgentCall {
+    /// Stores a recording that the carrier delivers on its own schedule
+    /// (often after the call has ended) and points the call's
+    /// `recordingUrl` at it. `NotFound` for an unknown call.
+    pub async fn attach_recording(
+        &self,
+        call_id: &CallId,
+        recording: Recording,
+    ) -> Result<(), ServiceError> {
+        if self.inner.store.get(call_id).await?.is_none() {
+            return Err(ServiceError::NotFound);
+        }
+        self.inner.store.put_recording(call_id, recording).await?;
+        let url = super::recording_url(&self.inner.base_url, call_id);
+        loop {
+            let mut call = self
+                .inner
+                .store
+                .get(call_id)
+                .await?
+                .ok_or(ServiceError::NotFound)?;
+            if let Some(end) = call.carrier_end.as_mut() {
+                // Being finished: the end being kept carries it over.
+                end.recording_url = Some(url.clone());
+            }
+            if call.record.recording_url.as_deref() == Some(url.as_str())
+                && call
+                    .carrier_end
+                    .as_ref()
+                    .is_none_or(|e| e.recording_url.is_some())
+            {
+                return Ok(());
+            }
+            call.record.recording_url = Some(url.clone());
+            match self.inner.store.update(&call, Vec::new()).await {
+                Ok(_) => return Ok(()),
+                Err(crate::store::StoreError::Conflict { .. }) => continue,
+                Err(error) => return Err(error.into()),
+            }
+        }
     }
 }

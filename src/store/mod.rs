@@ -11,6 +11,7 @@
 //! share one database. [`conformance`] holds the contract tests every
 //! implementation runs on itself.
 
+mod carrier_notes;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 mod idempotency;
@@ -33,6 +34,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
+pub use carrier_notes::{CarrierNotes, note_carrier};
 pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
 pub use lease::{CallLease, InstanceId, LeaseClaim};
 pub use memory::{MemoryRetention, MemoryStore};
@@ -176,32 +178,6 @@ impl CarrierEnd {
             duration_sec: None,
         }
     }
-}
-
-/// What a carrier whose reports arrive as callbacks (at any instance)
-/// learned about a call before its end: kept on the call so that the
-/// instance that receives the end can put it together.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct CarrierNotes {
-    /// The carrier's id for the call (Twilio's `CallSid`), once it accepted it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub carrier_call_id: Option<String>,
-    /// The conversation as the carrier's session last saw it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<String>,
-    /// The carrier's answering-machine verdict (`human`, `machine_start`,
-    /// `fax`, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answered_by: Option<String>,
-    /// Whether a conversation session is running for the call (its
-    /// transcript is still growing).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub session_open: bool,
-    /// The highest callback sequence number applied (callbacks arrive out
-    /// of order and more than once).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_sequence: Option<u64>,
 }
 
 /// A recording's media.

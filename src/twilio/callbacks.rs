@@ -1,0 +1,402 @@
+//! What Twilio sends us: status, machine-detection, recording and
+//! `<Connect action>` callbacks (a tower [`Service`](tower_service::Service)
+//! over `http` types, like [`Api`](crate::Api)), and the ConversationRelay
+//! socket ([`TwilioCallbacks::relay`], over any stream and sink of text
+//! frames). Every request is checked with `X-Twilio-Signature` first: a bad
+//! or missing signature gets 403 and changes nothing.
+//!
+//! Any instance may receive any of them: reports go through
+//! [`AgentCall::carrier_report`] and notes through
+//! [`AgentCall::note_carrier`], both read from and written to the store.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::{Sink, Stream};
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{BodyExt, Full, Limited};
+
+use super::carrier::{TwilioCarrier, paths};
+use super::signature::{SIGNATURE_HEADER, TwilioSignature};
+use crate::agent::VoicemailPolicy;
+use crate::dialer::{CarrierOutcome, CarrierReport};
+use crate::domain::{CallId, CallStatus};
+use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
+use crate::service::{AgentCall, ServiceError};
+use crate::store::Recording;
+
+/// The error token of a call Twilio reports `failed`.
+pub const CARRIER_FAILED_TOKEN: &str = "carrier_failed";
+/// The error token of a call Twilio reports `canceled`.
+pub const CANCELED_TOKEN: &str = "canceled";
+/// Largest callback body read (Twilio's forms are a few KB).
+const MAX_CALLBACK_BYTES: usize = 64 * 1024;
+/// How long a `completed` callback waits for the relay session to hand in
+/// its transcript (the socket closes as the call ends; the two race).
+const SESSION_CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Twilio's callbacks and relay sessions for one service; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TwilioCallbacks {
+    service: AgentCall,
+    carrier: TwilioCarrier,
+    signature: TwilioSignature,
+}
+
+impl TwilioCallbacks {
+    /// Callbacks for calls `carrier` placed for `service`.
+    pub fn new(service: AgentCall, carrier: TwilioCarrier) -> Self {
+        let signature = TwilioSignature::new(&carrier.config().auth_token);
+        Self {
+            service,
+            carrier,
+            signature,
+        }
+    }
+
+    /// The URL Twilio requested: the public URL's origin with the request's
+    /// path and query (a proxy in front must not rewrite paths).
+    fn requested_url(&self, uri: &http::Uri) -> String {
+        let public = &self.carrier.config().public_url;
+        let origin = public.origin().ascii_serialization();
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        format!("{origin}{path}")
+    }
+
+    /// Checks the WebSocket handshake of a relay session (a GET, signed
+    /// over its URL); hosts call it before accepting the upgrade and answer
+    /// 403 when it fails.
+    pub fn verify_relay_handshake(&self, uri: &http::Uri, headers: &HeaderMap) -> bool {
+        let url = self.requested_url(uri);
+        let no_params: &[(&str, &str)] = &[];
+        self.signature
+            .verify_form(&url, no_params, signature_of(headers))
+            .is_ok()
+    }
+
+    /// Runs one relay session over an accepted (and verified) WebSocket's
+    /// text frames: the call is looked up from the session's `callId`
+    /// parameter, whichever instance placed it, and its conversation runs
+    /// here. The transcript is kept on the call as the session ends.
+    pub async fn relay<I, O, E>(&self, incoming: I, outgoing: O) -> Result<SessionEnd, RelayError>
+    where
+        I: Stream<Item = Result<String, E>> + Unpin + Send,
+        O: Sink<String> + Unpin + Send,
+        O::Error: std::fmt::Display,
+        E: std::fmt::Display,
+    {
+        let opened = std::sync::Mutex::new(None::<CallId>);
+        let opened_ref = &opened;
+        let plan = move |setup: Setup| async move {
+            let call_id = setup
+                .parameters
+                .get(super::twiml::CALL_ID_PARAMETER)
+                .and_then(|id| id.parse::<CallId>().ok())
+                .ok_or_else(|| RelayError::UnknownCall(setup.carrier_call_id.clone()))?;
+            let request = self
+                .service
+                .dial_request(&call_id)
+                .await
+                .map_err(|_| RelayError::UnknownCall(call_id.to_string()))?;
+            let _ = self
+                .service
+                .note_carrier(&call_id, |notes| {
+                    notes.session_open = true;
+                    true
+                })
+                .await;
+            *opened_ref.lock().unwrap_or_else(|p| p.into_inner()) = Some(call_id);
+            let agent = self.carrier.agent();
+            Ok(SessionPlan {
+                conversation: agent.converse(&request),
+                limits: agent.limits(),
+                max_duration: request.max_duration,
+                carrier_speaks_greeting: true,
+            })
+        };
+        let ended = run_session(incoming, outgoing, plan).await;
+        let call_id = opened.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(call_id) = call_id {
+            let transcript = ended.as_ref().ok().map(|end| end.transcript.clone());
+            let noted = self
+                .service
+                .note_carrier(&call_id, |notes| {
+                    notes.session_open = false;
+                    if transcript.is_some() {
+                        notes.transcript = transcript.clone();
+                    }
+                    true
+                })
+                .await;
+            if let Err(error) = noted {
+                tracing::warn!(call_id = %call_id, %error, "relay transcript not kept");
+            }
+        }
+        ended
+    }
+
+    async fn handle(
+        &self,
+        method: Method,
+        uri: http::Uri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Response<Full<Bytes>> {
+        if method != Method::POST {
+            return reply(StatusCode::METHOD_NOT_ALLOWED, "");
+        }
+        let params: Vec<(String, String)> =
+            url::form_urlencoded::parse(&body).into_owned().collect();
+        let url = self.requested_url(&uri);
+        if let Err(error) = self
+            .signature
+            .verify_form(&url, &params, signature_of(&headers))
+        {
+            tracing::warn!(path = uri.path(), %error, "Twilio callback refused: bad signature");
+            return reply(StatusCode::FORBIDDEN, "");
+        }
+        let call_id = url::form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+            .find(|(key, _)| key == "callId")
+            .and_then(|(_, id)| id.parse::<CallId>().ok());
+        let Some(call_id) = call_id else {
+            return reply(StatusCode::BAD_REQUEST, "");
+        };
+        let form = Form(params);
+        let handled = match uri.path() {
+            paths::STATUS => self.status(&call_id, &form).await,
+            paths::MACHINE => self.machine(&call_id, &form).await,
+            paths::RECORDING => self.recording(&call_id, &form).await,
+            paths::CONNECT_ACTION => {
+                // The relay session ended; nothing more runs on the line.
+                return reply(
+                    StatusCode::OK,
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Hangup/></Response>",
+                );
+            }
+            _ => return reply(StatusCode::NOT_FOUND, ""),
+        };
+        match handled {
+            Ok(()) => reply(StatusCode::NO_CONTENT, ""),
+            Err(ServiceError::NotFound) => reply(StatusCode::NOT_FOUND, ""),
+            Err(error) => {
+                tracing::warn!(call_id = %call_id, %error, "Twilio callback not applied; Twilio retries");
+                reply(StatusCode::SERVICE_UNAVAILABLE, "")
+            }
+        }
+    }
+
+    /// A status callback: the call's progress, or its end.
+    async fn status(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+        let report = match form.get("CallStatus").unwrap_or_default() {
+            "queued" | "initiated" | "ringing" => CarrierReport::Dialing,
+            "in-progress" | "answered" => CarrierReport::Answered,
+            "busy" => CarrierReport::Ended(CarrierOutcome::new(CallStatus::Declined)),
+            "no-answer" => CarrierReport::Ended(CarrierOutcome::new(CallStatus::NoAnswer)),
+            "failed" => CarrierReport::Ended(failed(CARRIER_FAILED_TOKEN)),
+            "canceled" => CarrierReport::Ended(failed(CANCELED_TOKEN)),
+            "completed" => CarrierReport::Ended(self.completed(call_id, form).await?),
+            other => {
+                tracing::info!(call_id = %call_id, status = other, "unknown Twilio call status ignored");
+                return Ok(());
+            }
+        };
+        let ends = matches!(report, CarrierReport::Ended(_));
+        self.service.carrier_report(call_id, report).await?;
+        if ends {
+            self.carrier.forget(call_id);
+        }
+        Ok(())
+    }
+
+    /// The end of a connected call: its conversation from the notes (once
+    /// the relay session has handed it in), voicemail when a machine or a
+    /// fax answered, and Twilio's own talk time.
+    async fn completed(
+        &self,
+        call_id: &CallId,
+        form: &Form,
+    ) -> Result<CarrierOutcome, ServiceError> {
+        let mut notes = self.service.carrier_notes(call_id).await?;
+        let deadline = tokio::time::Instant::now() + SESSION_CLOSE_WAIT;
+        while notes.session_open && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            notes = self.service.carrier_notes(call_id).await?;
+        }
+        let answered_by = form
+            .get("AnsweredBy")
+            .map(str::to_owned)
+            .or(notes.answered_by);
+        let machine = answered_by.as_deref().is_some_and(is_machine);
+        let mut outcome = CarrierOutcome::new(if machine {
+            CallStatus::Voicemail
+        } else {
+            CallStatus::Completed
+        });
+        outcome.transcript = notes.transcript;
+        outcome.duration = form
+            .get("CallDuration")
+            .and_then(|seconds| seconds.parse().ok())
+            .map(Duration::from_secs);
+        Ok(outcome)
+    }
+
+    /// The answering-machine verdict: noted; at a machine the agent leaves
+    /// its message (Twilio speaks it in place of the relay) or hangs up.
+    async fn machine(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+        let Some(answered_by) = form.get("AnsweredBy").map(str::to_owned) else {
+            return Ok(());
+        };
+        let machine = is_machine(&answered_by);
+        let request = if machine {
+            self.service.dial_request(call_id).await.ok()
+        } else {
+            None
+        };
+        let agent = self.carrier.agent();
+        let message = request
+            .as_ref()
+            .map(|request| agent.voicemail_message(request));
+        let transcript = message.as_ref().map(|message| match agent.voicemail() {
+            VoicemailPolicy::LeaveMessage => {
+                format!("Recipient: [voicemail greeting]\nAgent: {message}")
+            }
+            VoicemailPolicy::HangUp => "Recipient: [voicemail greeting]".to_owned(),
+        });
+        let notes = self
+            .service
+            .note_carrier(call_id, |notes| {
+                notes.answered_by = Some(answered_by.clone());
+                if let Some(transcript) = &transcript {
+                    notes.transcript = Some(transcript.clone());
+                    notes.session_open = false;
+                }
+                true
+            })
+            .await?;
+        let (Some(message), Some(sid)) = (message, notes.carrier_call_id) else {
+            return Ok(());
+        };
+        let Ok(sid) = sid.parse() else {
+            return Ok(());
+        };
+        let rest = self.carrier.rest();
+        let done = match agent.voicemail() {
+            VoicemailPolicy::LeaveMessage => rest
+                .redirect_call(&sid, &super::twiml::say_and_hang_up(&message))
+                .await
+                .map(|_| ()),
+            VoicemailPolicy::HangUp => rest.end_call(&sid, true).await.map(|_| ()),
+        };
+        if let Err(error) = done {
+            tracing::warn!(call_id = %call_id, %error, "voicemail handling failed; the time limit ends the call");
+        }
+        Ok(())
+    }
+
+    /// A recording is ready: fetched with the account's credentials and
+    /// kept, so the call's own `recordingUrl` serves it.
+    async fn recording(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+        if form
+            .get("RecordingStatus")
+            .is_some_and(|status| status != "completed")
+        {
+            return Ok(());
+        }
+        let Some(url) = form.get("RecordingUrl") else {
+            return Ok(());
+        };
+        match self.carrier.rest().fetch_recording(url).await {
+            Ok(media) => {
+                let recording = Recording {
+                    content_type: media.content_type,
+                    bytes: media.bytes,
+                };
+                self.service.attach_recording(call_id, recording).await
+            }
+            Err(error) => {
+                tracing::warn!(call_id = %call_id, %error, "recording not fetched");
+                Ok(())
+            }
+        }
+    }
+}
+
+fn failed(token: &str) -> CarrierOutcome {
+    let mut outcome = CarrierOutcome::new(CallStatus::Failed);
+    outcome.error = Some(token.to_owned());
+    outcome
+}
+
+/// Whether Twilio's `AnsweredBy` means no person picked up.
+fn is_machine(answered_by: &str) -> bool {
+    answered_by.starts_with("machine") || answered_by == "fax"
+}
+
+fn signature_of(headers: &HeaderMap) -> Option<&str> {
+    headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok())
+}
+
+fn reply(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = status;
+    if body.starts_with("<?xml") {
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/xml"),
+        );
+    }
+    response
+}
+
+/// A callback's decoded form fields.
+struct Form(Vec<(String, String)>);
+
+impl Form {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for TwilioCallbacks
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let callbacks = self.clone();
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let body = match Limited::new(body, MAX_CALLBACK_BYTES).collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => return Ok(reply(StatusCode::PAYLOAD_TOO_LARGE, "")),
+            };
+            // Detached: a callback applied halfway because Twilio hung up
+            // its request would leave the call half-reported.
+            let handled = tokio::spawn(async move {
+                callbacks
+                    .handle(parts.method, parts.uri, parts.headers, body)
+                    .await
+            });
+            Ok(handled
+                .await
+                .unwrap_or_else(|_| reply(StatusCode::INTERNAL_SERVER_ERROR, "")))
+        })
+    }
+}

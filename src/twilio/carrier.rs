@@ -1,0 +1,276 @@
+//! [`TwilioCarrier`]: the [`Dialer`] that places real calls through Twilio's
+//! REST API and connects each answered call to a ConversationRelay session.
+//!
+//! Twilio's callbacks and the relay socket may reach any instance behind a
+//! load balancer, so what the carrier learns is kept on the call in the
+//! store ([`CarrierNotes`]) rather than in this process: the call's `CallSid`
+//! (so any instance can hang it up), the transcript, the machine-detection
+//! verdict.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use url::Url;
+
+use super::rest::{CallSid, CreateCall, EndResult, TwilioRest};
+use super::signature::AuthToken;
+use super::twiml::RelayTwiml;
+use crate::agent::Agent;
+use crate::dialer::{CarrierReport, DialError, DialRequest, Dialer, ProgressHandle};
+use crate::domain::CallId;
+use crate::store::{CallStore, note_carrier};
+
+/// Where Twilio reaches this service, relative to [`TwilioConfig::public_url`].
+pub mod paths {
+    /// Status callbacks (form POST).
+    pub const STATUS: &str = "/twilio/status";
+    /// Answering-machine detection verdicts (form POST).
+    pub const MACHINE: &str = "/twilio/machine";
+    /// Recording ready (form POST).
+    pub const RECORDING: &str = "/twilio/recording";
+    /// The `<Connect action>`: the relay session ended (form POST).
+    pub const CONNECT_ACTION: &str = "/twilio/connect-action";
+    /// The ConversationRelay WebSocket.
+    pub const RELAY: &str = "/twilio/relay";
+}
+
+/// How to reach Twilio and how calls are set up there.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct TwilioConfig {
+    /// The account's SID (`AC…`).
+    pub account_sid: String,
+    /// The account's auth token: signs Twilio's requests and authenticates ours.
+    pub auth_token: AuthToken,
+    /// Twilio's API (default `https://api.twilio.com`).
+    pub api_base: Url,
+    /// The base URL Twilio uses to reach this service (`https://…`); the
+    /// callback URLs and the relay's `wss://` URL derive from it.
+    pub public_url: Url,
+    /// Answering-machine detection, in the background (default on).
+    pub machine_detection: bool,
+    /// Record calls (default on).
+    pub record: bool,
+    /// How long a call may ring (default 30 s).
+    pub ring_timeout: Duration,
+}
+
+impl std::fmt::Debug for TwilioConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TwilioConfig")
+            .field("account_sid", &self.account_sid)
+            .field("auth_token", &self.auth_token)
+            .field("api_base", &self.api_base.as_str())
+            .field("public_url", &self.public_url.as_str())
+            .field("machine_detection", &self.machine_detection)
+            .field("record", &self.record)
+            .field("ring_timeout", &self.ring_timeout)
+            .finish()
+    }
+}
+
+impl TwilioConfig {
+    /// The account's credentials and the public URL, with the defaults.
+    pub fn new(account_sid: impl Into<String>, auth_token: AuthToken, public_url: Url) -> Self {
+        Self {
+            account_sid: account_sid.into(),
+            auth_token,
+            api_base: Url::parse(super::rest::DEFAULT_API_BASE).expect("a valid URL"),
+            public_url,
+            machine_detection: true,
+            record: true,
+            ring_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The public URL of `path` for a call (`?callId=…`).
+    pub fn callback_url(&self, path: &str, call_id: &CallId) -> String {
+        let mut url = self.public_url.clone();
+        url.set_path(&join_path(self.public_url.path(), path));
+        url.query_pairs_mut()
+            .append_pair("callId", call_id.as_str());
+        url.to_string()
+    }
+
+    /// The relay's WebSocket URL (`wss://` for `https://`, `ws://` for `http://`).
+    pub fn relay_url(&self) -> String {
+        let mut url = self.public_url.clone();
+        url.set_path(&join_path(self.public_url.path(), paths::RELAY));
+        let scheme = if url.scheme() == "https" { "wss" } else { "ws" };
+        // Both schemes are special with an authority: the change cannot fail.
+        let _ = url.set_scheme(scheme);
+        url.to_string()
+    }
+}
+
+fn join_path(base: &str, path: &str) -> String {
+    format!("{}{}", base.trim_end_matches('/'), path)
+}
+
+/// The Twilio [`Dialer`]; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TwilioCarrier {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: TwilioConfig,
+    rest: TwilioRest,
+    agent: Agent,
+    store: Arc<dyn CallStore>,
+    /// The progress handles of the calls this process placed: held so the
+    /// service's follower keeps listening until the call ends (the reports
+    /// themselves reach the service through the store, from any instance).
+    placed: Mutex<HashMap<CallId, ProgressHandle>>,
+}
+
+impl TwilioCarrier {
+    /// A carrier for `config`, whose calls are conducted by `agent`, keeping
+    /// its notes in `store` (the service's store).
+    pub fn new(config: TwilioConfig, agent: Agent, store: Arc<dyn CallStore>) -> Self {
+        let rest = TwilioRest::builder(config.account_sid.clone(), config.auth_token.clone())
+            .api_base(config.api_base.clone())
+            .build();
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                rest,
+                agent,
+                store,
+                placed: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TwilioConfig {
+        &self.inner.config
+    }
+
+    /// The REST client.
+    pub fn rest(&self) -> &TwilioRest {
+        &self.inner.rest
+    }
+
+    /// The agent that conducts the calls.
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    /// Stops holding a call's progress handle (it ended).
+    pub(crate) fn forget(&self, call_id: &CallId) {
+        self.placed().remove(call_id);
+    }
+
+    fn placed(&self) -> std::sync::MutexGuard<'_, HashMap<CallId, ProgressHandle>> {
+        self.inner
+            .placed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The create-call request for `request`.
+    pub fn create_call(&self, request: &DialRequest) -> CreateCall {
+        let config = &self.inner.config;
+        let twiml = RelayTwiml::new(
+            config.relay_url(),
+            config.callback_url(paths::CONNECT_ACTION, &request.call_id),
+            self.inner.agent.greeting(request),
+            request.call_id.as_str(),
+        )
+        .to_xml();
+        let mut create = CreateCall::new(
+            request.to.clone(),
+            request.caller_id.clone(),
+            twiml,
+            config.callback_url(paths::STATUS, &request.call_id),
+        )
+        .time_limit(request.max_duration)
+        .ring_timeout(config.ring_timeout);
+        if config.machine_detection {
+            create =
+                create.machine_detection(config.callback_url(paths::MACHINE, &request.call_id));
+        }
+        if config.record {
+            create = create.record(config.callback_url(paths::RECORDING, &request.call_id));
+        }
+        create
+    }
+
+    /// The `CallSid` noted for a call.
+    async fn call_sid(&self, call_id: &CallId) -> Result<Option<(CallSid, bool)>, DialError> {
+        let call = self
+            .inner
+            .store
+            .get(call_id)
+            .await
+            .map_err(|e| DialError::Carrier(format!("reading the call: {e}")))?;
+        let Some(call) = call else {
+            return Ok(None);
+        };
+        let answered = call.record.started_at.is_some();
+        Ok(call
+            .carrier_notes
+            .carrier_call_id
+            .and_then(|sid| sid.parse().ok())
+            .map(|sid| (sid, answered)))
+    }
+}
+
+#[async_trait]
+impl Dialer for TwilioCarrier {
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        let sid = self
+            .inner
+            .rest
+            .create_call(&self.create_call(&request))
+            .await
+            .map_err(|e| DialError::Carrier(e.to_string()))?;
+        // Noted before anything else can need it: a cancel on another
+        // instance hangs up by this id.
+        let noted = note_carrier(self.inner.store.as_ref(), &request.call_id, |notes| {
+            notes.carrier_call_id = Some(sid.as_str().to_owned());
+            true
+        })
+        .await;
+        if let Err(error) = noted {
+            // The call rings, but no instance could hang it up: end it now.
+            tracing::warn!(call_id = %request.call_id, %error, "could not note the Twilio call; ending it");
+            let _ = self.inner.rest.end_call(&sid, false).await;
+            return Err(DialError::Carrier(format!("noting the call: {error}")));
+        }
+        let _ = progress.report(CarrierReport::Dialing);
+        let mut placed = self.placed();
+        // Calls that ended through another instance: no one listens any more.
+        placed.retain(|_, handle| !handle.is_closed());
+        placed.insert(request.call_id, progress);
+        Ok(())
+    }
+
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError> {
+        let Some((sid, answered)) = self.call_sid(call_id).await? else {
+            return Err(DialError::UnknownCall(call_id.clone()));
+        };
+        match self.inner.rest.end_call(&sid, answered).await {
+            Ok(EndResult::Ended | EndResult::AlreadyEnded) => Ok(()),
+            Err(error) => Err(DialError::Carrier(error.to_string())),
+        }
+    }
+
+    async fn resume(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<bool, DialError> {
+        // Twilio keeps the call, and its callbacks reach the store from any
+        // instance: a call Twilio accepted goes on being reported.
+        let known = self.call_sid(&request.call_id).await?.is_some();
+        if known {
+            self.placed().insert(request.call_id, progress);
+        }
+        Ok(known)
+    }
+}

@@ -1,0 +1,14 @@
+//! Real calls over Twilio (feature `twilio`): the REST client that creates
+//! and ends calls, the TwiML that connects an answered call to a
+//! ConversationRelay WebSocket, `X-Twilio-Signature` checks for every
+//! request Twilio sends us, the [`TwilioCarrier`] dialer and the
+//! [`TwilioCallbacks`] that apply what Twilio reports.
+
+mod callbacks;
+mod carrier;
+pub mod rest;
+pub mod signature;
+pub mod twiml;
+
+pub use callbacks::{CANCELED_TOKEN, CARRIER_FAILED_TOKEN, TwilioCallbacks};
+pub use carrier::{TwilioCarrier, TwilioConfig, paths};
