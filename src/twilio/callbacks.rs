@@ -71,12 +71,28 @@ impl TwilioCallbacks {
     /// Checks the WebSocket handshake of a relay session (a GET, signed
     /// over its URL); hosts call it before accepting the upgrade and answer
     /// 403 when it fails.
+    ///
+    /// The signature is checked over the relay URL as the TwiML gave it
+    /// (`wss://…`) and, in case a proxy's view is what was signed, over
+    /// the public URL's `https://` form.
     pub fn verify_relay_handshake(&self, uri: &http::Uri, headers: &HeaderMap) -> bool {
-        let url = self.requested_url(uri);
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let relay = self.carrier.config().relay_url();
+        let relay_origin = relay
+            .split_once("://")
+            .map(|(scheme, rest)| {
+                let host_end = rest.find('/').unwrap_or(rest.len());
+                format!("{scheme}://{}", &rest[..host_end])
+            })
+            .unwrap_or_default();
         let no_params: &[(&str, &str)] = &[];
-        self.signature
-            .verify_form(&url, no_params, signature_of(headers))
-            .is_ok()
+        [format!("{relay_origin}{path}"), self.requested_url(uri)]
+            .iter()
+            .any(|url| {
+                self.signature
+                    .verify_form(url, no_params, signature_of(headers))
+                    .is_ok()
+            })
     }
 
     /// Runs one relay session over an accepted (and verified) WebSocket's

@@ -99,7 +99,7 @@ pub enum SignatureError {
     /// `bodySHA256`).
     #[error("the body does not match the signed bodySHA256")]
     BodyHashMismatch,
-    /// The URL is not an absolute `http` or `https` URL with a valid host
+    /// The URL is not an absolute `http`, `https`, `ws` or `wss` URL with a valid host
     /// and port, so it cannot be the one Twilio signed.
     #[error("the URL is not an absolute http(s) URL")]
     MalformedUrl,
@@ -271,13 +271,16 @@ struct PortVariants {
 impl PortVariants {
     fn of(url: &str) -> Result<Self, SignatureError> {
         let (scheme, after_scheme) = url.split_once("://").ok_or(SignatureError::MalformedUrl)?;
-        let default_port = if scheme.eq_ignore_ascii_case("https") {
-            "443"
-        } else if scheme.eq_ignore_ascii_case("http") {
-            "80"
-        } else {
-            return Err(SignatureError::MalformedUrl);
-        };
+        // `wss`/`ws`: the relay's WebSocket handshake is signed over the
+        // URL Twilio connected to.
+        let default_port =
+            if scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("wss") {
+                "443"
+            } else if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("ws") {
+                "80"
+            } else {
+                return Err(SignatureError::MalformedUrl);
+            };
         let authority_len = after_scheme
             .find(['/', '?', '#'])
             .unwrap_or(after_scheme.len());
