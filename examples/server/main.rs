@@ -8,6 +8,8 @@
 //! Once ready it prints exactly one line, `listening on http://HOST:PORT`, on
 //! stdout, and it stops cleanly on SIGINT or SIGTERM.
 
+mod carrier;
+
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,10 +17,10 @@ use std::time::Duration;
 
 use agentcall::agent::{Agent, AgentLimits, VoicemailPolicy};
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
-use agentcall::store::InstanceId;
+use agentcall::store::{CallStore, InstanceId};
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
-    Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, RecoveryReport, SimulatedDialer,
+    Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, RecoveryReport,
     SimulationConfig, StaticDirectory,
 };
 use serde::Deserialize;
@@ -74,6 +76,9 @@ struct Config {
     /// How calls are conducted: the built-in scripted agent when absent.
     #[serde(default)]
     agent: AgentFile,
+    /// Which carrier places the calls: the simulated one when absent.
+    #[serde(default)]
+    carrier: carrier::CarrierFile,
 }
 
 /// `"agent"`: the conversation engine's settings.
@@ -270,6 +275,7 @@ fn demo_config() -> (Config, String) {
         call_lease_ms: default_call_lease_ms(),
         instance_id: None,
         agent: AgentFile::default(),
+        carrier: carrier::CarrierFile::default(),
     };
     (config, key)
 }
@@ -345,7 +351,7 @@ fn check_config(config: &Config) -> Result<(), String> {
     if config.webhook_timeout_ms == Some(0) {
         return Err("webhookTimeoutMs: must be positive".into());
     }
-    Ok(())
+    config.carrier.check()
 }
 
 /// Connects the configured store; the durable ones also bring their
@@ -354,15 +360,15 @@ async fn with_store(
     builder: AgentCallBuilder,
     store: &str,
     retention: &RetentionFile,
-) -> Result<(AgentCallBuilder, bool), String> {
+) -> Result<(AgentCallBuilder, Arc<dyn CallStore>, bool), String> {
     if store == "memory" {
         let seconds = |s: Option<u64>| s.map(Duration::from_secs);
         let retention = agentcall::store::MemoryRetention::new(
             seconds(retention.ended_calls_sec),
             seconds(retention.recordings_sec),
         );
-        let store = agentcall::store::MemoryStore::with_retention(retention);
-        return Ok((builder.store(Arc::new(store)), false));
+        let store = Arc::new(agentcall::store::MemoryStore::with_retention(retention));
+        return Ok((builder.store(Arc::clone(&store)), store, false));
     }
     if store.starts_with("sqlite:") {
         #[cfg(feature = "sqlite")]
@@ -371,7 +377,12 @@ async fn with_store(
                 .await
                 .map_err(|e| format!("store: {e}"))?;
             let ledger = Arc::new(store.usage_ledger());
-            return Ok((builder.store(Arc::new(store)).usage_ledger(ledger), true));
+            let store = Arc::new(store);
+            return Ok((
+                builder.store(Arc::clone(&store)).usage_ledger(ledger),
+                store,
+                true,
+            ));
         }
         #[cfg(not(feature = "sqlite"))]
         return Err(
@@ -386,11 +397,13 @@ async fn with_store(
             .map_err(|e| format!("store: {e}"))?;
         let limiter = Arc::new(store.rate_limiter());
         let ledger = Arc::new(store.usage_ledger());
+        let store = Arc::new(store);
         Ok((
             builder
-                .store(Arc::new(store))
+                .store(Arc::clone(&store))
                 .rate_limiter(limiter)
                 .usage_ledger(ledger),
+            store,
             true,
         ))
     }
@@ -398,7 +411,10 @@ async fn with_store(
     Err("store: PostgreSQL needs the postgres feature (cargo run --features postgres --example server)".into())
 }
 
-async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, String> {
+async fn build_service(
+    config: &Config,
+    base_url: String,
+) -> Result<(AgentCall, carrier::Carrier), String> {
     let mut directory = StaticDirectory::new();
     for entry in &config.accounts {
         let id = entry.id.parse().map_err(|e| format!("account id: {e}"))?;
@@ -439,9 +455,6 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
     };
     let builder = AgentCall::builder()
         .directory(Arc::new(directory))
-        .dialer(Arc::new(
-            SimulatedDialer::new(simulation).with_agent(build_agent(&config.agent)?),
-        ))
         .guardrails(Guardrails::new(guardrails))
         .delivery(delivery)
         .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))
@@ -451,8 +464,18 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
         Some(id) => builder.instance_id(InstanceId::new(id.clone())),
         None => builder,
     };
-    let (builder, durable) = with_store(builder, &config.store, &config.memory_retention).await?;
-    let service = builder.build().map_err(|e| e.to_string())?;
+    let (builder, store, durable) =
+        with_store(builder, &config.store, &config.memory_retention).await?;
+    let carrier = carrier::build(
+        &config.carrier,
+        simulation,
+        build_agent(&config.agent)?,
+        store,
+    )?;
+    let service = builder
+        .dialer(Arc::clone(&carrier.dialer))
+        .build()
+        .map_err(|e| e.to_string())?;
     if durable {
         // Calls a killed predecessor left running must not stay queued
         // forever; calls other running instances hold are left alone.
@@ -470,7 +493,7 @@ async fn build_service(config: &Config, base_url: String) -> Result<AgentCall, S
             );
         }
     }
-    Ok(service)
+    Ok((service, carrier))
 }
 
 async fn stop_signal() {
@@ -513,8 +536,15 @@ async fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let base_url = format!("http://{address}");
-    let service = build_service(&config, base_url.clone()).await?;
+    let (service, carrier) = build_service(&config, base_url.clone()).await?;
     let app = axum::Router::new().fallback_service(Api::new(service.clone()));
+    #[cfg(feature = "twilio")]
+    let app = match carrier.twilio {
+        Some(twilio) => carrier::mount(app, service.clone(), twilio),
+        None => app,
+    };
+    #[cfg(not(feature = "twilio"))]
+    let _ = carrier;
 
     if let Some(key) = demo_key {
         eprintln!("demo API key: {key}");
