@@ -216,6 +216,8 @@ async fn create_call_with_every_option_matches_twilio_openapi() {
         .machine_detection("https://agent.example.com/twilio/amd?call=call_1")
         .record("https://agent.example.com/twilio/recording?call=call_1");
     assert_create_accepted(prism, &call).await;
+    // Waiting for the beep is the other detection mode the carrier uses.
+    assert_create_accepted(prism, &call.clone().wait_for_beep()).await;
 }
 
 #[tokio::test]
@@ -238,6 +240,22 @@ async fn end_answered_call_matches_twilio_openapi() {
 async fn end_unanswered_call_matches_twilio_openapi() {
     let Some(prism) = prism() else { return };
     assert_end_accepted(prism, false).await;
+}
+
+/// A machine answered: the live call is redirected to TwiML that leaves
+/// the message and hangs up.
+#[tokio::test]
+async fn redirecting_a_live_call_matches_twilio_openapi() {
+    let Some(prism) = prism() else { return };
+    let sid: CallSid = CALL.parse().unwrap();
+    let twiml = agentcall::twilio::twiml::say_and_hang_up("Hello, this is an AI assistant.");
+    match twilio(prism).redirect_call(&sid, &twiml).await {
+        Ok(result) => assert_eq!(result, EndResult::Ended),
+        Err(error) => panic!(
+            "{error}; Prism: {}",
+            prism_says(prism, &end_path(), &[("Twiml", twiml.clone())]).await
+        ),
+    }
 }
 
 /// The check can fail: a create without `To` is refused with the violation.

@@ -17,7 +17,7 @@ use url::Url;
 use super::rest::{CallSid, CreateCall, EndResult, TwilioRest};
 use super::signature::AuthToken;
 use super::twiml::RelayTwiml;
-use crate::agent::Agent;
+use crate::agent::{Agent, VoicemailPolicy};
 use crate::dialer::{CarrierReport, DialError, DialRequest, Dialer, ProgressHandle};
 use crate::domain::CallId;
 use crate::store::{CallStore, note_carrier};
@@ -193,6 +193,9 @@ impl TwilioCarrier {
         if config.machine_detection {
             create =
                 create.machine_detection(config.callback_url(paths::MACHINE, &request.call_id));
+            if self.inner.agent.voicemail() == VoicemailPolicy::LeaveMessage {
+                create = create.wait_for_beep();
+            }
         }
         if config.record {
             create = create.record(config.callback_url(paths::RECORDING, &request.call_id));

@@ -148,6 +148,9 @@ pub struct CreateCall {
     /// When set, answering machine detection runs in the background and its
     /// verdict (`AnsweredBy`) is POSTed to this URL.
     pub machine_detection_callback: Option<String>,
+    /// With machine detection: report a machine only once its greeting has
+    /// ended (`DetectMessageEnd`), so a message left then follows the beep.
+    pub wait_for_beep: bool,
     /// When set, the call is recorded and this URL is told (by POST) when
     /// the recording is ready.
     pub recording_callback: Option<String>,
@@ -171,6 +174,7 @@ impl CreateCall {
             time_limit: None,
             ring_timeout: None,
             machine_detection_callback: None,
+            wait_for_beep: false,
             recording_callback: None,
         }
     }
@@ -191,6 +195,13 @@ impl CreateCall {
     /// `callback`.
     pub fn machine_detection(mut self, callback: impl Into<String>) -> Self {
         self.machine_detection_callback = Some(callback.into());
+        self
+    }
+
+    /// With machine detection, waits for the end of a machine's greeting
+    /// (the beep) before reporting it (`DetectMessageEnd`).
+    pub fn wait_for_beep(mut self) -> Self {
+        self.wait_for_beep = true;
         self
     }
 
@@ -222,7 +233,12 @@ impl CreateCall {
             form.push(("Timeout", whole_seconds(timeout)));
         }
         if let Some(callback) = &self.machine_detection_callback {
-            form.push(("MachineDetection", "Enable".to_owned()));
+            let mode = if self.wait_for_beep {
+                "DetectMessageEnd"
+            } else {
+                "Enable"
+            };
+            form.push(("MachineDetection", mode.to_owned()));
             form.push(("AsyncAmd", "true".to_owned()));
             form.push(("AsyncAmdStatusCallback", callback.clone()));
             form.push(("AsyncAmdStatusCallbackMethod", "POST".to_owned()));
@@ -748,6 +764,22 @@ mod tests {
                     "https://agent.example.com/recording"
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn waiting_for_the_beep_detects_the_message_end() {
+        let call = CreateCall::new(
+            "+14155550125",
+            "+14155550100",
+            "<Response/>",
+            "https://a.example/s",
+        )
+        .machine_detection("https://a.example/amd")
+        .wait_for_beep();
+        assert!(
+            call.form()
+                .contains(&("MachineDetection", "DetectMessageEnd".to_owned()))
         );
     }
 
