@@ -350,7 +350,6 @@ mod tests {
     /// corrections and interruptions), the offline extractor never reports
     /// a value the recipient did not finally give, and recovers most.
     #[tokio::test]
-    #[ignore = "until the extractor stops reading a dodge as a no and cutting the letters off codes"]
     async fn extraction_holds_to_what_each_simulated_recipient_finally_told() {
         let fields = vec![
             FieldDefinition::new("delivery_confirmed", FieldType::Boolean)
@@ -375,7 +374,7 @@ mod tests {
                 match told {
                     Some(told) if same_answer(&got, told) => recovered += 1,
                     _ if got.is_null() => {}
-                    _ => wrong.push(format!("{}: {got} for {told:?}", field.name)),
+                    _ => wrong.push(format!("{}: {got} for {told:?}\n{transcript}", field.name)),
                 }
             }
         }

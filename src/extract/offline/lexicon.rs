@@ -147,6 +147,10 @@ pub(super) const DODGES: &[&str] = &[
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
+    // Declining to say at all: no answer, whatever words follow.
+    "rather not say", "rather not answer", "rather not share", "prefer not to say",
+    "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",
+    "no comment", "decline to", "keep that private", "keep that to myself", "none of your business",
 ];
 
 /// Dodges that put the other side on hold; an answer usually follows.

@@ -49,6 +49,14 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         if letters <= 1 {
             return false;
         }
+        // The letters of a code ("AB-4719", "XK22") are not a name either.
+        let code_prefix = t.text.chars().all(|c| c.is_ascii_uppercase())
+            && toks.get(i + 1).is_some_and(|next| {
+                !next.space_before && (next.is_punct('-') || next.kind == TokenKind::Num)
+            });
+        if code_prefix {
+            return false;
+        }
         if classify_number_word(l).is_some() {
             return false;
         }
@@ -187,7 +195,15 @@ pub(super) fn code_candidates(
             let single_letter = t.is_word()
                 && t.text.chars().count() == 1
                 && t.text.chars().all(|c| c.is_ascii_uppercase());
-            if single_letter {
+            // A short capitalised prefix joined to what follows ("AB-4719",
+            // "XK22"): part of the code, not a word of the sentence.
+            let joined_prefix = t.is_word()
+                && (2..=4).contains(&t.text.chars().count())
+                && t.text.chars().all(|c| c.is_ascii_uppercase())
+                && sent.tokens.get(j + 1).is_some_and(|next| {
+                    !next.space_before && (next.is_punct('-') || next.kind == TokenKind::Num)
+                });
+            if single_letter || joined_prefix {
                 code.push_str(&t.text);
             } else if t.is_word()
                 && let Some(NumberWord::Unit(v)) = classify_number_word(&t.lower)
