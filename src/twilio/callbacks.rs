@@ -143,7 +143,10 @@ impl TwilioCallbacks {
                 .service
                 .note_carrier(&call_id, |notes| {
                     notes.session_open = false;
-                    if transcript.is_some() {
+                    // At a machine the message left replaced the session;
+                    // its transcript is the one kept.
+                    let machine = notes.answered_by.as_deref().is_some_and(is_machine);
+                    if transcript.is_some() && !machine {
                         notes.transcript = transcript.clone();
                     }
                     true
