@@ -921,3 +921,61 @@ async fn carrier_notes_from_concurrent_callbacks_all_land() {
         Err(agentcall::service::ServiceError::NotFound)
     ));
 }
+
+/// A carrier whose reports arrive as callbacks, applied through the store
+/// with `carrier_report`, and which lets go of its progress handle as soon
+/// as the end is in: the call ends as reported, not as `carrier_lost`.
+#[derive(Debug, Clone, Default)]
+struct CallbackCarrier(Arc<std::sync::OnceLock<agentcall::AgentCall>>);
+
+#[async_trait::async_trait]
+impl agentcall::Dialer for CallbackCarrier {
+    async fn dial(
+        &self,
+        request: agentcall::dialer::DialRequest,
+        progress: agentcall::dialer::ProgressHandle,
+    ) -> Result<(), agentcall::dialer::DialError> {
+        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+        let service = self.0.get().expect("attached").clone();
+        tokio::spawn(async move {
+            let id = request.call_id;
+            service
+                .carrier_report(&id, CarrierReport::Answered)
+                .await
+                .unwrap();
+            let mut outcome = CarrierOutcome::new(CallStatus::Completed);
+            outcome.transcript =
+                Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
+            outcome.duration = Some(Duration::from_secs(42));
+            service
+                .carrier_report(&id, CarrierReport::Ended(outcome))
+                .await
+                .unwrap();
+            drop(progress);
+        });
+        Ok(())
+    }
+
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_carrier_that_reports_through_the_store_and_lets_go_ends_the_call_as_reported() {
+    let carrier = CallbackCarrier::default();
+    let service = builder().dialer(Arc::new(carrier.clone())).build().unwrap();
+    carrier.0.set(service.clone()).unwrap();
+    let api = Api::new(service);
+    for _ in 0..20 {
+        let id = place(
+            &api,
+            KEY_A1,
+            json!({"to": "+14155550125", "objective": "Say hello"}),
+        )
+        .await;
+        let record = wait_terminal(&api, KEY_A1, &id).await;
+        assert_eq!(record.status, CallStatus::Completed, "{:?}", record.error);
+        assert_eq!(record.duration_sec, Some(42));
+    }
+}

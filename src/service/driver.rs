@@ -323,6 +323,15 @@ impl AgentCall {
                     return;
                 }
                 None => {
+                    // The carrier let go of the call. If it reported the end
+                    // another way (a callback, through the store), or
+                    // another instance follows the call, nothing was lost.
+                    if matches!(
+                        self.check(call_id).await,
+                        Some(Checked::Over { .. } | Checked::TakenOver)
+                    ) {
+                        return;
+                    }
                     self.record_end(
                         call_id,
                         Ending::failed(CARRIER_LOST_TOKEN),
