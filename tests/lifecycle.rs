@@ -937,13 +937,18 @@ impl agentcall::Dialer for CallbackCarrier {
     ) -> Result<(), agentcall::dialer::DialError> {
         use agentcall::dialer::{CarrierOutcome, CarrierReport};
         let service = self.0.get().expect("attached").clone();
+        // The outcome follows the destination's last digit, as in the
+        // simulated carrier: 5 completed, 3 declined, 1 no answer, 2 voicemail.
+        let status = agentcall::SimulatedDialer::outcome_for(&request.to);
         tokio::spawn(async move {
             let id = request.call_id;
-            service
-                .carrier_report(&id, CarrierReport::Answered)
-                .await
-                .unwrap();
-            let mut outcome = CarrierOutcome::new(CallStatus::Completed);
+            if matches!(status, CallStatus::Completed | CallStatus::Voicemail) {
+                service
+                    .carrier_report(&id, CarrierReport::Answered)
+                    .await
+                    .unwrap();
+            }
+            let mut outcome = CarrierOutcome::new(status);
             outcome.transcript =
                 Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
             outcome.duration = Some(Duration::from_secs(42));
@@ -967,15 +972,18 @@ async fn a_carrier_that_reports_through_the_store_and_lets_go_ends_the_call_as_r
     let service = builder().dialer(Arc::new(carrier.clone())).build().unwrap();
     carrier.0.set(service.clone()).unwrap();
     let api = Api::new(service);
-    for _ in 0..20 {
-        let id = place(
-            &api,
-            KEY_A1,
-            json!({"to": "+14155550125", "objective": "Say hello"}),
-        )
-        .await;
+    for round in 0..20 {
+        let (to, status) = [
+            ("+14155550125", CallStatus::Completed),
+            ("+14155550123", CallStatus::Declined),
+            ("+14155550121", CallStatus::NoAnswer),
+            ("+14155550122", CallStatus::Voicemail),
+        ][round % 4];
+        let id = place(&api, KEY_A1, json!({"to": to, "objective": "Say hello"})).await;
         let record = wait_terminal(&api, KEY_A1, &id).await;
-        assert_eq!(record.status, CallStatus::Completed, "{:?}", record.error);
-        assert_eq!(record.duration_sec, Some(42));
+        assert_eq!(record.status, status, "{:?}", record.error);
+        if status == CallStatus::Completed {
+            assert_eq!(record.duration_sec, Some(42));
+        }
     }
 }

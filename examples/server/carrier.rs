@@ -87,6 +87,12 @@ impl CarrierFile {
                 if !matches!(public.scheme(), "https" | "http") {
                     return Err("carrier.publicUrl: must be an https:// URL".into());
                 }
+                if public.path() != "/" || public.query().is_some() {
+                    return Err(
+                        "carrier.publicUrl: an origin without a path (Twilio's routes are at the root)"
+                            .into(),
+                    );
+                }
                 if let Some(base) = &self.api_base {
                     url::Url::parse(base).map_err(|e| format!("carrier.apiBase: {e}"))?;
                 }
@@ -166,11 +172,14 @@ pub fn mount(
         let callbacks = callbacks.clone();
         axum::routing::get(
             move |upgrade: WebSocketUpgrade, uri: http::Uri, headers: http::HeaderMap| async move {
-                if !callbacks.verify_relay_handshake(&uri, &headers) {
+                let call_id = TwilioCallbacks::relay_call_id(&uri);
+                let (true, Some(call_id)) =
+                    (callbacks.verify_relay_handshake(&uri, &headers), call_id)
+                else {
                     return axum::response::IntoResponse::into_response(
                         http::StatusCode::FORBIDDEN,
                     );
-                }
+                };
                 upgrade.on_upgrade(move |socket| async move {
                     let (sink, stream) = socket.split();
                     // Text frames both ways; pings are answered by axum, and
@@ -186,7 +195,7 @@ pub fn mount(
                         Ok::<_, axum::Error>(Message::Text(text.into()))
                     });
                     if let Err(error) = callbacks
-                        .relay(Box::pin(incoming), Box::pin(outgoing))
+                        .relay(call_id, Box::pin(incoming), Box::pin(outgoing))
                         .await
                     {
                         tracing::warn!(%error, "relay session ended with an error");
@@ -199,5 +208,5 @@ pub fn mount(
         .route_service(paths::MACHINE, callbacks.clone())
         .route_service(paths::RECORDING, callbacks.clone())
         .route_service(paths::CONNECT_ACTION, callbacks)
-        .route(paths::RELAY, relay)
+        .route(&format!("{}/{{call_id}}", paths::RELAY), relay)
 }

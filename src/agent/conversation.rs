@@ -219,7 +219,11 @@ impl Conversation {
             return;
         }
         match heard {
-            Heard::Interrupted { heard } => self.cut_last_agent_turn(&heard),
+            Heard::Interrupted { heard } => {
+                // The recipient is speaking: no silence run goes on.
+                self.silences = 0;
+                self.cut_last_agent_turn(&heard);
+            }
             Heard::Said(text) => {
                 self.silences = 0;
                 let text = text.trim();

@@ -23,8 +23,10 @@ pub struct Setup {
     pub parameters: BTreeMap<String, String>,
 }
 
+/// What a session tells its host after every turn: the transcript so far.
+pub type OnTurn = Box<dyn FnMut(&str) + Send>;
+
 /// What a session needs once it knows its call.
-#[derive(Debug)]
 pub struct SessionPlan {
     /// The call's conversation, not yet opened.
     pub conversation: Conversation,
@@ -36,6 +38,21 @@ pub struct SessionPlan {
     /// `welcomeGreeting`, which cannot be interrupted); otherwise the
     /// session sends it as the first turn.
     pub carrier_speaks_greeting: bool,
+    /// Told the transcript after every turn, so it outlives a session that
+    /// dies mid-call (a host keeps it where the call's end can find it).
+    pub on_turn: Option<OnTurn>,
+}
+
+impl std::fmt::Debug for SessionPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionPlan")
+            .field("conversation", &self.conversation)
+            .field("limits", &self.limits)
+            .field("max_duration", &self.max_duration)
+            .field("carrier_speaks_greeting", &self.carrier_speaks_greeting)
+            .field("on_turn", &self.on_turn.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 /// How a session ended.
@@ -81,6 +98,10 @@ const GOODBYE_MARGIN: Duration = Duration::from_secs(1);
 /// once a goodbye has had time to be spoken, `end` with
 /// `{"reason": …}` as its `handoffData`.
 ///
+/// Frames that cannot be delivered (the carrier hung up mid-turn) do not
+/// make the session fail: what was said and heard is returned either way,
+/// and [`SessionPlan::on_turn`] has had it after every turn.
+///
 /// Barge-in: from the moment an `interrupt` frame arrives, the rest of the
 /// turn being spoken is no longer sent, and the turn is cut in the history
 /// and the transcript to what the carrier says was heard. The call's time
@@ -112,7 +133,11 @@ where
         }
     };
     let (ended, written) = tokio::join!(session, writer);
-    written?;
+    if let Err(error) = written {
+        // Frames that could not go out (the carrier hung up mid-turn)
+        // change nothing about what was said and heard.
+        tracing::info!(%error, "relay frames not delivered at the end of the session");
+    }
     ended
 }
 
@@ -247,7 +272,13 @@ where
         limits,
         max_duration,
         carrier_speaks_greeting,
+        mut on_turn,
     } = plan(setup.clone()).await?;
+    let mut tell = |conversation: &Conversation| {
+        if let Some(on_turn) = on_turn.as_mut() {
+            on_turn(&conversation.transcript());
+        }
+    };
     let wrap_up_at = started + max_duration.saturating_sub(limits.wrap_up_before);
     let mut wrapped_up = false;
 
@@ -266,6 +297,8 @@ where
         .first()
         .map(|t| t.text.clone())
         .unwrap_or_default();
+    tell(&conversation);
+    let mut closed = false;
     // While the recipient is expected to speak: when the silence is up.
     let mut silence_at = Some(Instant::now() + speaking_time(&greeting) + limits.silence_timeout);
     let hangup = loop {
@@ -275,7 +308,10 @@ where
         let event = tokio::select! {
             frame = heard.recv() => match frame {
                 Some(frame) => Event::Frame(frame),
-                None => break None, // the carrier closed the session
+                None => {
+                    closed = true; // the carrier closed the session
+                    break None;
+                }
             },
             _ = sleep_until(silence_at.unwrap_or(started)), if silence_at.is_some() => Event::Silence,
             _ = sleep_until(wrap_up_at), if !wrapped_up => Event::WrapUp,
@@ -304,6 +340,7 @@ where
                         &mut turn,
                     )
                     .await;
+                tell(&conversation);
                 silence_at = Some(Instant::now() + limits.silence_timeout);
                 continue;
             }
@@ -317,6 +354,7 @@ where
         let _ = out.0.send(ToSend::Unmute);
         turn.said.clear();
         conversation.hear(heard, &mut turn).await;
+        tell(&conversation);
         silence_at = Some(Instant::now() + speaking_time(&turn.said) + limits.silence_timeout);
     };
     let hangup_reason = match hangup {
@@ -324,19 +362,21 @@ where
             // The goodbye is heard before the line closes; a carrier that
             // closes first (the recipient hung up) ends the wait.
             let heard_by = Instant::now() + goodbye + GOODBYE_MARGIN;
-            loop {
+            while !closed {
                 tokio::select! {
-                    frame = heard.recv() => if frame.is_none() { break } else { continue },
+                    frame = heard.recv() => closed = frame.is_none(),
                     _ = sleep_until(heard_by) => break,
                 }
             }
-            let handoff = serde_json::json!({ "reason": reason }).to_string();
-            out.send(
-                Outbound::End {
-                    handoff_data: handoff,
-                },
-                false,
-            );
+            if !closed {
+                let handoff = serde_json::json!({ "reason": reason }).to_string();
+                out.send(
+                    Outbound::End {
+                        handoff_data: handoff,
+                    },
+                    false,
+                );
+            }
             Some(reason)
         }
         None => None,

@@ -324,8 +324,10 @@ impl AgentCall {
                 }
                 None => {
                     // The carrier let go of the call. If it reported the end
-                    // another way (a callback, through the store), or
-                    // another instance follows the call, nothing was lost.
+                    // another way (a callback, through the store, whose
+                    // terminal move may still be in flight), or another
+                    // instance follows the call, nothing was lost.
+                    tokio::time::sleep(beat.min(Duration::from_secs(2))).await;
                     if matches!(
                         self.check(call_id).await,
                         Some(Checked::Over { .. } | Checked::TakenOver)

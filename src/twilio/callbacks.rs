@@ -77,7 +77,10 @@ impl TwilioCallbacks {
     /// the public URL's `https://` form.
     pub fn verify_relay_handshake(&self, uri: &http::Uri, headers: &HeaderMap) -> bool {
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        let relay = self.carrier.config().relay_url();
+        let Some(call_id) = Self::relay_call_id(uri) else {
+            return false;
+        };
+        let relay = self.carrier.config().relay_url(&call_id);
         let relay_origin = relay
             .split_once("://")
             .map(|(scheme, rest)| {
@@ -95,49 +98,109 @@ impl TwilioCallbacks {
             })
     }
 
+    /// The call a relay session is for: the last segment of the path the
+    /// socket was opened at (`/twilio/relay/{callId}`, signed with the rest
+    /// of the URL, so one handshake cannot be replayed for another call).
+    pub fn relay_call_id(uri: &http::Uri) -> Option<CallId> {
+        uri.path().rsplit('/').next()?.parse().ok()
+    }
+
     /// Runs one relay session over an accepted (and verified) WebSocket's
-    /// text frames: the call is looked up from the session's `callId`
-    /// parameter, whichever instance placed it, and its conversation runs
-    /// here. The transcript is kept on the call as the session ends.
-    pub async fn relay<I, O, E>(&self, incoming: I, outgoing: O) -> Result<SessionEnd, RelayError>
+    /// text frames, for the call [`relay_call_id`](Self::relay_call_id)
+    /// names, whichever instance placed it; its conversation runs here. The
+    /// session's `setup` must name the same call and, once Twilio's
+    /// `CallSid` is known, the same `CallSid`; a second session for a call
+    /// is refused. The transcript is kept on the call after every turn and
+    /// as the session ends.
+    pub async fn relay<I, O, E>(
+        &self,
+        call_id: CallId,
+        incoming: I,
+        outgoing: O,
+    ) -> Result<SessionEnd, RelayError>
     where
         I: Stream<Item = Result<String, E>> + Unpin + Send,
         O: Sink<String> + Unpin + Send,
         O::Error: std::fmt::Display,
         E: std::fmt::Display,
     {
-        let opened = std::sync::Mutex::new(None::<CallId>);
+        let (turns, mut latest) = tokio::sync::watch::channel(None::<String>);
+        let opened = std::sync::atomic::AtomicBool::new(false);
         let opened_ref = &opened;
+        let call = &call_id;
         let plan = move |setup: Setup| async move {
-            let call_id = setup
+            let refused = || RelayError::UnknownCall(setup.carrier_call_id.clone());
+            let named = setup
                 .parameters
                 .get(super::twiml::CALL_ID_PARAMETER)
-                .and_then(|id| id.parse::<CallId>().ok())
-                .ok_or_else(|| RelayError::UnknownCall(setup.carrier_call_id.clone()))?;
+                .and_then(|id| id.parse::<CallId>().ok());
+            if named.as_ref() != Some(call) {
+                return Err(refused());
+            }
             let request = self
                 .service
-                .dial_request(&call_id)
+                .dial_request(call)
                 .await
-                .map_err(|_| RelayError::UnknownCall(call_id.to_string()))?;
-            let _ = self
-                .service
-                .note_carrier(&call_id, |notes| {
-                    notes.session_open = true;
-                    true
+                .map_err(|_| refused())?;
+            let sid = setup.carrier_call_id.clone();
+            let claimed = std::sync::atomic::AtomicBool::new(false);
+            self.service
+                .note_carrier(call, |notes| {
+                    let same_call = notes
+                        .carrier_call_id
+                        .as_ref()
+                        .is_none_or(|noted| *noted == sid);
+                    // The last run of this (compare-and-set retries) decides.
+                    let take = !notes.session_open && same_call;
+                    claimed.store(take, std::sync::atomic::Ordering::SeqCst);
+                    if take {
+                        notes.session_open = true;
+                    }
+                    take
                 })
-                .await;
-            *opened_ref.lock().unwrap_or_else(|p| p.into_inner()) = Some(call_id);
+                .await
+                .map_err(|_| refused())?;
+            if !claimed.load(std::sync::atomic::Ordering::SeqCst) {
+                tracing::warn!(call_id = %call, "relay session refused: another session, or another CallSid");
+                return Err(refused());
+            }
+            opened_ref.store(true, std::sync::atomic::Ordering::SeqCst);
             let agent = self.carrier.agent();
             Ok(SessionPlan {
                 conversation: agent.converse(&request),
                 limits: agent.limits(),
                 max_duration: request.max_duration,
                 carrier_speaks_greeting: true,
+                on_turn: Some(Box::new(move |transcript: &str| {
+                    let _ = turns.send(Some(transcript.to_owned()));
+                })),
             })
         };
+        // Keeps the latest transcript on the call while the session runs.
+        let service = self.service.clone();
+        let keeper_call = call_id.clone();
+        let keeper = tokio::spawn(async move {
+            while latest.changed().await.is_ok() {
+                let transcript = latest.borrow_and_update().clone();
+                let kept = service
+                    .note_carrier(&keeper_call, |notes| {
+                        let machine = notes.answered_by.as_deref().is_some_and(is_machine);
+                        if machine || notes.transcript == transcript {
+                            return false;
+                        }
+                        notes.transcript = transcript.clone();
+                        true
+                    })
+                    .await;
+                if let Err(error) = kept {
+                    tracing::warn!(call_id = %keeper_call, %error, "relay transcript not kept yet");
+                }
+            }
+        });
         let ended = run_session(incoming, outgoing, plan).await;
-        let call_id = opened.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(call_id) = call_id {
+        // The plan (and the sender it held) is gone: the keeper finishes.
+        let _ = keeper.await;
+        if opened.load(std::sync::atomic::Ordering::SeqCst) {
             let transcript = ended.as_ref().ok().map(|end| end.transcript.clone());
             let noted = self
                 .service
@@ -225,11 +288,52 @@ impl TwilioCallbacks {
             }
         };
         let ends = matches!(report, CarrierReport::Ended(_));
+        if !ends && !self.still_wanted(call_id, form).await? {
+            return Ok(());
+        }
         self.service.carrier_report(call_id, report).await?;
         if ends {
             self.carrier.forget(call_id);
         }
         Ok(())
+    }
+
+    /// Whether a call Twilio reports as live is one we still want. A call
+    /// that is over here (cancelled while Twilio created it, or whose
+    /// creation we never heard back from) is ended at Twilio by the
+    /// `CallSid` in the signed callback, so no phone rings on for nothing;
+    /// a live one gets its `CallSid` noted if it was not yet.
+    async fn still_wanted(&self, call_id: &CallId, form: &Form) -> Result<bool, ServiceError> {
+        let sid = form
+            .get("CallSid")
+            .and_then(|sid| sid.parse::<super::rest::CallSid>().ok());
+        match self.service.dial_request(call_id).await {
+            Ok(_) => {
+                if let Some(sid) = &sid {
+                    self.service
+                        .note_carrier(call_id, |notes| {
+                            let missing = notes.carrier_call_id.is_none();
+                            if missing {
+                                notes.carrier_call_id = Some(sid.as_str().to_owned());
+                            }
+                            missing
+                        })
+                        .await?;
+                }
+                Ok(true)
+            }
+            Err(ServiceError::NotFound) => {
+                if let Some(sid) = sid {
+                    let answered = form.get("CallStatus") == Some("in-progress");
+                    tracing::warn!(call_id = %call_id, "Twilio reports a call that is over here; ending it");
+                    if let Err(error) = self.carrier.end_by_sid(&sid, answered).await {
+                        tracing::warn!(call_id = %call_id, %error, "could not end the stray call");
+                    }
+                }
+                Ok(false)
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// The end of a connected call: its conversation from the notes (once

@@ -32,7 +32,7 @@ pub mod paths {
     pub const RECORDING: &str = "/twilio/recording";
     /// The `<Connect action>`: the relay session ended (form POST).
     pub const CONNECT_ACTION: &str = "/twilio/connect-action";
-    /// The ConversationRelay WebSocket.
+    /// The ConversationRelay WebSocket, one per call: `/twilio/relay/{callId}`.
     pub const RELAY: &str = "/twilio/relay";
 }
 
@@ -46,8 +46,10 @@ pub struct TwilioConfig {
     pub auth_token: AuthToken,
     /// Twilio's API (default `https://api.twilio.com`).
     pub api_base: Url,
-    /// The base URL Twilio uses to reach this service (`https://…`); the
-    /// callback URLs and the relay's `wss://` URL derive from it.
+    /// The origin Twilio uses to reach this service (`https://host[:port]`,
+    /// no path: the routes are at the root, and signatures are checked over
+    /// the URL Twilio requested); the callback URLs and the relay's
+    /// `wss://` URL derive from it.
     pub public_url: Url,
     /// Answering-machine detection, in the background (default on).
     pub machine_detection: bool,
@@ -94,10 +96,13 @@ impl TwilioConfig {
         url.to_string()
     }
 
-    /// The relay's WebSocket URL (`wss://` for `https://`, `ws://` for `http://`).
-    pub fn relay_url(&self) -> String {
+    /// A call's relay WebSocket URL (`wss://` for `https://`, `ws://` for
+    /// `http://`): the call id is in the path, so the handshake's signature
+    /// is the call's own.
+    pub fn relay_url(&self, call_id: &CallId) -> String {
         let mut url = self.public_url.clone();
-        url.set_path(&join_path(self.public_url.path(), paths::RELAY));
+        let path = format!("{}/{}", paths::RELAY, call_id.as_str());
+        url.set_path(&join_path(self.public_url.path(), &path));
         let scheme = if url.scheme() == "https" { "wss" } else { "ws" };
         // Both schemes are special with an authority: the change cannot fail.
         let _ = url.set_scheme(scheme);
@@ -176,7 +181,7 @@ impl TwilioCarrier {
     pub fn create_call(&self, request: &DialRequest) -> CreateCall {
         let config = &self.inner.config;
         let twiml = RelayTwiml::new(
-            config.relay_url(),
+            config.relay_url(&request.call_id),
             config.callback_url(paths::CONNECT_ACTION, &request.call_id),
             self.inner.agent.greeting(request),
             request.call_id.as_str(),
@@ -201,6 +206,20 @@ impl TwilioCarrier {
             create = create.record(config.callback_url(paths::RECORDING, &request.call_id));
         }
         create
+    }
+
+    /// Ends a call at Twilio: `canceled` before the answer, `completed`
+    /// after it, and `completed` too when a cancel met a call that had
+    /// just been answered.
+    pub(crate) async fn end_by_sid(
+        &self,
+        sid: &CallSid,
+        answered: bool,
+    ) -> Result<(), super::rest::TwilioError> {
+        if self.inner.rest.end_call(sid, answered).await? == EndResult::StillInProgress {
+            self.inner.rest.end_call(sid, true).await?;
+        }
+        Ok(())
     }
 
     /// The `CallSid` noted for a call.
@@ -245,6 +264,19 @@ impl Dialer for TwilioCarrier {
             let _ = self.inner.rest.end_call(&sid, false).await;
             return Err(DialError::Carrier(format!("noting the call: {error}")));
         }
+        // Cancelled while Twilio was creating it: it must not ring on.
+        let over = self
+            .inner
+            .store
+            .get(&request.call_id)
+            .await
+            .ok()
+            .flatten()
+            .is_some_and(|call| call.record.status.is_terminal());
+        if over {
+            let _ = self.end_by_sid(&sid, false).await;
+            return Ok(());
+        }
         let _ = progress.report(CarrierReport::Dialing);
         let mut placed = self.placed();
         // Calls that ended through another instance: no one listens any more.
@@ -257,10 +289,9 @@ impl Dialer for TwilioCarrier {
         let Some((sid, answered)) = self.call_sid(call_id).await? else {
             return Err(DialError::UnknownCall(call_id.clone()));
         };
-        match self.inner.rest.end_call(&sid, answered).await {
-            Ok(EndResult::Ended | EndResult::AlreadyEnded) => Ok(()),
-            Err(error) => Err(DialError::Carrier(error.to_string())),
-        }
+        self.end_by_sid(&sid, answered)
+            .await
+            .map_err(|error| DialError::Carrier(error.to_string()))
     }
 
     async fn resume(

@@ -275,6 +275,10 @@ pub enum EndResult {
     /// The call had already ended: Twilio answers 404 (code 20404) when
     /// asked to update a finished call.
     AlreadyEnded,
+    /// A cancellation reached a call that had just been answered: Twilio
+    /// says it is `in-progress` still (`canceled` never ends an answered
+    /// call), so it needs hanging up with `completed`.
+    StillInProgress,
 }
 
 /// A recording's audio as Twilio served it.
@@ -439,7 +443,17 @@ impl TwilioRest {
         if response.status() == reqwest::StatusCode::NOT_FOUND {
             return Ok(EndResult::AlreadyEnded);
         }
-        success_body(response).await?;
+        let body = success_body(response).await?;
+        #[derive(Deserialize)]
+        struct CallResource {
+            status: Option<String>,
+        }
+        let status = serde_json::from_slice::<CallResource>(&body)
+            .ok()
+            .and_then(|call| call.status);
+        if !answered && status.as_deref() == Some("in-progress") {
+            return Ok(EndResult::StillInProgress);
+        }
         Ok(EndResult::Ended)
     }
 

@@ -116,6 +116,8 @@ impl RelayTwiml {
         push_attribute(&mut xml, "welcomeGreeting", &self.welcome_greeting);
         // The greeting states who is calling and why; it is heard in full.
         push_attribute(&mut xml, "welcomeGreetingInterruptible", "none");
+        // Keys pressed reach the session as `dtmf` frames only when asked for.
+        push_attribute(&mut xml, "dtmfDetection", "true");
         let optional = [
             ("language", &self.language),
             ("ttsProvider", &self.tts_provider),
@@ -199,7 +201,7 @@ mod tests {
             concat!(
                 r#"<?xml version="1.0" encoding="UTF-8"?><Response>"#,
                 r#"<Connect action="https://agent.example.com/relay-ended?call=1&amp;x=2">"#,
-                r#"<ConversationRelay url="wss://agent.example.com/relay" welcomeGreeting="Hello" welcomeGreetingInterruptible="none">"#,
+                r#"<ConversationRelay url="wss://agent.example.com/relay" welcomeGreeting="Hello" welcomeGreetingInterruptible="none" dtmfDetection="true">"#,
                 r#"<Parameter name="callId" value="call_1"/>"#,
                 "</ConversationRelay></Connect></Response>",
             )
@@ -216,7 +218,7 @@ mod tests {
             .to_xml();
         assert!(
             xml.contains(concat!(
-                r#"welcomeGreetingInterruptible="none" language="en-US" ttsProvider="Amazon" "#,
+                r#"welcomeGreetingInterruptible="none" dtmfDetection="true" language="en-US" ttsProvider="Amazon" "#,
                 r#"voice="Polly.Joanna" transcriptionProvider="Deepgram">"#
             )),
             "{xml}"
@@ -403,7 +405,7 @@ mod tests {
             prop_assert_eq!(
                 elements,
                 ["Connect", "ConversationRelay", "ConversationRelay", "ConversationRelay",
-                 "ConversationRelay", "Parameter", "Parameter"]
+                 "ConversationRelay", "ConversationRelay", "Parameter", "Parameter"]
             );
         }
     }

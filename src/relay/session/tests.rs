@@ -98,6 +98,7 @@ fn start(
                     limits,
                     max_duration,
                     carrier_speaks_greeting: true,
+                    on_turn: None,
                 })
             },
         )

@@ -368,6 +368,28 @@ async fn end_call_completes_or_cancels() {
     assert_eq!(seen[1].form(), owned(&[("Status", "canceled")]));
 }
 
+/// Twilio answers an update with the call as it is now: a cancellation
+/// that met a call already answered says so.
+#[tokio::test]
+async fn a_cancel_that_meets_an_answered_call_says_it_is_still_in_progress() {
+    let (base, _) = fake_twilio(|_| {
+        answer(
+            200,
+            "application/json",
+            br#"{"sid": "x", "status": "in-progress"}"#,
+        )
+    })
+    .await;
+    let sid: CallSid = SID.parse().unwrap();
+    let twilio = client(&base);
+    assert_eq!(
+        twilio.end_call(&sid, false).await,
+        Ok(EndResult::StillInProgress)
+    );
+    // Hanging up an answered call is what was asked: done.
+    assert_eq!(twilio.end_call(&sid, true).await, Ok(EndResult::Ended));
+}
+
 #[tokio::test]
 async fn end_call_on_a_finished_call_is_already_ended() {
     let (base, _) = fake_twilio(|_| {
