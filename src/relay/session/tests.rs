@@ -335,3 +335,65 @@ async fn a_session_without_setup_or_for_an_unknown_call_ends_with_an_error() {
     ));
     assert!(matches!(session.await.unwrap(), Err(RelayError::UnknownCall(sid)) if sid == "CA9"));
 }
+
+/// The recipient hangs up while the goodbye is going out: frames can no
+/// longer be delivered, and the session still returns the conversation
+/// (and told it turn by turn on the way).
+#[tokio::test(start_paused = true)]
+async fn a_socket_that_fails_mid_turn_keeps_the_conversation() {
+    let (to_session, incoming) = mpsc::unbounded_channel::<Result<String, String>>();
+    let incoming = futures_util::stream::unfold(incoming, |mut rx| async move {
+        rx.recv().await.map(|frame| (frame, rx))
+    });
+    // Accepts two frames, then fails as a closed socket does.
+    let outgoing = futures_util::sink::unfold(0u32, |sent, _frame: String| async move {
+        if sent >= 2 {
+            Err("socket closed".to_owned())
+        } else {
+            Ok(sent + 1)
+        }
+    });
+    let told = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let told_by_session = Arc::clone(&told);
+    let session = tokio::spawn(run_session(
+        Box::pin(incoming),
+        Box::pin(outgoing),
+        move |_setup: Setup| async move {
+            Ok(SessionPlan {
+                conversation: Conversation::new(
+                    brief(),
+                    Arc::new(ScriptedMind),
+                    AgentLimits::default(),
+                ),
+                limits: AgentLimits::default(),
+                max_duration: Duration::from_secs(600),
+                carrier_speaks_greeting: true,
+                on_turn: Some(Box::new(move |transcript: &str| {
+                    told_by_session.lock().unwrap().push(transcript.to_owned());
+                })),
+            })
+        },
+    ));
+    let send = |frame: Value| to_session.send(Ok(frame.to_string())).unwrap();
+    send(json!({"type": "setup", "callSid": "CA1", "customParameters": {"callId": "call_1"}}));
+    send(json!({"type": "prompt", "voicePrompt": "Sure.", "last": true}));
+    send(json!({"type": "prompt", "voicePrompt": "Seven boxes.", "last": true}));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    drop(to_session);
+    let ended = session
+        .await
+        .unwrap()
+        .expect("the conversation, not a transport error");
+    assert!(
+        ended.transcript.contains("Recipient: Seven boxes."),
+        "{}",
+        ended.transcript
+    );
+    assert!(ended.transcript.lines().last().unwrap().contains("Goodbye"));
+    let told = told.lock().unwrap();
+    assert_eq!(
+        told.last().map(String::as_str),
+        Some(ended.transcript.as_str())
+    );
+    assert!(told.len() >= 3, "the greeting, then each turn: {told:?}");
+}
