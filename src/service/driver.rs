@@ -161,9 +161,14 @@ impl AgentCall {
                 else {
                     return Ok(());
                 };
-                if !self.inner.accepting.load(Ordering::SeqCst) {
-                    // Shutting down: finish before answering, so the end is
-                    // recorded whatever shutdown has stopped waiting for.
+                if end.status != CallStatus::Completed
+                    || !self.inner.accepting.load(Ordering::SeqCst)
+                {
+                    // Nothing slow to run (no extraction), or shutting
+                    // down: finish before answering, so the end is recorded
+                    // before the carrier lets go of the call (its follower
+                    // would take an unrecorded end for a lost carrier), and
+                    // whatever shutdown has stopped waiting for.
                     self.finish(call_id, end, actor).await;
                     return Ok(());
                 }
@@ -295,6 +300,28 @@ impl AgentCall {
                     continue;
                 }
             };
+            let Some(report) = report else {
+                // The carrier let go of the call. If it reported the end
+                // another way (a callback, through the store: kept there
+                // before `carrier_report` returned), or another instance
+                // follows the call, nothing was lost, and nothing is left
+                // to hang up.
+                if matches!(
+                    self.check(call_id).await,
+                    Some(Checked::Over { .. } | Checked::TakenOver)
+                ) {
+                    return;
+                }
+                self.record_end(
+                    call_id,
+                    Ending::failed(CARRIER_LOST_TOKEN),
+                    None,
+                    None,
+                    Actor::Holder,
+                )
+                .await;
+                return;
+            };
             let status = self.status_of(call_id).await;
             if status.is_some_and(CallStatus::is_terminal) {
                 // Ended here (a cancel) while the carrier still runs it.
@@ -302,8 +329,8 @@ impl AgentCall {
                 return;
             }
             match report {
-                Some(CarrierReport::Dialing) => self.step(call_id, Transition::Dial).await,
-                Some(CarrierReport::Answered) => {
+                CarrierReport::Dialing => self.step(call_id, Transition::Dial).await,
+                CarrierReport::Answered => {
                     // A carrier that skips "dialing" still moves through it.
                     if status == Some(CallStatus::Queued) {
                         self.step(call_id, Transition::Dial).await;
@@ -314,34 +341,12 @@ impl AgentCall {
                         deadline = self.answered_deadline(call_id).await;
                     }
                 }
-                Some(CarrierReport::Ended(outcome)) => {
+                CarrierReport::Ended(outcome) => {
                     if let Some((end, actor)) =
                         self.take_carrier_end(call_id, outcome, status).await
                     {
                         self.finish(call_id, end, actor).await;
                     }
-                    return;
-                }
-                None => {
-                    // The carrier let go of the call. If it reported the end
-                    // another way (a callback, through the store, whose
-                    // terminal move may still be in flight), or another
-                    // instance follows the call, nothing was lost.
-                    tokio::time::sleep(beat.min(Duration::from_secs(2))).await;
-                    if matches!(
-                        self.check(call_id).await,
-                        Some(Checked::Over { .. } | Checked::TakenOver)
-                    ) {
-                        return;
-                    }
-                    self.record_end(
-                        call_id,
-                        Ending::failed(CARRIER_LOST_TOKEN),
-                        None,
-                        None,
-                        Actor::Holder,
-                    )
-                    .await;
                     return;
                 }
             }

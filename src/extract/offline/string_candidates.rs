@@ -231,6 +231,15 @@ pub(super) fn code_candidates(
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
         let spelled = pieces >= 3 && code.len() >= 3;
         if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
+            // Written as one piece ("AB-4719"): kept as written.
+            let span = sent.tokens.get(i..j).unwrap_or(&[]);
+            let written = span.iter().skip(1).all(|t| !t.space_before)
+                && span.iter().all(|t| {
+                    t.kind == TokenKind::Num
+                        || t.is_punct('-')
+                        || t.text.chars().all(|c| c.is_ascii_uppercase())
+                });
+            let code = if written { join_raw(span) } else { code };
             out.push(analysis.candidate_at(sentence, i, code, 0));
             i = j.max(i + 1);
         } else {
