@@ -17,7 +17,7 @@ use agentcall::extract::llm::LlmConfig;
 use agentcall::{ApiKey, FieldDefinition, FieldType};
 use common::process::start;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 /// One piece of a scripted answer.
 #[derive(Debug, Clone)]
@@ -62,7 +62,7 @@ impl ScriptedModel {
                 };
                 let (seen, behaviour) = (seen.clone(), behaviour.clone());
                 tokio::spawn(async move {
-                    let Some(body) = read_request(&mut socket).await else {
+                    let Some(body) = common::read_json_request(&mut socket).await else {
                         return;
                     };
                     seen.lock().unwrap().push(body.clone());
@@ -108,36 +108,6 @@ impl ScriptedModel {
             .with_timeout(Duration::from_secs(10));
         Arc::new(LlmMind::new(config))
     }
-}
-
-/// Reads one HTTP/1.1 request and returns its JSON body.
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Value> {
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let (head_end, length) = loop {
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
-            let length = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0);
-            break (end + 4, length);
-        }
-    };
-    while buffer.len() < head_end + length {
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-    }
-    serde_json::from_slice(&buffer[head_end..head_end + length]).ok()
 }
 
 /// One event carrying a text delta, with CRLF line ends for some.

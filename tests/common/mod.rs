@@ -330,3 +330,39 @@ impl Receiver {
         );
     }
 }
+
+/// Reads one HTTP/1.1 request from a raw socket and returns its JSON body
+/// (the scripted model servers speak HTTP by hand, to control exactly how
+/// their event streams are cut and paused).
+pub async fn read_json_request(socket: &mut tokio::net::TcpStream) -> Option<Value> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let (head_end, length) = loop {
+        let n = tokio::io::AsyncReadExt::read(socket, &mut chunk)
+            .await
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            break (end + 4, length);
+        }
+    };
+    while buffer.len() < head_end + length {
+        let n = tokio::io::AsyncReadExt::read(socket, &mut chunk)
+            .await
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    serde_json::from_slice(&buffer[head_end..head_end + length]).ok()
+}

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 /// A chat-completions server on 127.0.0.1:0 that streams the reply the
 /// behaviour picks for each request, and keeps every request body.
@@ -58,7 +58,7 @@ impl ScriptedModel {
                 };
                 let (seen, behaviour) = (seen.clone(), behaviour.clone());
                 tokio::spawn(async move {
-                    let Some(body) = read_request(&mut socket).await else {
+                    let Some(body) = crate::common::read_json_request(&mut socket).await else {
                         return;
                     };
                     seen.lock().unwrap().push(body.clone());
@@ -97,36 +97,6 @@ impl ScriptedModel {
     pub fn requests(&self) -> Vec<Value> {
         self.requests.lock().unwrap().clone()
     }
-}
-
-/// Reads one HTTP/1.1 request and returns its JSON body.
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Value> {
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let (head_end, length) = loop {
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
-            let length = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0);
-            break (end + 4, length);
-        }
-    };
-    while buffer.len() < head_end + length {
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-    }
-    serde_json::from_slice(&buffer[head_end..head_end + length]).ok()
 }
 
 /// The recipient's lines of a request, in order.
