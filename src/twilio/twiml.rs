@@ -11,7 +11,7 @@
 //! use agentcall::twilio::twiml::RelayTwiml;
 //!
 //! let twiml = RelayTwiml::new(
-//!     "wss://agent.example.com/relay",
+//!     "wss://agent.example.com/twilio/relay/call_123",
 //!     "https://agent.example.com/twilio/relay-ended",
 //!     "Hi, it's Ada from Acme about Friday's delivery.",
 //!     "call_123",
@@ -24,9 +24,9 @@
 //!     concat!(
 //!         r#"<?xml version="1.0" encoding="UTF-8"?><Response>"#,
 //!         r#"<Connect action="https://agent.example.com/twilio/relay-ended">"#,
-//!         r#"<ConversationRelay url="wss://agent.example.com/relay" "#,
+//!         r#"<ConversationRelay url="wss://agent.example.com/twilio/relay/call_123" "#,
 //!         r#"welcomeGreeting="Hi, it&apos;s Ada from Acme about Friday&apos;s delivery." "#,
-//!         r#"welcomeGreetingInterruptible="none" language="en-US">"#,
+//!         r#"welcomeGreetingInterruptible="none" dtmfDetection="true" language="en-US">"#,
 //!         r#"<Parameter name="callId" value="call_123"/>"#,
 //!         r#"</ConversationRelay></Connect></Response>"#,
 //!     )
