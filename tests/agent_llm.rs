@@ -427,35 +427,11 @@ async fn the_example_server_converses_through_a_configured_model() {
                   "maxTurns": 8}
     });
     let (server, _config) = start(&config);
-    let client = reqwest::Client::new();
-    let placed: Value = client
-        .post(format!("{}/v1/agent/calls", server.base))
-        .bearer_auth("key_a1")
-        .json(&json!({"to": "+14155550125", "objective": "Confirm the delivery",
-                      "fields": [{"name": "boxes", "type": "number", "description": "How many boxes are expected"}]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = placed["callId"].as_str().unwrap().to_owned();
-    let mut record = Value::Null;
-    for _ in 0..1000 {
-        record = client
-            .get(format!("{}/v1/agent/calls/{id}", server.base))
-            .bearer_auth("key_a1")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if record["status"] == "completed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let body = json!({"to": "+14155550125", "objective": "Confirm the delivery",
+                      "fields": [{"name": "boxes", "type": "number", "description": "How many boxes are expected"}]});
+    let record = server
+        .place_and_wait("key_a1", &body, Duration::from_millis(10), 1000)
+        .await;
     assert_eq!(record["status"], "completed", "{record}");
     let transcript = record["transcript"].as_str().unwrap();
     let lines: Vec<&str> = transcript.lines().collect();

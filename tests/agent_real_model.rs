@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use agentcall::agent::conversation::{ERROR_GOODBYE, PLAIN_GOODBYE, TURNS_GOODBYE};
 use common::process::start;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const MAX_TURNS: usize = 6;
 
@@ -37,42 +37,13 @@ async fn a_real_model_drives_a_simulated_call_to_a_clean_end() {
                   "maxTurns": MAX_TURNS}
     });
     let (server, _config) = start(&config);
-    let client = reqwest::Client::new();
-    let placed: Value = client
-        .post(format!("{}/v1/agent/calls", server.base))
-        .bearer_auth("key_a1")
-        .json(
-            &json!({"to": "+14155550125", "objective": "Confirm tomorrow's delivery of the sofa",
+    let body = json!({"to": "+14155550125", "objective": "Confirm tomorrow's delivery of the sofa",
                       "fields": [{"name": "delivery_confirmed", "type": "boolean",
-                                  "description": "Whether tomorrow's delivery is confirmed"}]}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = placed["callId"].as_str().expect("placed").to_owned();
+                                  "description": "Whether tomorrow's delivery is confirmed"}]});
     // Bounded: each turn is bounded by the agent's turn timeout (15 s).
-    let mut record = Value::Null;
-    for _ in 0..600 {
-        record = client
-            .get(format!("{}/v1/agent/calls/{id}", server.base))
-            .bearer_auth("key_a1")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if record["status"] != "queued"
-            && record["status"] != "dialing"
-            && record["status"] != "in_progress"
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let record = server
+        .place_and_wait("key_a1", &body, Duration::from_millis(500), 600)
+        .await;
     assert_eq!(record["status"], "completed", "{record}");
     let transcript = record["transcript"].as_str().unwrap();
     eprintln!("{transcript}");

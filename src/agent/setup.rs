@@ -88,17 +88,23 @@ impl Agent {
         self.brief(request).greeting()
     }
 
-    /// The message left on a voicemail (see [`VoicemailPolicy`]).
-    pub fn voicemail_message(&self, request: &DialRequest) -> String {
+    /// What the agent does at a voicemail, as the conversation engine
+    /// does it ([`Conversation::voicemail`] under this agent's
+    /// [`VoicemailPolicy`]): the message to leave (`None` when it hangs up
+    /// without one) and the call's transcript.
+    pub fn leave_voicemail(&self, request: &DialRequest) -> (Option<String>, String) {
         let mut conversation = self.converse(request);
         let mut acts = Vec::new();
-        conversation.voicemail(VoicemailPolicy::LeaveMessage, &mut acts);
-        acts.into_iter()
+        conversation.voicemail(self.voicemail, &mut acts);
+        let message: String = acts
+            .into_iter()
             .filter_map(|act| match act {
                 super::Act::Say(text) => Some(text),
                 _ => None,
             })
-            .collect()
+            .collect();
+        let message = (!message.is_empty()).then_some(message);
+        (message, conversation.transcript())
     }
 
     fn brief(&self, request: &DialRequest) -> Brief {

@@ -23,7 +23,6 @@ use http_body_util::{BodyExt, Full, Limited};
 
 use super::carrier::{TwilioCarrier, paths};
 use super::signature::{SIGNATURE_HEADER, TwilioSignature};
-use crate::agent::VoicemailPolicy;
 use crate::dialer::{CarrierOutcome, CarrierReport};
 use crate::domain::{CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
@@ -72,30 +71,24 @@ impl TwilioCallbacks {
     /// over its URL); hosts call it before accepting the upgrade and answer
     /// 403 when it fails.
     ///
-    /// The signature is checked over the relay URL as the TwiML gave it
-    /// (`wss://…`) and, in case a proxy's view is what was signed, over
+    /// The signature is checked over the call's relay URL as the TwiML gave
+    /// it (`wss://…`, [`TwilioConfig::relay_url`](super::TwilioConfig::relay_url)) and, in case a proxy's view is what was signed, over
     /// the public URL's `https://` form.
     pub fn verify_relay_handshake(&self, uri: &http::Uri, headers: &HeaderMap) -> bool {
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
         let Some(call_id) = Self::relay_call_id(uri) else {
             return false;
         };
-        let relay = self.carrier.config().relay_url(&call_id);
-        let relay_origin = relay
-            .split_once("://")
-            .map(|(scheme, rest)| {
-                let host_end = rest.find('/').unwrap_or(rest.len());
-                format!("{scheme}://{}", &rest[..host_end])
-            })
-            .unwrap_or_default();
         let no_params: &[(&str, &str)] = &[];
-        [format!("{relay_origin}{path}"), self.requested_url(uri)]
-            .iter()
-            .any(|url| {
-                self.signature
-                    .verify_form(url, no_params, signature_of(headers))
-                    .is_ok()
-            })
+        [
+            self.carrier.config().relay_url(&call_id),
+            self.requested_url(uri),
+        ]
+        .iter()
+        .any(|url| {
+            self.signature
+                .verify_form(url, no_params, signature_of(headers))
+                .is_ok()
+        })
     }
 
     /// The call a relay session is for: the last segment of the path the
@@ -381,15 +374,10 @@ impl TwilioCallbacks {
             None
         };
         let agent = self.carrier.agent();
-        let message = request
+        let left = request
             .as_ref()
-            .map(|request| agent.voicemail_message(request));
-        let transcript = message.as_ref().map(|message| match agent.voicemail() {
-            VoicemailPolicy::LeaveMessage => {
-                format!("Recipient: [voicemail greeting]\nAgent: {message}")
-            }
-            VoicemailPolicy::HangUp => "Recipient: [voicemail greeting]".to_owned(),
-        });
+            .map(|request| agent.leave_voicemail(request));
+        let transcript = left.as_ref().map(|(_, transcript)| transcript.clone());
         let notes = self
             .service
             .note_carrier(call_id, |notes| {
@@ -401,19 +389,19 @@ impl TwilioCallbacks {
                 true
             })
             .await?;
-        let (Some(message), Some(sid)) = (message, notes.carrier_call_id) else {
+        let (Some((message, _)), Some(sid)) = (left, notes.carrier_call_id) else {
             return Ok(());
         };
         let Ok(sid) = sid.parse() else {
             return Ok(());
         };
         let rest = self.carrier.rest();
-        let done = match agent.voicemail() {
-            VoicemailPolicy::LeaveMessage => rest
+        let done = match message {
+            Some(message) => rest
                 .redirect_call(&sid, &super::twiml::say_and_hang_up(&message))
                 .await
                 .map(|_| ()),
-            VoicemailPolicy::HangUp => rest.end_call(&sid, true).await.map(|_| ()),
+            None => rest.end_call(&sid, true).await.map(|_| ()),
         };
         if let Err(error) = done {
             tracing::warn!(call_id = %call_id, %error, "voicemail handling failed; the time limit ends the call");

@@ -30,6 +30,51 @@ pub struct Server {
     pub base: String,
 }
 
+impl Server {
+    /// Places a call with API key `key` over HTTP, then reads it every
+    /// `every`, at most `reads` times, until it has ended; its last record.
+    pub async fn place_and_wait(
+        &self,
+        key: &str,
+        body: &Value,
+        every: std::time::Duration,
+        reads: u32,
+    ) -> Value {
+        let client = reqwest::Client::new();
+        let placed: Value = client
+            .post(format!("{}/v1/agent/calls", self.base))
+            .bearer_auth(key)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = placed["callId"].as_str().expect("placed").to_owned();
+        let mut record = Value::Null;
+        for _ in 0..reads {
+            record = client
+                .get(format!("{}/v1/agent/calls/{id}", self.base))
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if !matches!(
+                record["status"].as_str(),
+                Some("queued" | "dialing" | "in_progress")
+            ) {
+                break;
+            }
+            tokio::time::sleep(every).await;
+        }
+        record
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
