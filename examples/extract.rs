@@ -5,13 +5,17 @@
 //! cargo run --example extract -- --case tests/data/extraction/public-01.json
 //! ```
 //!
-//! Prints `{"extracted": {...}, "summary": "..."}`. The transcript file holds
+//! Prints `{"extracted": {...}, "summary": "...", "evidence": {...}}`:
+//! `extracted` holds plain values by field name, as a call record does, and
+//! `evidence` where each non-null one was read (turn, speaker, quote), as
+//! `GET /v1/agent/calls/{id}/evidence` shows it. Every value goes through the
+//! check the service applies ([`ground`]). The transcript file holds
 //! `Agent: …` / `Recipient: …` lines; the fields file a JSON array of field
 //! definitions (spec 2.2); a case file is one labelled case as in
 //! `tests/data/extraction/` (its `expected` is not read).
 
 use agentcall::FieldDefinition;
-use agentcall::extract::{OfflineExtractor, conform, summarize};
+use agentcall::extract::{OfflineExtractor, ground, summarize};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -62,18 +66,18 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let raw = OfflineExtractor::new().extract(&case.objective, &case.fields, &case.transcript);
-    let conformed = conform(&case.fields, &raw);
-    let summary = summarize(
-        &case.objective,
-        "completed",
-        &case.fields,
-        &conformed.values,
-    );
-    for (field, reason) in &conformed.reasons {
+    let extraction =
+        OfflineExtractor::new().extract(&case.objective, &case.fields, &case.transcript);
+    let grounded = ground(&case.fields, &extraction, &case.transcript);
+    let summary = summarize(&case.objective, "completed", &case.fields, &grounded.values);
+    for (field, reason) in &grounded.reasons {
         eprintln!("{field}: null ({reason})");
     }
-    let output = serde_json::json!({ "extracted": conformed.values, "summary": summary });
+    let output = serde_json::json!({
+        "extracted": grounded.values,
+        "summary": summary,
+        "evidence": grounded.evidence,
+    });
     println!(
         "{}",
         serde_json::to_string_pretty(&output).unwrap_or_default()

@@ -2,7 +2,7 @@
 //! yields the declared type (or null, or an error).
 
 use agentcall::domain::{FieldDefinition, FieldType};
-use agentcall::extract::{OfflineExtractor, coerce, conform};
+use agentcall::extract::{OfflineExtractor, coerce, conform, ground};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -82,9 +82,17 @@ proptest! {
             .enumerate()
             .map(|(i, t)| FieldDefinition { name: format!("field_{i}"), field_type: *t, description: Some(desc.clone()) })
             .collect();
-        let raw = OfflineExtractor::new().extract(&desc, &fields, &transcript);
-        let c = conform(&fields, &raw);
-        prop_assert_eq!(c.values.len(), fields.len());
-        prop_assert!(c.reasons.is_empty());
+        let extraction = OfflineExtractor::new().extract(&desc, &fields, &transcript);
+        prop_assert!(conform(&fields, &extraction.values).reasons.is_empty());
+        // Every value that survives the check has evidence; every one it
+        // removes says why.
+        let grounded = ground(&fields, &extraction, &transcript);
+        prop_assert_eq!(grounded.values.len(), fields.len());
+        for (name, value) in &grounded.values {
+            prop_assert_eq!(!value.is_null(), grounded.evidence.contains_key(name));
+        }
+        for reason in grounded.reasons.values() {
+            prop_assert!(reason.starts_with("unsupported_by_transcript: "), "{}", reason);
+        }
     }
 }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentcall::extract::llm::{LlmConfig, LlmExtractor, SCHEMA_NAME};
-use agentcall::extract::{ExtractionInput, Extractor};
+use agentcall::extract::{
+    ExtractionInput, Extractor, Party, Quote, UNSUPPORTED_BY_TRANSCRIPT, ground,
+};
 use agentcall::{
     Account, AgentCall, ApiKey, CallStatus, FieldDefinition, FieldType, PlacementRequest,
     SimulatedDialer, SimulationConfig, StaticDirectory,
@@ -37,6 +39,8 @@ enum Reply {
     Status(u16, Value),
     /// Waits this long, then answers a good completion.
     Hang(Duration),
+    /// `200` with content computed from the request's transcript.
+    Quoting(fn(&str) -> String),
 }
 
 type Behaviour = Arc<dyn Fn(usize) -> Reply + Send + Sync>;
@@ -75,7 +79,16 @@ impl Stub {
                     });
                     seen.len() - 1
                 };
+                let transcript = serde_json::from_slice::<Value>(&body)
+                    .ok()
+                    .and_then(|b| b["messages"][1]["content"].as_str().map(str::to_owned))
+                    .and_then(|user| {
+                        let (_, rest) = user.split_once("<transcript>\n")?;
+                        Some(rest.split_once("\n</transcript>")?.0.to_owned())
+                    })
+                    .unwrap_or_default();
                 let (status, body) = match behaviour(n) {
+                    Reply::Quoting(answer) => (200, completion(&answer(&transcript))),
                     Reply::Content(content) => (200, completion(&content)),
                     Reply::Status(status, body) => (status, body),
                     Reply::Hang(wait) => {
@@ -130,10 +143,73 @@ fn completion(content: &str) -> Value {
 
 const SUMMARY: &str = "The recipient confirmed the Friday window and quoted $1,350.";
 
+/// What a field's answer looks like: the value, the words it was read
+/// from and who said them.
+fn said(value: Value, quote: &str, speaker: &str) -> Value {
+    json!({"value": value, "quote": quote, "speaker": speaker})
+}
+
+fn not_said() -> Value {
+    json!({"value": null, "quote": null, "speaker": null})
+}
+
+/// A faithful answer about [`TRANSCRIPT`], each value with its true quote.
 fn good_content() -> String {
     json!({
         "summary": SUMMARY,
-        "fields": {"window_confirmed": "yes", "price": "$1,350", "notes": null},
+        "fields": {
+            "window_confirmed": said(json!("yes"), "Yes, Friday works.", "recipient"),
+            "price": said(json!("$1,350"), "It's $1,350", "recipient"),
+            "notes": not_said(),
+        },
+    })
+    .to_string()
+}
+
+/// A faithful answer about any simulated call: the recipient's last yes or
+/// no and last amount, quoted from the transcript the request carried.
+fn quoting_content(transcript: &str) -> String {
+    let replies: Vec<&str> = transcript
+        .lines()
+        .filter_map(|line| line.strip_prefix("Recipient: "))
+        .collect();
+    let yes_or_no = replies
+        .iter()
+        .rev()
+        .find(|line| line.starts_with("Yes, that's right.") || line.starts_with("No, not at all."));
+    // A corrected amount ("That would be 4. Sorry, no, make that 7.") is
+    // the one after "make that".
+    let amount = replies.iter().rev().find_map(|line| {
+        let lead = ["make that ", "That would be "]
+            .into_iter()
+            .find(|lead| line.contains(lead))?;
+        let (_, rest) = line.rsplit_once(lead)?;
+        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        Some((format!("{lead}{number}"), number.parse::<u64>().ok()?))
+    });
+    json!({
+        "summary": SUMMARY,
+        "fields": {
+            "window_confirmed": yes_or_no.map_or(not_said(), |line| {
+                said(json!(line.starts_with("Yes")), line, "recipient")
+            }),
+            "price": amount.map_or(not_said(), |(quote, number)| said(json!(number), &quote, "recipient")),
+            "notes": not_said(),
+        },
+    })
+    .to_string()
+}
+
+/// A model that invents: values nobody gave, with quotes nobody said, a
+/// quote given to the wrong speaker, and a yes quoted from a no.
+fn inventing_content() -> String {
+    json!({
+        "summary": SUMMARY,
+        "fields": {
+            "window_confirmed": said(json!(false), "Yes, Friday works.", "recipient"),
+            "price": said(json!(1200), "It's $1,200", "recipient"),
+            "notes": said(json!("leave it at the back door"), "Is Friday 9 to 12 fine", "recipient"),
+        },
     })
     .to_string()
 }
@@ -172,6 +248,19 @@ async fn a_good_answer_gives_values_and_summary_from_a_well_formed_request() {
     assert_eq!(extraction.values["window_confirmed"], "yes");
     assert_eq!(extraction.values["price"], "$1,350");
     assert_eq!(extraction.values["notes"], Value::Null);
+    assert_eq!(extraction.quotes["price"], Quote::recipient("It's $1,350"));
+    assert!(!extraction.quotes.contains_key("notes"));
+    // True values with true quotes are kept, with the transcript's words.
+    let grounded = ground(&fields, &extraction, TRANSCRIPT);
+    assert_eq!(grounded.values["window_confirmed"], json!(true));
+    assert_eq!(grounded.values["price"], json!(1350));
+    assert_eq!(grounded.evidence["price"].turn, 3);
+    assert_eq!(grounded.evidence["price"].speaker, Party::Recipient);
+    assert_eq!(
+        grounded.evidence["window_confirmed"].quote,
+        "Yes, Friday works"
+    );
+    assert!(grounded.reasons.is_empty(), "{:?}", grounded.reasons);
 
     let seen = stub.seen();
     assert_eq!(seen.len(), 1, "one request per call");
@@ -202,12 +291,19 @@ async fn a_good_answer_gives_values_and_summary_from_a_well_formed_request() {
         .collect();
     for field in &fields {
         assert!(required.contains(&field.name.as_str()), "{}", field.name);
+        let answer = &field_schema["properties"][&field.name];
         assert_eq!(
-            field_schema["properties"][&field.name]["type"],
+            answer["properties"]["value"]["type"],
             json!([field.field_type.as_str(), "null"]),
             "{} is nullable",
             field.name
         );
+        assert_eq!(answer["required"], json!(["value", "quote", "speaker"]));
+        assert_eq!(
+            answer["properties"]["quote"]["type"],
+            json!(["string", "null"])
+        );
+        assert_eq!(answer["additionalProperties"], false);
     }
 
     let messages = body["messages"].as_array().unwrap();
@@ -225,6 +321,36 @@ async fn a_good_answer_gives_values_and_summary_from_a_well_formed_request() {
     assert!(user.contains(TRANSCRIPT), "the transcript is sent: {user}");
     assert!(user.contains("Confirm Friday's delivery window and the price."));
     assert!(user.contains("Whether Friday 9-12 is confirmed"));
+}
+
+/// The Done-when of evidence: a scripted model that invents values with
+/// made-up quotes gets every one of them nulled, and says why.
+#[tokio::test]
+async fn invented_values_with_made_up_quotes_are_all_nulled() {
+    let stub = Stub::start(|_| Reply::Content(inventing_content())).await;
+    let fields = fields();
+    let extraction = extract(&LlmExtractor::new(stub.config()), &fields)
+        .await
+        .unwrap();
+    let grounded = ground(&fields, &extraction, TRANSCRIPT);
+    for field in &fields {
+        assert_eq!(grounded.values[&field.name], Value::Null, "{}", field.name);
+        assert!(
+            grounded.reasons[&field.name].starts_with(UNSUPPORTED_BY_TRANSCRIPT),
+            "{}: {:?}",
+            field.name,
+            grounded.reasons
+        );
+    }
+    assert!(grounded.evidence.is_empty());
+    assert_eq!(
+        grounded.reasons["window_confirmed"],
+        "unsupported_by_transcript: the quote answers the other way"
+    );
+    assert_eq!(
+        grounded.reasons["price"],
+        "unsupported_by_transcript: the quoted words are not in any turn of the stated speaker"
+    );
 }
 
 #[tokio::test]
@@ -504,20 +630,55 @@ async fn a_malformed_answer_still_completes_the_call_with_null_fields_and_reason
 }
 
 #[tokio::test]
-async fn a_good_answer_fills_extracted_with_declared_types_and_the_summary() {
-    let stub = Stub::start(|_| Reply::Content(good_content())).await;
+async fn a_faithful_answer_fills_extracted_with_its_evidence_and_the_summary() {
+    let stub = Stub::start(|_| Reply::Quoting(quoting_content)).await;
     let (record, stored) = run_call(&stub).await;
 
     assert_eq!(record.status, CallStatus::Completed);
     assert_eq!(record.summary.as_deref(), Some(SUMMARY));
+    let transcript = record.transcript.as_deref().unwrap();
+    let answer: Value = serde_json::from_str(&quoting_content(transcript)).unwrap();
     let extracted = record.extracted.as_ref().expect("fields were requested");
-    assert_eq!(extracted["window_confirmed"], json!(true), "{extracted:?}");
-    assert_eq!(extracted["price"].as_f64(), Some(1350.0), "{extracted:?}");
+    for field in ["window_confirmed", "price"] {
+        let told = &answer["fields"][field];
+        assert_eq!(extracted[field], told["value"], "{field}: {extracted:?}");
+        if told["value"].is_null() {
+            continue;
+        }
+        let evidence = &stored.extraction_evidence[field];
+        assert_eq!(evidence.speaker, Party::Recipient);
+        // The transcript's words, without the punctuation around them.
+        assert_eq!(
+            evidence.quote,
+            told["quote"].as_str().unwrap().trim_end_matches('.')
+        );
+        let line = transcript.lines().nth(evidence.turn - 1).unwrap();
+        assert!(line.contains(&evidence.quote), "{line}");
+    }
     assert_eq!(extracted["notes"], Value::Null);
     assert!(
-        !stored.extraction_notes.contains_key("window_confirmed")
-            && !stored.extraction_notes.contains_key("price"),
+        stored.extraction_notes.is_empty(),
         "{:?}",
         stored.extraction_notes
     );
+}
+
+#[tokio::test]
+async fn an_inventing_model_leaves_a_whole_call_with_null_fields_and_reasons() {
+    let stub = Stub::start(|_| Reply::Content(inventing_content())).await;
+    let (record, stored) = run_call(&stub).await;
+
+    assert_eq!(record.status, CallStatus::Completed);
+    let extracted = record.extracted.as_ref().expect("fields were requested");
+    assert!(extracted.values().all(Value::is_null), "{extracted:?}");
+    assert!(stored.extraction_evidence.is_empty());
+    for field in fields() {
+        assert!(
+            stored.extraction_notes[&field.name].starts_with(UNSUPPORTED_BY_TRANSCRIPT),
+            "{:?}",
+            stored.extraction_notes
+        );
+    }
+    // The summary is prose: kept as the model wrote it (see the README).
+    assert_eq!(record.summary.as_deref(), Some(SUMMARY));
 }

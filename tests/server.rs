@@ -68,6 +68,49 @@ async fn the_server_serves_every_route_over_a_socket_and_stops_on_sigterm() {
         format!("{base}/v1/agent/calls/{id}/recording")
     );
 
+    // Every extracted value has evidence: the transcript's own words, in
+    // the turn it names, by the speaker it names.
+    let evidence = client
+        .get(format!("{base}/v1/agent/calls/{id}/evidence"))
+        .header("authorization", auth("key_a1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(evidence.status(), 200);
+    let evidence: Value = evidence.json().await.unwrap();
+    assert_eq!(evidence["callId"], id.as_str());
+    let turns: Vec<&str> = record["transcript"].as_str().unwrap().lines().collect();
+    for (name, value) in record["extracted"].as_object().unwrap() {
+        let Some(found) = evidence["evidence"].get(name) else {
+            assert!(
+                value.is_null(),
+                "{name} = {value} without evidence: {evidence}"
+            );
+            continue;
+        };
+        let turn = turns[found["turn"].as_u64().unwrap() as usize - 1];
+        let speaker = match found["speaker"].as_str().unwrap() {
+            "agent" => "Agent: ",
+            _ => "Recipient: ",
+        };
+        assert!(turn.starts_with(speaker), "{turn} / {found}");
+        assert!(
+            turn.contains(found["quote"].as_str().unwrap()),
+            "{turn} / {found}"
+        );
+    }
+    assert!(
+        record["extracted"]["confirmed"].is_boolean(),
+        "the simulated recipient answers: {record}"
+    );
+    let foreign = client
+        .get(format!("{base}/v1/agent/calls/{id}/evidence"))
+        .header("authorization", auth("key_b"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 404);
+
     let list: Value = client
         .get(format!("{base}/v1/agent/calls?limit=5"))
         .header("authorization", auth("key_a1"))

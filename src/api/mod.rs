@@ -8,6 +8,7 @@
 //! | GET | `/v1/agent/calls` | the key's calls, most recent first (`limit`, `startingAfter`, `status`, `createdAfter`, `createdBefore`) |
 //! | GET | `/v1/agent/calls/{id}` | one call record |
 //! | GET | `/v1/agent/calls/{id}/recording` | the recording (`audio/wav`) |
+//! | GET | `/v1/agent/calls/{id}/evidence` | where each extracted value was read, and why each null field is null ([`EvidenceResponse`]) |
 //! | POST | `/v1/agent/calls/{id}/cancel` | cancel a call; answers its record |
 //!
 //! Every route needs `Authorization: Bearer <key>`; errors are
@@ -103,6 +104,7 @@ enum Route {
     Calls,
     Call(String),
     Recording(String),
+    Evidence(String),
     Cancel(String),
 }
 
@@ -119,6 +121,7 @@ fn route(path: &str) -> Option<Route> {
     match rest.split_once('/') {
         None if !rest.is_empty() => Some(Route::Call(rest.to_owned())),
         Some((id, "recording")) if !id.is_empty() => Some(Route::Recording(id.to_owned())),
+        Some((id, "evidence")) if !id.is_empty() => Some(Route::Evidence(id.to_owned())),
         Some((id, "cancel")) if !id.is_empty() => Some(Route::Cancel(id.to_owned())),
         _ => None,
     }
@@ -138,7 +141,7 @@ where
     let allow = match route {
         Route::OpenApi => "GET",
         Route::Calls => "GET, POST",
-        Route::Call(_) | Route::Recording(_) => "GET",
+        Route::Call(_) | Route::Recording(_) | Route::Evidence(_) => "GET",
         Route::Cancel(_) => "POST",
     };
     if !allow.split(", ").any(|allowed| allowed == method.as_str()) {
@@ -159,6 +162,15 @@ where
         Route::Call(id) => {
             let record = service.get(&principal, &parse_id(&id)?).await?;
             Ok(json_response(StatusCode::OK, &record))
+        }
+        Route::Evidence(id) => {
+            let call = service.get_stored(&principal, &parse_id(&id)?).await?;
+            let body = EvidenceResponse {
+                call_id: call.record.id,
+                evidence: call.extraction_evidence,
+                null_reasons: call.extraction_notes,
+            };
+            Ok(json_response(StatusCode::OK, &body))
         }
         Route::Cancel(id) => {
             let (service, id) = (service.clone(), parse_id(&id)?);
@@ -457,6 +469,27 @@ pub struct ListResponse {
     pub calls: Vec<crate::domain::CallRecord>,
     /// Whether more calls match beyond this page (pass the last id as `startingAfter`).
     pub has_more: bool,
+}
+
+/// The body of `GET /v1/agent/calls/{id}/evidence`: where each extracted
+/// value was read, and why each null field is null. Both maps are empty
+/// until the call completes.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceResponse {
+    /// The call.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^call_[0-9a-f]{32}$"))]
+    pub call_id: crate::domain::CallId,
+    /// By field name, for every non-null value of `extracted`: the turn
+    /// (1 for the transcript's first line), the speaker and the
+    /// transcript's own words it was read from.
+    pub evidence: std::collections::BTreeMap<String, crate::extract::Evidence>,
+    /// By field name, for null fields that have a reason: the extractor
+    /// failed, its value could not be read as the declared type, or
+    /// `unsupported_by_transcript: …` (its evidence did not hold it up). A
+    /// field the conversation simply never settled has no entry.
+    pub null_reasons: std::collections::BTreeMap<String, String>,
 }
 
 /// The body of every error answer.

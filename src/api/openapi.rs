@@ -16,7 +16,8 @@ use crate::domain::{
 use crate::service::Placed;
 use crate::webhook::EventPayload;
 
-use super::{ErrorBody, ListResponse};
+use super::{ErrorBody, EvidenceResponse, ListResponse};
+use crate::extract::{Evidence, Party};
 
 #[derive(OpenApi)]
 #[openapi(components(schemas(
@@ -29,7 +30,10 @@ use super::{ErrorBody, ListResponse};
     ListResponse,
     PlacementRequest,
     Placed,
-    ErrorBody
+    ErrorBody,
+    EvidenceResponse,
+    Evidence,
+    Party
 )))]
 struct Schemas;
 
@@ -212,6 +216,20 @@ fn paths() -> Value {
                 }
             }
         },
+        "/v1/agent/calls/{id}/evidence": {
+            "get": {
+                "operationId": "getCallEvidence",
+                "summary": "Where each extracted value was read",
+                "description": "For every non-null value of the call's `extracted`: the turn, the speaker and the transcript's own words it was read from (a value the transcript does not support is never returned: it is null with the reason `unsupported_by_transcript: …`). For null fields with a reason: why. Both maps are empty until the call completes.",
+                "parameters": [id_parameter()],
+                "responses": {
+                    "200": json_body("The evidence and null reasons.", "EvidenceResponse"),
+                    "401": unauthorized(),
+                    "404": error("No such call for this key.", &[ErrorToken::NotFound]),
+                    "503": store_error()
+                }
+            }
+        },
         "/v1/agent/calls/{id}/cancel": {
             "post": {
                 "operationId": "cancelCall",
@@ -261,11 +279,12 @@ mod tests {
 
     /// Every operation the API serves: (method, path). The document and the
     /// router are checked against each other in the tests.
-    const OPERATIONS: [(&str, &str); 6] = [
+    const OPERATIONS: [(&str, &str); 7] = [
         ("post", "/v1/agent/calls"),
         ("get", "/v1/agent/calls"),
         ("get", "/v1/agent/calls/{id}"),
         ("get", "/v1/agent/calls/{id}/recording"),
+        ("get", "/v1/agent/calls/{id}/evidence"),
         ("post", "/v1/agent/calls/{id}/cancel"),
         ("get", "/v1/openapi.json"),
     ];
@@ -293,6 +312,8 @@ mod tests {
             "EventPayload",
             "ListResponse",
             "Placed",
+            "EvidenceResponse",
+            "Evidence",
         ] {
             assert!(doc["components"]["schemas"][schema].is_object(), "{schema}");
         }

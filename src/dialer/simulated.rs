@@ -367,7 +367,8 @@ mod tests {
             let (conversation, recipient) = simulate(&request, AgentLimits::default()).await;
             assert!(conversation.is_over(), "the agent ends the call itself");
             let transcript = conversation.transcript();
-            let extracted = extractor.extract(&request.objective, &request.fields, &transcript);
+            let extraction = extractor.extract(&request.objective, &request.fields, &transcript);
+            let extracted = crate::extract::ground(&fields, &extraction, &transcript).values;
             for (field, told) in fields.iter().zip(recipient.told()) {
                 let got = extracted.get(&field.name).cloned().unwrap_or(Value::Null);
                 given += usize::from(told.is_some());

@@ -1,10 +1,12 @@
 //! The [`Extractor`] trait: how fields and a summary come out of a transcript.
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 
+use super::Quote;
 use crate::domain::{CallStatus, FieldDefinition};
 
 /// What an extractor reads.
@@ -27,6 +29,10 @@ pub struct ExtractionInput<'a> {
 pub struct Extraction {
     /// Values by field name; a missing key or `null` means "not stated".
     pub values: Map<String, Value>,
+    /// Where each value was read, by field name. The service keeps a value
+    /// only when its quote holds up against the transcript
+    /// ([`ground`](super::ground)); a value without one becomes `null`.
+    pub quotes: BTreeMap<String, Quote>,
     /// A plain-English summary, if the extractor writes one; the offline
     /// summarizer fills in when it does not.
     pub summary: Option<String>,
@@ -44,6 +50,11 @@ pub struct ExtractError(pub String);
 ///
 /// - Return `null` (or omit the key) for anything the conversation did not
 ///   state; never guess.
+/// - Give every non-null value a [`Quote`]: the words it was read from and
+///   who said them. The service checks each quote against the transcript
+///   ([`ground`](super::ground)) and nulls, with the reason
+///   `unsupported_by_transcript`, any value without a quote or whose quote
+///   does not hold it up.
 /// - Values need not be of the declared type: the service coerces them once,
 ///   and anything that cannot be coerced becomes `null` with a recorded reason.
 /// - Extra keys are ignored. An `Err` never fails the call.

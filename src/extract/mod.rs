@@ -33,6 +33,7 @@
 
 mod coerce;
 mod contract;
+pub mod grounding;
 #[cfg(feature = "llm")]
 pub mod llm;
 mod offline;
@@ -41,18 +42,21 @@ mod text;
 
 pub use coerce::{CoercionError, Conformed, coerce, conform};
 pub use contract::{ExtractError, Extraction, ExtractionInput, Extractor};
+pub use grounding::{
+    Evidence, Grounded, Party, Quote, UNSUPPORTED_BY_TRANSCRIPT, Unsupported, check, ground,
+};
 pub use offline::OfflineExtractor;
 pub use summary::summarize;
 
 #[async_trait::async_trait]
 impl Extractor for OfflineExtractor {
     async fn extract(&self, input: ExtractionInput<'_>) -> Result<Extraction, ExtractError> {
-        let values =
-            OfflineExtractor::extract(self, input.objective, input.fields, input.transcript);
-        // The service writes the summary from the conformed values.
-        Ok(Extraction {
-            values,
-            summary: None,
-        })
+        // The service writes the summary from the checked values.
+        Ok(OfflineExtractor::extract(
+            self,
+            input.objective,
+            input.fields,
+            input.transcript,
+        ))
     }
 }

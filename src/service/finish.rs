@@ -11,16 +11,13 @@ enum Kept {
     Failed,
 }
 
-use std::collections::BTreeMap;
-
 use chrono::Utc;
-use serde_json::{Map, Value};
 
 use super::AgentCall;
-use super::journal::Actor;
+use super::journal::{Actor, Notes};
 use crate::dialer::CarrierOutcome;
 use crate::domain::{CallId, CallStatus};
-use crate::extract::{ExtractionInput, conform, summarize};
+use crate::extract::{Extraction, ExtractionInput, Grounded, ground, summarize};
 use crate::state::Ending;
 use crate::store::{CarrierEnd, StoreError, StoredCall};
 
@@ -97,11 +94,14 @@ impl AgentCall {
             && let Ok(Some(call)) = self.inner.store.get(call_id).await
         {
             let transcript = ending.transcript.as_deref().unwrap_or("");
-            let (extracted, summary, reasons) = self.extract(&call, transcript).await;
+            let (grounded, summary) = self.extract(&call, transcript).await;
             // A completed call always has `extracted`: `{}` when it asked for no fields.
-            ending.extracted = Some(extracted);
+            ending.extracted = Some(grounded.values);
             ending.summary = Some(summary);
-            notes = Some(reasons);
+            notes = Some(Notes {
+                reasons: grounded.reasons,
+                evidence: grounded.evidence,
+            });
         }
         self.record_end(call_id, ending, notes, Some(end.ended_at), actor)
             .await;
@@ -139,15 +139,12 @@ impl AgentCall {
         Kept::Failed
     }
 
-    /// The call's fields conformed to their declared types, a summary, and
-    /// why each null field is null. A failing extractor leaves every field
-    /// null with its error as the reason, and a missing or blank summary is
-    /// written from the fields, so a completed call always has one.
-    async fn extract(
-        &self,
-        call: &StoredCall,
-        transcript: &str,
-    ) -> (Map<String, Value>, String, BTreeMap<String, String>) {
+    /// The call's fields conformed to their declared types and checked
+    /// against their evidence ([`ground`]), and a summary. A failing
+    /// extractor leaves every field null with its error as the reason, and a
+    /// missing or blank summary is written from the checked fields, so a
+    /// completed call always has one.
+    async fn extract(&self, call: &StoredCall, transcript: &str) -> (Grounded, String) {
         let input = ExtractionInput {
             objective: &call.record.objective,
             fields: &call.fields,
@@ -162,29 +159,30 @@ impl AgentCall {
                 "extraction took longer than {limit:?}"
             ))),
         };
-        let (raw, summary, failure) = match extracted {
-            Ok(extraction) => (extraction.values, extraction.summary, None),
+        let (extraction, failure) = match extracted {
+            Ok(extraction) => (extraction, None),
             Err(error) => {
                 tracing::warn!(call_id = %call.record.id, %error, "extractor failed; fields are null");
-                (Map::new(), None, Some(error.to_string()))
+                (Extraction::default(), Some(error.to_string()))
             }
         };
-        let mut conformed = conform(&call.fields, &raw);
+        let mut grounded = ground(&call.fields, &extraction, transcript);
         if let Some(failure) = failure {
             for field in &call.fields {
-                conformed
-                    .reasons
-                    .insert(field.name.clone(), failure.clone());
+                grounded.reasons.insert(field.name.clone(), failure.clone());
             }
         }
-        let summary = summary.filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
-            summarize(
-                &call.record.objective,
-                "completed",
-                &call.fields,
-                &conformed.values,
-            )
-        });
-        (conformed.values, summary, conformed.reasons)
+        let summary = extraction
+            .summary
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| {
+                summarize(
+                    &call.record.objective,
+                    "completed",
+                    &call.fields,
+                    &grounded.values,
+                )
+            });
+        (grounded, summary)
     }
 }

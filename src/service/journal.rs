@@ -31,13 +31,19 @@ use chrono::{DateTime, Utc};
 
 use super::AgentCall;
 use crate::domain::{AccountId, CallId, EventKind};
+use crate::extract::Evidence;
 use crate::guardrails::{BillingPeriod, billed_minutes};
 use crate::state::{self, Ending, Transition};
 use crate::store::{NewEvent, StoreError, StoredCall};
 use crate::webhook::EventPayload;
 
-/// Why each null extracted field is null, by field name.
-type Notes = BTreeMap<String, String>;
+/// What extraction leaves on a call besides its values: why each null
+/// field is null, and the evidence of each value.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Notes {
+    pub(super) reasons: BTreeMap<String, String>,
+    pub(super) evidence: BTreeMap<String, Evidence>,
+}
 
 /// How many times [`AgentCall::record_end`] tries the store.
 const END_ATTEMPTS: u32 = 10;
@@ -167,7 +173,8 @@ impl AgentCall {
                 next.lease = Some(self.fresh_lease(now));
             }
             if let Some(notes) = &notes {
-                next.extraction_notes = notes.clone();
+                next.extraction_notes = notes.reasons.clone();
+                next.extraction_evidence = notes.evidence.clone();
             }
             let first_delay = self.inner.delivery.first_delay();
             let events: Vec<NewEvent> = match (step.event, &next.webhook_url) {

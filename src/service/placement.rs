@@ -118,6 +118,7 @@ impl AgentCall {
             webhook_url: request.webhook_url,
             reserved_minutes: reserved,
             extraction_notes: Default::default(),
+            extraction_evidence: Default::default(),
             carrier_end: None,
             settled: false,
             lease: Some(self.fresh_lease(now)),

@@ -25,6 +25,7 @@ mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 
+use crate::extract::Evidence;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
@@ -94,8 +95,14 @@ pub struct StoredCall {
     pub webhook_url: Option<String>,
     /// Minutes reserved against the account's cap while the call runs.
     pub reserved_minutes: u64,
-    /// Why an extracted field came back null, by field name (host-readable).
+    /// Why an extracted field came back null, by field name (host-readable;
+    /// a value its evidence did not support has a reason starting with
+    /// `unsupported_by_transcript`).
     pub extraction_notes: BTreeMap<String, String>,
+    /// Where each non-null extracted value was read, by field name: the
+    /// turn, the speaker and the transcript's words, as checked by
+    /// [`ground`](crate::extract::ground).
+    pub extraction_evidence: BTreeMap<String, Evidence>,
     /// The carrier has ended the call and the service is finishing it
     /// (extraction), with what the carrier reported; the status is still
     /// the running one. Recovery finishes such a call with this outcome.
@@ -137,6 +144,7 @@ impl StoredCall {
             webhook_url: None,
             reserved_minutes: 0,
             extraction_notes: BTreeMap::new(),
+            extraction_evidence: BTreeMap::new(),
             carrier_end: None,
             settled: false,
             lease: None,

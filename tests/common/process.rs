@@ -7,6 +7,11 @@ use std::process::{Child, Command, Stdio};
 use serde_json::Value;
 
 pub fn server_binary() -> PathBuf {
+    example_binary("server")
+}
+
+/// The binary of example `name`, built if `cargo test` has not built it.
+pub fn example_binary(name: &str) -> PathBuf {
     let mut path = std::env::current_exe().unwrap();
     path.pop(); // the test binary
     if path.ends_with("deps") {
@@ -14,10 +19,10 @@ pub fn server_binary() -> PathBuf {
     }
     let binary = path
         .join("examples")
-        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if !binary.exists() {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--example", "server"])
+            .args(["build", "--example", name])
             .status()
             .expect("cargo runs");
         assert!(status.success());

@@ -31,14 +31,27 @@ fn schema_has_every_field_required_and_nullable() {
     assert_eq!(inner["required"], json!(["confirmed", "price", "notes"]));
     let properties = inner["properties"].as_object().unwrap();
     assert_eq!(properties.len(), 3);
-    assert_eq!(properties["confirmed"]["type"], json!(["boolean", "null"]));
-    assert_eq!(properties["price"]["type"], json!(["number", "null"]));
-    assert_eq!(properties["notes"]["type"], json!(["string", "null"]));
+    let value = |name: &str| &properties[name]["properties"]["value"];
+    assert_eq!(value("confirmed")["type"], json!(["boolean", "null"]));
+    assert_eq!(value("price")["type"], json!(["number", "null"]));
+    assert_eq!(value("notes")["type"], json!(["string", "null"]));
     assert_eq!(
-        properties["confirmed"]["description"],
+        value("confirmed")["description"],
         "Whether the delivery window is confirmed"
     );
-    assert!(properties["price"].get("description").is_none());
+    assert!(value("price").get("description").is_none());
+    for answer in properties.values() {
+        assert_eq!(answer["required"], json!(["value", "quote", "speaker"]));
+        assert_eq!(answer["additionalProperties"], false);
+        assert_eq!(
+            answer["properties"]["quote"]["type"],
+            json!(["string", "null"])
+        );
+        assert_eq!(
+            answer["properties"]["speaker"]["enum"],
+            json!(["recipient", "agent", null])
+        );
+    }
 }
 
 #[test]
@@ -56,7 +69,7 @@ fn schema_lists_a_repeated_name_once() {
     let inner = &schema["properties"]["fields"];
     assert_eq!(inner["required"].as_array().unwrap().len(), 3);
     assert_eq!(
-        inner["properties"]["price"]["type"],
+        inner["properties"]["price"]["properties"]["value"]["type"],
         json!(["number", "null"])
     );
 }
@@ -250,4 +263,29 @@ fn temperature_is_sent_in_its_short_form() {
 fn truncation_respects_characters() {
     assert_eq!(truncate("héllo", 2), "hé…");
     assert_eq!(truncate("hi", 5), "hi");
+}
+
+#[test]
+fn answers_carry_their_quotes_and_are_read_tolerantly() {
+    let content = json!({
+        "summary": "s",
+        "fields": {
+            "confirmed": {"value": true, "quote": "Yes, it is", "speaker": "recipient"},
+            "price": {"value": 40, "quote": "forty, right?", "speaker": "agent"},
+            // No speaker, or an unknown one: the recipient.
+            "notes": {"value": "gate", "quote": "the gate", "speaker": "narrator"},
+            "extra": {"value": 1, "quote": "  "},
+        },
+    });
+    let extraction = parse_completion(&completion(content.to_string().into()), &fields()).unwrap();
+    assert_eq!(extraction.values["confirmed"], true);
+    assert_eq!(
+        extraction.quotes["confirmed"],
+        Quote::recipient("Yes, it is")
+    );
+    assert_eq!(extraction.quotes["price"], Quote::agent("forty, right?"));
+    assert_eq!(extraction.quotes["notes"], Quote::recipient("the gate"));
+    // A blank quote is no quote: the service will null the value.
+    assert_eq!(extraction.values["extra"], 1);
+    assert!(!extraction.quotes.contains_key("extra"));
 }

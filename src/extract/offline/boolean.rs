@@ -1,6 +1,6 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
-use super::evidence::{Analysis, Role};
+use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, SHORT_NEGATIVE_ECHOES, STOPWORDS,
     STRONG_NO, STRONG_YES,
@@ -21,11 +21,12 @@ pub(super) enum Polarity {
 
 impl Analysis<'_, '_> {
     /// The yes/no value of `field`: the polarity of the last reply (or
-    /// unprompted statement) that answers it, `None` when that is a dodge.
-    pub(super) fn extract_bool(&self, field: FieldIndex) -> Option<bool> {
+    /// unprompted statement) that answers it, `None` when that is a dodge;
+    /// with the sentences of that reply.
+    pub(super) fn extract_bool(&self, field: FieldIndex) -> Option<(bool, Source)> {
         let profile = &self.profiles[field];
         let evidence = self.evidence(field, true);
-        let mut last: Option<Polarity> = None;
+        let mut last: Option<(Polarity, Source)> = None;
         // Group answer sentences by turn so the clause logic sees whole replies.
         let mut position = 0;
         while position < evidence.len() {
@@ -54,7 +55,11 @@ impl Analysis<'_, '_> {
                             self.asks_about(field, item.region),
                         )
                     }) {
-                        last = Some(polarity);
+                        let source = Source {
+                            from: group[0],
+                            to: group[group.len() - 1],
+                        };
+                        last = Some((polarity, source));
                     }
                 }
                 Role::Direct
@@ -65,16 +70,16 @@ impl Analysis<'_, '_> {
                     if let Some(polarity) =
                         self.reply_polarity(profile, &[item.sentence], true, false, true)
                     {
-                        last = Some(polarity);
+                        last = Some((polarity, Source::sentence(item.sentence)));
                     }
                 }
                 _ => position += 1,
             }
         }
-        match last {
-            Some(Polarity::Yes) => Some(true),
-            Some(Polarity::No) => Some(false),
-            _ => None,
+        match last? {
+            (Polarity::Yes, source) => Some((true, source)),
+            (Polarity::No, source) => Some((false, source)),
+            (Polarity::Dodge, _) => None,
         }
     }
 

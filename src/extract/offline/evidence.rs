@@ -44,6 +44,23 @@ pub(super) struct Evidence {
     pub(super) region: TurnIndex,
 }
 
+/// The sentences a value was read from: `from` to `to`, in one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Source {
+    pub(super) from: SentenceIndex,
+    pub(super) to: SentenceIndex,
+}
+
+impl Source {
+    /// One sentence.
+    pub(super) fn sentence(sentence: SentenceIndex) -> Self {
+        Self {
+            from: sentence,
+            to: sentence,
+        }
+    }
+}
+
 /// The replies to a turn that raised a field.
 pub(super) struct Region {
     pub(super) turns: Vec<TurnIndex>,

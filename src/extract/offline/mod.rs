@@ -19,11 +19,12 @@
 //! Everything is deterministic and allocation-light; a 30-line transcript
 //! takes well under a millisecond.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use self::evidence::Analysis;
+use self::evidence::{Analysis, Source};
 use self::profile::{FieldIndex, ValueKind, build_profiles};
 use self::transcript::Transcript;
+use super::Extraction;
 use super::coerce::json_number;
 use crate::domain::FieldDefinition;
 
@@ -79,50 +80,70 @@ impl OfflineExtractor {
     }
 
     /// Extracts every field from `transcript` (lines `Agent: …` /
-    /// `Recipient: …`, one turn per line). The result has one key per
-    /// distinct field name, each a value of the declared type or `null`.
+    /// `Recipient: …`, one turn per line): one key per distinct field name,
+    /// each a value of the declared type or `null`, and for each value the
+    /// words it was read from. No summary (the service writes one).
     /// Deterministic, no I/O.
     pub fn extract(
         &self,
         objective: &str,
         fields: &[FieldDefinition],
         transcript: &str,
-    ) -> Map<String, Value> {
+    ) -> Extraction {
         let parsed = Transcript::parse(objective, transcript);
         let profiles = build_profiles(fields, &parsed);
         let analysis = Analysis::new(&parsed, &profiles);
-        let mut out = Map::new();
-        let mut numbers: Vec<(FieldIndex, Option<f64>)> = Vec::new();
+        let mut read: Vec<(FieldIndex, Option<(Value, Source)>)> = Vec::new();
+        let mut numbers: Vec<(FieldIndex, Option<(f64, Source)>)> = Vec::new();
         for field in analysis.field_indices() {
-            let profile = &analysis.profiles[field];
-            if out.contains_key(&profile.definition.name) {
+            let name = &analysis.profiles[field].definition.name;
+            if read
+                .iter()
+                .any(|(seen, _)| &analysis.profiles[*seen].definition.name == name)
+            {
                 continue;
             }
-            let value = match &profile.kind {
-                ValueKind::Boolean => analysis.extract_bool(field).map(Value::Bool),
+            let value = match &analysis.profiles[field].kind {
+                ValueKind::Boolean => analysis
+                    .extract_bool(field)
+                    .map(|(yes, source)| (Value::Bool(yes), source)),
                 ValueKind::Number(number_profile) => {
                     let number = analysis.extract_number(field, number_profile);
                     numbers.push((field, number));
-                    number.and_then(json_number)
+                    number.and_then(|(n, source)| Some((json_number(n)?, source)))
                 }
                 ValueKind::Text(string_kind) => analysis
                     .extract_string(field, string_kind)
-                    .map(Value::String),
+                    .map(|(text, source)| (Value::String(text), source)),
             };
-            out.insert(
-                profile.definition.name.clone(),
-                value.unwrap_or(Value::Null),
-            );
+            read.push((field, value));
         }
-        // "Same as the deposit": copy another number field's value.
+        // "Same as the deposit": another number field's value, read where it was.
         for (field, number) in &numbers {
             if number.is_none()
-                && let Some(copied) = analysis.same_as_reference(*field, &numbers)
+                && let Some((copied, source)) = analysis.same_as_reference(*field, &numbers)
                 && let Some(json) = json_number(copied)
+                && let Some(slot) = read.iter_mut().find(|(seen, _)| seen == field)
             {
-                out.insert(analysis.profiles[*field].definition.name.clone(), json);
+                slot.1 = Some((json, source));
             }
         }
-        out
+        let mut extraction = Extraction::default();
+        for (field, value) in read {
+            let name = analysis.profiles[field].definition.name.clone();
+            let quote = value
+                .as_ref()
+                .and_then(|(_, source)| parsed.quote(source.from, source.to));
+            match (value, quote) {
+                (Some((value, _)), Some(quote)) => {
+                    extraction.values.insert(name.clone(), value);
+                    extraction.quotes.insert(name, quote);
+                }
+                _ => {
+                    extraction.values.insert(name, Value::Null);
+                }
+            }
+        }
+        extraction
     }
 }

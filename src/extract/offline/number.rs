@@ -1,12 +1,10 @@
 //! Stage 4 for number fields: candidate amounts scored by unit, rate and
 //! context, with corrections and echoes taken into account.
 
-use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role};
+use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES};
 use super::phrase::{has_split_phrase, is_negated_text};
-use super::profile::{
-    FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference, ValueKind,
-};
+use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
@@ -27,16 +25,19 @@ struct NumberCandidate {
     pub(super) range: Option<(f64, f64)>,
     pub(super) score: f64,
     pub(super) echo: bool,
+    /// Read from a reply to a turn that raised the field (or its echo).
+    answered: bool,
 }
 
 impl Analysis<'_, '_> {
     /// The numeric value of `field`: the best-fitting number of the latest
-    /// reply that fits about as well as any, in the field's unit.
+    /// reply that fits about as well as any, in the field's unit; with the
+    /// sentence it was read from.
     pub(super) fn extract_number(
         &self,
         field: FieldIndex,
         number_profile: &NumberProfile,
-    ) -> Option<f64> {
+    ) -> Option<(f64, Source)> {
         let profile = &self.profiles[field];
         if number_profile.unit == FieldUnit::Clock {
             return self.extract_clock_number(field, number_profile);
@@ -89,6 +90,7 @@ impl Analysis<'_, '_> {
             if matches!(item.role, Role::Answer | Role::Echo) {
                 for candidate in &mut found {
                     candidate.score += 0.5;
+                    candidate.answered = true;
                 }
             }
             if item.role == Role::Echo {
@@ -114,7 +116,7 @@ impl Analysis<'_, '_> {
             }
         }
         if candidates.is_empty() {
-            return self.sole_amount(number_profile);
+            return None;
         }
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
@@ -153,7 +155,44 @@ impl Analysis<'_, '_> {
         {
             value = alt;
         }
-        Some(self.apply_not_corrections(pick.sentence, value))
+        // An echo, or the agent repeating the value, only confirms: the
+        // value was read where the other side said it, if it did.
+        let by_agent =
+            |c: &NumberCandidate| self.transcript.turns[c.turn].speaker == Speaker::Agent;
+        let said = if pick.echo || by_agent(pick) {
+            candidates
+                .iter()
+                .rev()
+                .find(|c| {
+                    !c.echo
+                        && !by_agent(c)
+                        && c.sentence < pick.sentence
+                        && (same(c.value, pick.value) || c.alt.is_some_and(|a| same(a, pick.value)))
+                })
+                .map_or(pick.sentence, |c| c.sentence)
+        } else {
+            pick.sentence
+        };
+        // Precision first: a value only from a reply to a question about the
+        // field, and only when that reply gives one amount that fits clearly
+        // better than any other it gives.
+        let said_candidate = candidates.iter().find(|c| c.sentence == said);
+        if !said_candidate.is_some_and(|c| c.answered) {
+            return None;
+        }
+        let rivals = candidates.iter().filter(|c| {
+            c.turn == pick.turn
+                && !c.echo
+                && !same(c.value, pick.value)
+                && !pick.alt.is_some_and(|a| same(a, c.value))
+                && pick.range.is_none()
+                && c.score >= pick.score - 0.25
+                && c.clause >= pick.clause
+        });
+        if rivals.count() > 0 {
+            return None;
+        }
+        Some(self.apply_not_corrections(said, value))
     }
 
     /// The numbers of one sentence that fit the field, scored.
@@ -266,6 +305,7 @@ impl Analysis<'_, '_> {
                 range,
                 score,
                 echo: false,
+                answered: false,
             });
         }
         // "no fee", "free", "no charge": zero (unless the sentence states an
@@ -302,55 +342,13 @@ impl Analysis<'_, '_> {
                         range: None,
                         score: 1.0,
                         echo: false,
+                        answered: false,
                     });
                     break;
                 }
             }
         }
         out
-    }
-
-    /// A price nobody asked for: when this is the only money field and the
-    /// other side states exactly one amount in dollars ("That'll be
-    /// forty-eight dollars"), that amount is it.
-    fn sole_amount(&self, number_profile: &NumberProfile) -> Option<f64> {
-        let money = |sp: &FieldProfile| {
-            matches!(
-                sp.kind,
-                ValueKind::Number(NumberProfile {
-                    unit: FieldUnit::Money,
-                    ..
-                })
-            )
-        };
-        if number_profile.unit != FieldUnit::Money
-            || self.profiles.iter().filter(|sp| money(sp)).count() != 1
-            || number_profile.per.is_some()
-        {
-            return None;
-        }
-        let mut amounts: Vec<f64> = Vec::new();
-        for sent in &self.transcript.sentences {
-            if sent.question
-                || sent.conditional
-                || self.transcript.turns[sent.turn].speaker == Speaker::Agent
-            {
-                continue;
-            }
-            for m in &sent.numbers {
-                if m.unit == Unit::Money
-                    && m.per.is_none()
-                    && m.range_with.is_none()
-                    && !amounts.iter().any(|a| same(*a, m.value))
-                {
-                    amounts.push(m.value);
-                }
-            }
-        }
-        match amounts.as_slice() {
-            [one] => Some(*one),
-            _ => None,
-        }
     }
 
     /// The rate noun ("a night") of the last amount before mention
@@ -380,9 +378,10 @@ impl Analysis<'_, '_> {
     }
 
     /// "make it a four, not a five": a later "A, not B" with B equal
-    /// to the value replaces it with A.
-    fn apply_not_corrections(&self, from: SentenceIndex, mut value: f64) -> f64 {
-        for sent in self.transcript.sentences.iter().skip(from.0 + 1) {
+    /// to the value read in sentence `from` replaces it with A.
+    fn apply_not_corrections(&self, from: SentenceIndex, mut value: f64) -> (f64, Source) {
+        let mut source = Source::sentence(from);
+        for (sentence, sent) in self.sentences().skip(from.0 + 1) {
             if sent.question {
                 continue;
             }
@@ -399,10 +398,11 @@ impl Analysis<'_, '_> {
                 let not_gap = matches!(gap.as_slice(), ["not"] | ["not", "a" | "an" | "the"]);
                 if not_gap && same(b.value, value) {
                     value = a.value;
+                    source = Source::sentence(sentence);
                 }
             }
         }
-        value
+        (value, source)
     }
 
     /// "Same as the deposit": copies the value of the number field the
@@ -410,8 +410,8 @@ impl Analysis<'_, '_> {
     pub(super) fn same_as_reference(
         &self,
         field: FieldIndex,
-        numbers: &[(FieldIndex, Option<f64>)],
-    ) -> Option<f64> {
+        numbers: &[(FieldIndex, Option<(f64, Source)>)],
+    ) -> Option<(f64, Source)> {
         let mut replies: Vec<SentenceIndex> = Vec::new();
         for (open, region) in self.regions() {
             if self.raised(open).contains(&field) {
@@ -427,7 +427,7 @@ impl Analysis<'_, '_> {
                 continue;
             };
             let tail: Vec<String> = sent.stems.iter().skip(pos + 2).take(5).cloned().collect();
-            let mut best: Option<(f64, f64)> = None;
+            let mut best: Option<(f64, (f64, Source))> = None;
             for (other, v) in numbers {
                 if *other == field {
                     continue;
@@ -435,6 +435,7 @@ impl Analysis<'_, '_> {
                 let Some(v) = v else { continue };
                 let r = keyword_score(&self.profiles[*other], &tail);
                 if r >= DIRECT_THRESHOLD && best.is_none_or(|(br, _)| r > br) {
+                    // The value is read where the other field's was.
                     best = Some((r, *v));
                 }
             }
@@ -451,7 +452,7 @@ impl Analysis<'_, '_> {
         &self,
         field: FieldIndex,
         number_profile: &NumberProfile,
-    ) -> Option<f64> {
+    ) -> Option<(f64, Source)> {
         let evidence = self.evidence(field, false);
         let mut sentences: Vec<SentenceIndex> = evidence
             .iter()
@@ -466,7 +467,7 @@ impl Analysis<'_, '_> {
         }) {
             sentences = self.sentences().map(|(sentence, _)| sentence).collect();
         }
-        let mut last: Option<(u32, u32, Option<bool>)> = None;
+        let mut last: Option<(u32, u32, Option<bool>, SentenceIndex)> = None;
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
@@ -482,10 +483,10 @@ impl Analysis<'_, '_> {
                     continue;
                 }
                 let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
-                last = Some((h, mm, m.pm));
+                last = Some((h, mm, m.pm, sentence));
             }
         }
-        let (h, mm, pm) = last?;
+        let (h, mm, pm, sentence) = last?;
         if h > 24 {
             return None;
         }
@@ -499,7 +500,10 @@ impl Analysis<'_, '_> {
                 _ => {}
             }
         }
-        Some(f64::from(hour) + f64::from(mm) / 60.0)
+        Some((
+            f64::from(hour) + f64::from(mm) / 60.0,
+            Source::sentence(sentence),
+        ))
     }
 
     /// A sentence offering several values ("Friday at nine or Saturday at two").

@@ -2,8 +2,8 @@
 //! them, and fallbacks for values that are unmistakable anywhere.
 
 use super::boolean::Polarity;
-use super::evidence::{Analysis, Evidence, Role};
-use super::lexicon::{CAPITALISED_NON_NAMES, DODGES, FILLERS, ORG_WORDS};
+use super::evidence::{Analysis, Evidence, Role, Source};
+use super::lexicon::{DODGES, FILLERS};
 use super::number::{is_clock, last_cue_with_followers};
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
@@ -14,7 +14,6 @@ use super::string_candidates::{
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
-use crate::extract::text::tokens::Token;
 use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
 use crate::extract::text::vocabulary::COLORS;
@@ -35,12 +34,13 @@ pub(super) struct StringCandidate {
 impl Analysis<'_, '_> {
     /// The text value of `field`: the candidate of the latest reply that
     /// gives one (after its last correction cue), or a fallback for values
-    /// that are unmistakable wherever they appear.
+    /// that are unmistakable wherever they appear; with the sentence it was
+    /// read from.
     pub(super) fn extract_string(
         &self,
         field: FieldIndex,
         string_kind: &StringKind,
-    ) -> Option<String> {
+    ) -> Option<(String, Source)> {
         let profile = &self.profiles[field];
         let mut evidence = self.evidence(field, false);
         // "The parcel has been found. It's waiting in Leeds.": a reply that names
@@ -116,8 +116,29 @@ impl Analysis<'_, '_> {
             return self.string_fallback(profile, string_kind);
         }
         candidates.sort_by_key(|c| (c.sentence, c.clause));
+        let by_agent = |turn: TurnIndex| self.transcript.turns[turn].speaker == Speaker::Agent;
+        let said: Vec<(SentenceIndex, String)> = candidates
+            .iter()
+            .filter(|c| !c.echo && !by_agent(c.turn))
+            .map(|c| (c.sentence, c.text.clone()))
+            .collect();
         let chosen = pick_string(self, candidates)?;
-        Some(finish_string(string_kind, &chosen.text))
+        // An echo, or the agent repeating the value, only confirms: the
+        // value was read where the other side said it, if it did.
+        let sentence = if chosen.echo || by_agent(chosen.turn) {
+            said.iter()
+                .rev()
+                .find(|(sentence, text)| {
+                    *sentence < chosen.sentence && same_text(text, &chosen.text)
+                })
+                .map_or(chosen.sentence, |(sentence, _)| *sentence)
+        } else {
+            chosen.sentence
+        };
+        Some((
+            finish_string(string_kind, &chosen.text),
+            Source::sentence(sentence),
+        ))
     }
 
     /// Whether the reply to the question in turn `open` is a clear yes.
@@ -421,8 +442,13 @@ impl Analysis<'_, '_> {
 
     /// When nothing raised the field: for kinds whose values are unmistakable
     /// (weekday, month, date, colour, time, street, quoted words) take the last
-    /// one stated anywhere; for people, the name the conversation uses most.
-    fn string_fallback(&self, profile: &FieldProfile, string_kind: &StringKind) -> Option<String> {
+    /// one stated anywhere. Never a person's name: a name is only read as the
+    /// answer to a question about it.
+    fn string_fallback(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+    ) -> Option<(String, Source)> {
         match string_kind {
             StringKind::Weekday
             | StringKind::Month
@@ -432,7 +458,7 @@ impl Analysis<'_, '_> {
             | StringKind::Address
             | StringKind::Quote => {
                 let mut offered = Vec::new();
-                let mut last: Option<StringCandidate> = None;
+                let mut last: Option<(StringCandidate, bool)> = None;
                 for (sentence, sent) in self.sentences() {
                     // The other side's check-backs ("the green one?") assert a value.
                     let by_agent = self.transcript.turns[sent.turn].speaker == Speaker::Agent;
@@ -452,127 +478,23 @@ impl Analysis<'_, '_> {
                         false,
                         &mut offered,
                     );
-                    if let Some(candidate) = found.into_iter().next_back() {
-                        last = Some(candidate);
+                    // The other side's words outrank the agent's repeating them.
+                    if let Some(candidate) = found.into_iter().next_back()
+                        && (!by_agent || last.as_ref().is_none_or(|(_, agent)| *agent))
+                    {
+                        last = Some((candidate, by_agent));
                     }
                 }
-                last.map(|candidate| finish_string(string_kind, &candidate.text))
+                last.map(|(candidate, _)| {
+                    (
+                        finish_string(string_kind, &candidate.text),
+                        Source::sentence(candidate.sentence),
+                    )
+                })
             }
-            StringKind::Name {
-                person: true, part, ..
-            } => self.person_fallback(*part),
             _ => None,
         }
     }
-
-    /// The person the call is with or about, for fields like "name of the
-    /// tuner": the most-mentioned name that is neither in the objective nor
-    /// the agent's client; a self-introduction counts extra.
-    fn person_fallback(&self, part: NamePart) -> Option<String> {
-        let mut counts: Vec<(String, f64, SentenceIndex)> = Vec::new();
-        let clients = self.client_names();
-        for (sentence, sent) in self.sentences() {
-            for (start, end) in proper_spans(sent, self.transcript) {
-                let toks = &sent.tokens[start..end];
-                let name = join_tokens(toks);
-                let key = person_key(toks);
-                if key.is_empty()
-                    || self
-                        .transcript
-                        .objective_lower
-                        .contains(&key.to_lowercase())
-                    || clients.contains(&key)
-                {
-                    continue;
-                }
-                let lw: Vec<&str> = toks.iter().map(|t| t.lower.as_str()).collect();
-                if lw
-                    .iter()
-                    .any(|w| set!(ORG_WORDS).contains(w) || set!(CAPITALISED_NON_NAMES).contains(w))
-                {
-                    continue;
-                }
-                let intro = self.is_intro(sentence, start, end);
-                let w = 1.0 + if intro { 2.0 } else { 0.0 };
-                match counts.iter_mut().find(|(k, _, _)| *k == key) {
-                    Some(entry) => {
-                        entry.1 += w;
-                        if name.split_whitespace().count() > entry.0.split_whitespace().count() {
-                            entry.0 = key.clone();
-                        }
-                    }
-                    None => counts.push((key, w, sentence)),
-                }
-            }
-        }
-        let best = counts.iter().map(|c| c.1).fold(0.0_f64, f64::max);
-        let top: Vec<&(String, f64, SentenceIndex)> =
-            counts.iter().filter(|c| c.1 == best).collect();
-        let (name, score, _) = top.first()?;
-        if top.len() > 1 || *score < 2.0 {
-            return None;
-        }
-        Some(name_part(name, part))
-    }
-
-    /// Whether the span is a self-introduction or a greeting ("this is
-    /// Ingrid", "Hi Thaddeus", "Tobias speaking").
-    fn is_intro(&self, sentence: SentenceIndex, start: usize, end: usize) -> bool {
-        let sent = &self.transcript.sentences[sentence];
-        let lw = |i: usize| sent.tokens.get(i).map(|t| t.lower.as_str());
-        let before2 = start.checked_sub(2).and_then(&lw);
-        let before1 = start.checked_sub(1).and_then(&lw);
-        let mr = matches!(before1, Some("mr" | "ms" | "mrs" | "dr"));
-        let (b1, b2) = if mr {
-            (
-                start.checked_sub(2).and_then(&lw),
-                start.checked_sub(3).and_then(&lw),
-            )
-        } else {
-            (before1, before2)
-        };
-        matches!(
-            (b2, b1),
-            (Some("this"), Some("is"))
-                | (Some("name"), Some("is"))
-                | (Some("with"), Some("speaking"))
-        ) || matches!(b1, Some("hi" | "hello" | "hey" | "thanks" | "thank"))
-            || matches!(lw(end), Some("speaking" | "here"))
-            || (matches!(b1, Some(",")) && matches!(b2, Some("you" | "thanks")))
-    }
-
-    /// Names the agent calls on behalf of ("calling for a customer, Iris Lund").
-    fn client_names(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for sent in &self.transcript.sentences {
-            let lw: Vec<&str> = sent.tokens.iter().map(|t| t.lower.as_str()).collect();
-            for (start, end) in proper_spans(sent, self.transcript) {
-                let window: Vec<&str> = lw
-                    .get(start.saturating_sub(6)..start)
-                    .unwrap_or(&[])
-                    .to_vec();
-                let joined = window.join(" ");
-                // "on behalf of X", "calling for X", "for a customer, X".
-                let for_a = matches!(
-                    window.as_slice(),
-                    [.., "for", "a" | "an" | "my" | "our", _, ","]
-                );
-                if joined.contains("behalf of") || joined.ends_with("calling for") || for_a {
-                    out.push(person_key(&sent.tokens[start..end]));
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Canonical key of a person span: without titles.
-fn person_key(toks: &[Token]) -> String {
-    toks.iter()
-        .filter(|t| !matches!(t.lower.as_str(), "mr" | "ms" | "mrs" | "dr"))
-        .map(|t| t.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The requested part of a person's name, without titles.

@@ -12,8 +12,11 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
+    // Never the held-out set: nobody tunes on it.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
+    } else if id.starts_with("dev") {
+        "extraction-dev"
     } else {
         "extraction"
     };
@@ -71,6 +74,17 @@ fn trace_case() {
         }
     }
     let out = OfflineExtractor::new().extract(objective, &fields, transcript);
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&out.values).unwrap_or_default()
+    );
+    for (name, quote) in &out.quotes {
+        println!("   quote {name}: {:?} {:?}", quote.party, quote.text);
+    }
+    let grounded = crate::extract::ground(&fields, &out, transcript);
+    println!("grounded {}", serde_json::Value::Object(grounded.values));
+    for (name, reason) in &grounded.reasons {
+        println!("   reason {name}: {reason}");
+    }
     println!("expected {}", case["expected"]);
 }

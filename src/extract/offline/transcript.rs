@@ -5,6 +5,7 @@ use std::ops::Index;
 
 use super::lexicon::FILLERS;
 use super::relevance::question_focus;
+use crate::extract::Quote;
 use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::numbers::{NumberMention, find_numbers};
 use crate::extract::text::stem::stem;
@@ -170,6 +171,28 @@ fn speaker_of(label: &str) -> Option<Speaker> {
 }
 
 impl Transcript {
+    /// The words of sentences `from` to `to` (of one turn), as the turn has
+    /// them, and who said them, as a quote; `None` for a turn of neither
+    /// side.
+    pub(super) fn quote(&self, from: SentenceIndex, to: SentenceIndex) -> Option<Quote> {
+        let first = self.sentences.get(from.0)?;
+        let last = self.sentences.get(to.0)?;
+        let turn = &self.turns[first.turn];
+        let start = first.tokens.first()?.chars.start;
+        let end = last.tokens.last()?.chars.end;
+        let text: String = turn
+            .raw
+            .chars()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .collect();
+        match turn.speaker {
+            Speaker::Agent => Some(Quote::agent(text)),
+            Speaker::Recipient => Some(Quote::recipient(text)),
+            Speaker::Other => None,
+        }
+    }
+
     /// Parses `transcript` (one `Speaker: text` line per turn) and notes the
     /// words of `objective`.
     pub(super) fn parse(objective: &str, transcript: &str) -> Transcript {

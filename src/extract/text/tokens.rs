@@ -28,6 +28,9 @@ pub(crate) struct Token {
     pub(crate) space_before: bool,
     /// For numbers written `12th`, `3rd`.
     pub(crate) ordinal: bool,
+    /// The chars of the tokenized text it was read from (a number and the
+    /// word glued to it share theirs).
+    pub(crate) chars: std::ops::Range<usize>,
 }
 
 impl Token {
@@ -40,6 +43,7 @@ impl Token {
             kind,
             space_before,
             ordinal: false,
+            chars: 0..0,
         }
     }
 
@@ -86,108 +90,115 @@ pub(crate) fn tokenize(s: &str) -> Vec<Token> {
     let mut i = 0;
     let mut space = true;
     while i < n {
-        let c = chars[i];
-        if c.is_whitespace() {
-            space = true;
-            i += 1;
-            continue;
-        }
-        let sb = space;
-        space = false;
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < n {
-                let d = chars[i];
-                let inner = matches!(d, ',' | '.' | ':') && at(i + 1).is_ascii_digit();
-                if d.is_ascii_digit() || inner {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            let text: String = chars[start..i].iter().collect();
-            let mut tok = Token::new(text, TokenKind::Num, sb);
-            if i < n && chars[i].is_alphabetic() {
-                let ws = i;
-                while i < n && chars[i].is_alphanumeric() {
-                    i += 1;
-                }
-                let suffix: String = chars[ws..i].iter().collect();
-                let lower = suffix.to_lowercase();
-                if matches!(lower.as_str(), "st" | "nd" | "rd" | "th") {
-                    tok.ordinal = true;
-                    out.push(tok);
-                } else {
-                    out.push(tok);
-                    out.push(Token::new(suffix, TokenKind::Word, false));
-                }
-            } else {
-                out.push(tok);
-            }
-            continue;
-        }
-        if c.is_alphabetic() {
-            let start = i;
-            while i < n {
-                let d = chars[i];
-                if d.is_alphanumeric() || (d == '\'' && at(i + 1).is_alphabetic()) {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            let mut text: String = chars[start..i].iter().collect();
-            let lower = text.to_lowercase();
-            // "a.m." / "p.m." / "e.g." / "i.e.": fold into one word.
-            if i - start == 1
-                && at(i) == '.'
-                && at(i + 1).is_alphabetic()
-                && at(i + 2) == '.'
-                && !at(i + 3).is_alphabetic()
-            {
-                text.push(at(i + 1));
-                i += 3;
-                out.push(Token::new(text, TokenKind::Word, sb));
-                continue;
-            }
-            // Trailing apostrophe of a plural possessive ("days'").
-            if at(i) == '\'' && !at(i + 1).is_alphanumeric() {
+        let (first_new, start) = (out.len(), i);
+        'step: {
+            let c = chars[i];
+            if c.is_whitespace() {
+                space = true;
                 i += 1;
+                break 'step;
             }
-            out.push(Token::new(text, TokenKind::Word, sb));
-            if at(i) == '.' && ABBREVIATIONS.contains(&lower.as_str()) && at(i + 1) != '.' {
-                // "No." only abbreviates before a number ("No. 5").
-                if lower != "no" || at(i + 2).is_ascii_digit() {
+            let sb = space;
+            space = false;
+            if c.is_ascii_digit() {
+                let start = i;
+                while i < n {
+                    let d = chars[i];
+                    let inner = matches!(d, ',' | '.' | ':') && at(i + 1).is_ascii_digit();
+                    if d.is_ascii_digit() || inner {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                let text: String = chars[start..i].iter().collect();
+                let mut tok = Token::new(text, TokenKind::Num, sb);
+                if i < n && chars[i].is_alphabetic() {
+                    let ws = i;
+                    while i < n && chars[i].is_alphanumeric() {
+                        i += 1;
+                    }
+                    let suffix: String = chars[ws..i].iter().collect();
+                    let lower = suffix.to_lowercase();
+                    if matches!(lower.as_str(), "st" | "nd" | "rd" | "th") {
+                        tok.ordinal = true;
+                        out.push(tok);
+                    } else {
+                        out.push(tok);
+                        out.push(Token::new(suffix, TokenKind::Word, false));
+                    }
+                } else {
+                    out.push(tok);
+                }
+                break 'step;
+            }
+            if c.is_alphabetic() {
+                let start = i;
+                while i < n {
+                    let d = chars[i];
+                    if d.is_alphanumeric() || (d == '\'' && at(i + 1).is_alphabetic()) {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                let mut text: String = chars[start..i].iter().collect();
+                let lower = text.to_lowercase();
+                // "a.m." / "p.m." / "e.g." / "i.e.": fold into one word.
+                if i - start == 1
+                    && at(i) == '.'
+                    && at(i + 1).is_alphabetic()
+                    && at(i + 2) == '.'
+                    && !at(i + 3).is_alphabetic()
+                {
+                    text.push(at(i + 1));
+                    i += 3;
+                    out.push(Token::new(text, TokenKind::Word, sb));
+                    break 'step;
+                }
+                // Trailing apostrophe of a plural possessive ("days'").
+                if at(i) == '\'' && !at(i + 1).is_alphanumeric() {
                     i += 1;
                 }
+                out.push(Token::new(text, TokenKind::Word, sb));
+                if at(i) == '.' && ABBREVIATIONS.contains(&lower.as_str()) && at(i + 1) != '.' {
+                    // "No." only abbreviates before a number ("No. 5").
+                    if lower != "no" || at(i + 2).is_ascii_digit() {
+                        i += 1;
+                    }
+                }
+                break 'step;
             }
-            continue;
+            match c {
+                '$' | '£' | '€' | '¥' => {
+                    out.push(Token::new(c.to_string(), TokenKind::Currency(c), sb))
+                }
+                '%' => out.push(Token::new("%".into(), TokenKind::Percent, sb)),
+                '.' if at(i + 1) == '.' => {
+                    while at(i) == '.' {
+                        i += 1;
+                    }
+                    out.push(Token::new("…".into(), TokenKind::Punct('…'), sb));
+                    break 'step;
+                }
+                '-' if at(i + 1) == '-' => {
+                    while at(i) == '-' {
+                        i += 1;
+                    }
+                    out.push(Token::new("—".into(), TokenKind::Punct('—'), sb));
+                    break 'step;
+                }
+                '-' if sb && at(i + 1).is_whitespace() => {
+                    out.push(Token::new("—".into(), TokenKind::Punct('—'), sb));
+                }
+                _ => out.push(Token::new(c.to_string(), TokenKind::Punct(c), sb)),
+            }
+            i += 1;
         }
-        match c {
-            '$' | '£' | '€' | '¥' => {
-                out.push(Token::new(c.to_string(), TokenKind::Currency(c), sb))
-            }
-            '%' => out.push(Token::new("%".into(), TokenKind::Percent, sb)),
-            '.' if at(i + 1) == '.' => {
-                while at(i) == '.' {
-                    i += 1;
-                }
-                out.push(Token::new("…".into(), TokenKind::Punct('…'), sb));
-                continue;
-            }
-            '-' if at(i + 1) == '-' => {
-                while at(i) == '-' {
-                    i += 1;
-                }
-                out.push(Token::new("—".into(), TokenKind::Punct('—'), sb));
-                continue;
-            }
-            '-' if sb && at(i + 1).is_whitespace() => {
-                out.push(Token::new("—".into(), TokenKind::Punct('—'), sb));
-            }
-            _ => out.push(Token::new(c.to_string(), TokenKind::Punct(c), sb)),
+        // Where the tokens of this step came from, for quoting the source.
+        for token in &mut out[first_new..] {
+            token.chars = start..i;
         }
-        i += 1;
     }
     out
 }

@@ -37,6 +37,7 @@ pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCa
         webhook_url: Some("https://example.com/hook".into()),
         reserved_minutes: 3,
         extraction_notes: BTreeMap::new(),
+        extraction_evidence: BTreeMap::new(),
         carrier_end: None,
         settled: false,
         lease: None,

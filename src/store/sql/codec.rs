@@ -18,6 +18,7 @@
 //! count) is reported as [`StoreError::Unavailable`] naming the row; nothing
 //! here panics on stored data.
 
+use crate::extract::Evidence;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -285,6 +286,8 @@ struct CallDocument {
     #[serde(default)]
     extraction_notes: BTreeMap<String, String>,
     #[serde(default)]
+    extraction_evidence: BTreeMap<String, Evidence>,
+    #[serde(default)]
     carrier_end: Option<CarrierEnd>,
     /// Rows written before the field existed were settled when they ended
     /// (or their settlement is beyond repair): they read as settled.
@@ -341,6 +344,7 @@ impl From<&StoredCall> for CallDocument {
             webhook_url: call.webhook_url.clone(),
             reserved_minutes: call.reserved_minutes,
             extraction_notes: call.extraction_notes.clone(),
+            extraction_evidence: call.extraction_evidence.clone(),
             carrier_end: call.carrier_end.clone(),
             settled: call.settled,
             carrier_notes: call.carrier_notes.clone(),
@@ -372,6 +376,7 @@ impl CallDocument {
             webhook_url: self.webhook_url,
             reserved_minutes: self.reserved_minutes,
             extraction_notes: self.extraction_notes,
+            extraction_evidence: self.extraction_evidence,
             carrier_end: self.carrier_end,
             settled: self.settled,
             lease: None,
@@ -562,6 +567,15 @@ mod tests {
             webhook_url: None,
             reserved_minutes: 7,
             extraction_notes: BTreeMap::from([("n".into(), "why".into())]),
+            extraction_evidence: BTreeMap::from([(
+                "ok".into(),
+                Evidence {
+                    turn: 1,
+                    speaker: crate::extract::Party::Agent,
+                    quote: "hi".into(),
+                    confirmed_in_turn: Some(2),
+                },
+            )]),
             carrier_end: Some(CarrierEnd {
                 transcript: Some("Agent: hi".into()),
                 duration_sec: Some(61),

@@ -239,7 +239,7 @@ impl Db<D> {
 
 #[cfg(all(test, feature = "sqlite"))]
 mod tests {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
 
     use bytes::Bytes;
 
@@ -259,23 +259,13 @@ mod tests {
         let key = ApiKey::new("lease").id();
         let events = LEASE_BATCH + 1;
         for _ in 0..events {
-            let call = StoredCall {
-                record: CallRecord::queued(CallId::generate(), "+14155550123", "Hi"),
-                account_id: "acct".parse().expect("account id"),
-                key_id: key.clone(),
-                created_at: at,
-                caller_id: "+14155550100".into(),
-                context: None,
-                fields: Vec::new(),
-                webhook_url: None,
-                reserved_minutes: 0,
-                extraction_notes: BTreeMap::new(),
-                carrier_end: None,
-                settled: false,
-                lease: None,
-                carrier_notes: Default::default(),
-                version: 0,
-            };
+            let call = StoredCall::new(
+                CallRecord::queued(CallId::generate(), "+14155550123", "Hi"),
+                "acct".parse().expect("account id"),
+                key.clone(),
+                at,
+                "+14155550100",
+            );
             store.insert(&call).await.expect("insert");
             let event = NewEvent {
                 event_id: format!("{}:completed", call.record.id),

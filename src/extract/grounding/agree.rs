@@ -1,0 +1,327 @@
+//! Whether quoted words can carry a value: a number that appears in them,
+//! a yes or no that matches, a string whose words they contain, and no
+//! dodge.
+
+use crate::extract::text::numbers::find_numbers;
+use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::tokens::{Token, TokenKind, tokenize};
+use crate::extract::text::units::{DurationUnit, Unit};
+
+/// Words that open a reply without answering ("well", "oh").
+const OPENERS: &[&str] = &["well", "oh", "um", "uh", "so", "hmm", "ah", "and"];
+
+/// Acknowledgements: they confirm what the agent just said ("Okay."), but
+/// answer no question ("Okay, we don't deliver").
+#[rustfmt::skip]
+const ACKNOWLEDGEMENTS: &[&str] = &[
+    "okay", "ok", "alright", "all right", "fine", "great", "got it", "understood", "sounds good",
+    "perfect", "that works", "works for me",
+];
+
+/// Replies that answer yes, compared on their first one to three words.
+#[rustfmt::skip]
+const YES: &[&str] = &[
+    "yes", "yeah", "yep", "yup", "ya", "yea", "yah", "sure", "correct", "right", "exactly", "absolutely",
+    "definitely", "certainly", "indeed", "affirmative", "of course", "that's right", "that's correct",
+    "that is right", "that is correct", "you bet", "uh huh", "uh-huh", "mm-hmm", "mhm", "sure thing",
+    "you got it", "that's it", "yes please", "sounds right", "sounds good", "perfect",
+];
+
+/// Replies that answer no, compared on their first one to three words.
+#[rustfmt::skip]
+const NO: &[&str] = &[
+    "no", "nope", "nah", "not really", "negative", "not at all", "no way", "afraid not", "i'm afraid not",
+    "definitely not", "absolutely not", "of course not", "certainly not", "never",
+];
+
+/// Replies that open with a "no" word and still agree ("no problem").
+const NO_THAT_AGREES: &[&str] = &["no problem", "no worries", "no doubt", "no question"];
+
+/// Words that negate the clause they are in.
+const NEGATIONS: &[&str] = &[
+    "not", "never", "no", "none", "nothing", "nobody", "neither", "nor", "without", "cannot",
+];
+
+/// Words that take back or qualify what they follow.
+const RESERVATIONS: &[&str] = &["actually", "but", "except", "although", "though", "however"];
+
+/// Phrases that give no answer: whatever else a quote holds, it supports
+/// no value.
+#[rustfmt::skip]
+const DODGES: &[&str] = &[
+    "not sure", "no idea", "no clue", "don't know", "do not know", "dunno", "not certain", "can't say",
+    "cannot say", "couldn't say", "hard to say", "have to check", "need to check", "get back to you",
+    "let you know", "maybe", "possibly", "perhaps", "probably", "might be", "rather not", "prefer not to",
+    "no comment", "can't remember", "don't remember", "can't recall", "don't recall", "not decided",
+    "haven't decided", "undecided",
+];
+
+/// Words that state an amount of nothing.
+const ZERO_WORDS: &[&str] = &["zero", "free", "nothing", "none", "waived", "nil"];
+
+/// The lower-case words and numbers of `text`, in order.
+fn words(tokens: &[Token]) -> Vec<&str> {
+    tokens
+        .iter()
+        .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::Num))
+        .map(|t| t.lower.as_str())
+        .collect()
+}
+
+/// Whether `words` contain `phrase` (space-separated words) anywhere.
+fn has_phrase(words: &[&str], phrase: &str) -> bool {
+    let wanted: Vec<&str> = phrase.split(' ').collect();
+    words.windows(wanted.len()).any(|w| w == wanted.as_slice())
+}
+
+fn negates(word: &str) -> bool {
+    NEGATIONS.contains(&word) || word.ends_with("n't")
+}
+
+/// The words after any openers.
+fn after_openers<'a>(words: &'a [&'a str]) -> &'a [&'a str] {
+    let skip = words.iter().take_while(|w| OPENERS.contains(w)).count();
+    &words[skip..]
+}
+
+/// How many words of an acknowledgement `words` open with.
+fn acknowledgement(words: &[&str]) -> Option<usize> {
+    (1..=2).rev().find(|&length| {
+        words
+            .get(..length)
+            .is_some_and(|head| ACKNOWLEDGEMENTS.contains(&head.join(" ").as_str()))
+    })
+}
+
+/// The answer word a reply opens with: `Some(true)` for yes, `Some(false)`
+/// for no, with how many words it takes (after any openers and an
+/// acknowledgement: "Okay, no, …").
+fn opening_answer(words: &[&str]) -> Option<(bool, usize)> {
+    let words = after_openers(words);
+    let words = &words[acknowledgement(words).unwrap_or(0)..];
+    for length in (1..=3).rev() {
+        let Some(head) = words.get(..length) else {
+            continue;
+        };
+        let head = head.join(" ");
+        if NO_THAT_AGREES.contains(&head.as_str()) {
+            return Some((true, length));
+        }
+        if YES.contains(&head.as_str()) {
+            return Some((true, length));
+        }
+        if NO.contains(&head.as_str()) {
+            return Some((false, length));
+        }
+    }
+    None
+}
+
+/// Whether a quote declines or hedges rather than answers.
+pub(super) fn is_dodge(text: &str) -> bool {
+    let tokens = tokenize(text);
+    let words = words(&tokens);
+    DODGES.iter().any(|dodge| has_phrase(&words, dodge))
+}
+
+/// Whether the recipient's `reply` confirms what the agent just said: it
+/// opens with a yes and neither takes it back ("yes, but …", "right,
+/// actually …") nor hedges.
+pub(super) fn confirms(reply: &str) -> bool {
+    let tokens = tokenize(reply);
+    let words = words(&tokens);
+    let opened = after_openers(&words);
+    let rest = match (opening_answer(&words), acknowledgement(opened)) {
+        (Some((true, _)), _) | (None, Some(_)) => {
+            // What follows the yes or the acknowledgement.
+            let skip = acknowledgement(opened).unwrap_or(0);
+            let after = &opened[skip..];
+            let length = opening_answer(after).map_or(0, |(_, length)| length);
+            &after[length..]
+        }
+        _ => return false,
+    };
+    !rest.iter().any(|w| RESERVATIONS.contains(w) || negates(w)) && !is_dodge(reply)
+}
+
+/// Words that start a new clause.
+#[rustfmt::skip]
+const CLAUSE_BREAKS: &[&str] = &[
+    "but", "so", "because", "and", "although", "though", "since", "if", "when", "unless", "otherwise",
+    "except", "while", "which",
+];
+
+/// The words of the quote's first clause: up to the first `,;.?!` or dash,
+/// or a word that starts a new clause.
+fn first_clause(tokens: &[Token]) -> Vec<&str> {
+    let mut clause = Vec::new();
+    for token in tokens {
+        match token.kind {
+            TokenKind::Punct(',' | ';' | '.' | '?' | '!' | '—' | '…') if !clause.is_empty() => {
+                break;
+            }
+            TokenKind::Word | TokenKind::Num => {
+                if !clause.is_empty() && CLAUSE_BREAKS.contains(&token.lower.as_str()) {
+                    break;
+                }
+                clause.push(token.lower.as_str());
+            }
+            _ => {}
+        }
+    }
+    clause
+}
+
+/// How many times `words` negate ("no problem" and the like do not).
+fn negation_count(words: &[&str]) -> usize {
+    (0..words.len())
+        .filter(|&at| {
+            negates(words[at])
+                && !NO_THAT_AGREES
+                    .iter()
+                    .any(|phrase| words[at..].starts_with(&phrase.split(' ').collect::<Vec<_>>()))
+        })
+        .count()
+}
+
+/// The yes or no a quote states, only where it is plain:
+///
+/// - its opening answer word ("Nope, we're closed"), unless the rest
+///   takes it back or answers the other way too ("No, but…", "Okay, no…
+///   yeah, count me in");
+/// - else a no when its first clause negates ("Not at that rate.", "We
+///   don't deliver").
+///
+/// Anything else ("We're fully booked", "Not a separate oven, but we bake
+/// it first thing") can answer either way: `None`.
+pub(super) fn polarity(text: &str) -> Option<bool> {
+    let tokens = tokenize(text);
+    let words = words(&tokens);
+    if let Some((yes, length)) = opening_answer(&words) {
+        let opened = after_openers(&words);
+        let skip = acknowledgement(opened).unwrap_or(0) + length;
+        let rest = &opened[skip.min(opened.len())..];
+        let other_way = (0..rest.len()).any(|at| match opening_answer(&rest[at..]) {
+            Some((answer, _)) => answer != yes && !(yes && negates(rest[at])),
+            None => false,
+        });
+        let taken_back = rest.iter().any(|w| RESERVATIONS.contains(w));
+        return (!other_way && !taken_back).then_some(yes);
+    }
+    let clause = first_clause(&tokens);
+    let plain_yes = clause.iter().any(|w| YES.contains(w));
+    (negation_count(&clause) % 2 == 1 && !plain_yes).then_some(false)
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1e-9)
+}
+
+const DURATIONS: [DurationUnit; 6] = [
+    DurationUnit::Minute,
+    DurationUnit::Hour,
+    DurationUnit::Day,
+    DurationUnit::Week,
+    DurationUnit::Month,
+    DurationUnit::Year,
+];
+
+/// Whether `value` appears in the quote as a number, written in digits or
+/// words: any number in it (either reading of an ambiguous spoken amount),
+/// a duration in it or the sum of its durations converted to another unit
+/// ("two and a half hours" is 150 minutes), or 0 for words of nothing ("it's
+/// free", "no fee").
+pub(super) fn number_agrees(value: f64, text: &str) -> bool {
+    let tokens = tokenize(text);
+    let mentions = find_numbers(&tokens);
+    let readings = mentions.iter().flat_map(|m| {
+        let digits = m.digits.as_deref().and_then(|d| d.parse::<f64>().ok());
+        // A time of day also reads on the 24-hour clock, minutes as a fraction.
+        let clock = (m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some()).then(|| {
+            let (hour, minute) = m.clock.unwrap_or((m.value as u32, 0));
+            f64::from(hour) + f64::from(minute) / 60.0
+        });
+        let afternoon = clock.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
+        [Some(m.value), m.alt, digits, clock, afternoon]
+            .into_iter()
+            .flatten()
+    });
+    for reading in readings {
+        if same(reading, value) {
+            return true;
+        }
+    }
+    // Durations, alone or summed, in any unit they convert to.
+    let durations: Vec<(f64, DurationUnit)> = mentions
+        .iter()
+        .filter_map(|m| match m.unit {
+            Unit::Duration(unit) => Some((m.value, unit)),
+            _ => None,
+        })
+        .collect();
+    for target in DURATIONS {
+        let converted: Vec<f64> = durations
+            .iter()
+            .filter_map(|&(amount, unit)| unit.factor_to(target).map(|f| amount * f))
+            .collect();
+        if converted.iter().any(|&c| same(c, value))
+            || (converted.len() > 1 && same(converted.iter().sum(), value))
+        {
+            return true;
+        }
+    }
+    if value == 0.0 {
+        let words = words(&tokens);
+        return words.iter().any(|w| ZERO_WORDS.contains(w))
+            || words
+                .windows(2)
+                .any(|pair| pair[0] == "no" && !matches!(pair[1], "i" | "we" | "it" | "not"));
+    }
+    false
+}
+
+/// Words of a string value that carry no content of their own.
+#[rustfmt::skip]
+const LIGHT: &[&str] = &[
+    "a", "an", "the", "of", "and", "or", "on", "at", "in", "to", "for", "with", "by", "from", "is", "it",
+    "s", "'s",
+];
+
+/// Whether every content word of a string `value` is in the quote (case
+/// folded; a word matches the same word, its stem, or a close variant such
+/// as a plural).
+pub(super) fn words_agree(value: &str, text: &str) -> bool {
+    let quote_tokens = tokenize(text);
+    let quoted: Vec<(&str, String)> = words(&quote_tokens)
+        .into_iter()
+        .map(|w| (w, stem(w)))
+        .collect();
+    let value_tokens = tokenize(value);
+    let mut content = words(&value_tokens)
+        .into_iter()
+        .filter(|w| !LIGHT.contains(w))
+        .peekable();
+    if content.peek().is_none() {
+        return false;
+    }
+    // Numbers in the quote, as said and digit by digit ("two twelve" is
+    // 212, "four four seven one" 4471).
+    let spoken: Vec<String> = find_numbers(&quote_tokens)
+        .iter()
+        .flat_map(|m| {
+            let value = (m.value.fract() == 0.0).then(|| format!("{}", m.value as i64));
+            let alt = m
+                .alt
+                .filter(|a| a.fract() == 0.0)
+                .map(|a| format!("{}", a as i64));
+            let clock = m.clock.map(|(hour, minute)| format!("{hour}:{minute:02}"));
+            [value, alt, m.digits.clone(), clock].into_iter().flatten()
+        })
+        .collect();
+    content.all(|word| {
+        let word_stem = stem(word);
+        quoted.iter().any(|(q, q_stem)| {
+            *q == word || *q_stem == word_stem || stems_match(q_stem, &word_stem)
+        }) || spoken.iter().any(|number| number == &word.replace(',', ""))
+    })
+}

@@ -1,0 +1,307 @@
+//! Evidence for extracted values, and the check the service applies to it
+//! whichever extractor produced them.
+//!
+//! An extractor returns, with each value, a [`Quote`]: the words it read the
+//! value from and who said them. [`ground`] conforms the values to their
+//! declared types ([`conform`](super::conform())) and keeps a value only when
+//! its quote holds up against the transcript:
+//!
+//! - The quoted words occur in one turn of the stated speaker (case and
+//!   whitespace folded, typographic quotes made plain; an ellipsis in the
+//!   quote may skip words of the turn).
+//! - Words of the agent count only when the recipient's next turn confirms
+//!   them: it opens with a yes ("Yes", "That's right") and takes nothing
+//!   back ("yes, but …", "right, actually …").
+//! - The quote does not dodge or hedge ("I'm not sure", "maybe", "I'd rather
+//!   not say").
+//! - A number appears in the quote, in digits or words (a duration may be
+//!   converted: "two and a half hours" carries 150 minutes; 0 may be "free" or
+//!   "no fee"). A boolean matches the quote's answer: its opening yes or no
+//!   word, or else a no when it is negated ("we don't deliver"); a plain
+//!   statement ("we're fully booked") can answer either way, so for it only
+//!   the words are checked. Every content word of a string is in the quote.
+//!
+//! A value that fails becomes `null`, with the reason
+//! `unsupported_by_transcript: …` recorded for the field; one that holds
+//! keeps its [`Evidence`]: the turn, the speaker and the transcript's own
+//! words.
+//!
+//! ```
+//! use agentcall::domain::{FieldDefinition, FieldType};
+//! use agentcall::extract::{Extraction, Quote, ground};
+//! use serde_json::json;
+//!
+//! let transcript = "Agent: What's the deposit?\nRecipient: It's four fifty, due on signing.";
+//! let fields = [
+//!     FieldDefinition::new("deposit", FieldType::Number),
+//!     FieldDefinition::new("pets_allowed", FieldType::Boolean),
+//! ];
+//! let mut extraction = Extraction::default();
+//! extraction.values.insert("deposit".into(), json!(450));
+//! extraction.quotes.insert("deposit".into(), Quote::recipient("four fifty"));
+//! // An invented answer with an invented quote.
+//! extraction.values.insert("pets_allowed".into(), json!(true));
+//! extraction.quotes.insert("pets_allowed".into(), Quote::recipient("Pets are welcome"));
+//!
+//! let grounded = ground(&fields, &extraction, transcript);
+//! assert_eq!(grounded.values["deposit"], json!(450));
+//! assert_eq!(grounded.evidence["deposit"].turn, 2);
+//! assert_eq!(grounded.evidence["deposit"].quote, "four fifty");
+//! assert!(grounded.values["pets_allowed"].is_null());
+//! assert!(grounded.reasons["pets_allowed"].starts_with("unsupported_by_transcript"));
+//! ```
+
+mod agree;
+mod locate;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use self::locate::{Turn, span_of, turns};
+use super::{Extraction, conform};
+use crate::domain::{FieldDefinition, FieldType};
+
+/// The reason token recorded for a value its evidence does not support.
+pub const UNSUPPORTED_BY_TRANSCRIPT: &str = "unsupported_by_transcript";
+
+/// Who said quoted words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Party {
+    /// The AI that placed the call (`Agent:` lines).
+    Agent,
+    /// The person called (`Recipient:` lines).
+    Recipient,
+}
+
+/// Where an extractor says it read a value: words of the transcript and who
+/// said them. Checked by [`ground`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    /// Who said the words.
+    pub party: Party,
+    /// The words, as said (case, whitespace and surrounding punctuation do
+    /// not matter; `…` may stand for skipped words).
+    pub text: String,
+}
+
+impl Quote {
+    /// Words the recipient said.
+    pub fn recipient(text: impl Into<String>) -> Self {
+        Self {
+            party: Party::Recipient,
+            text: text.into(),
+        }
+    }
+
+    /// Words the agent said (they count only once the recipient confirms
+    /// them).
+    pub fn agent(text: impl Into<String>) -> Self {
+        Self {
+            party: Party::Agent,
+            text: text.into(),
+        }
+    }
+}
+
+/// Checked evidence for one value: kept on the call and shown over HTTP.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Evidence {
+    /// The turn the words were said in: 1 for the transcript's first
+    /// `Agent:`/`Recipient:` line, and so on.
+    pub turn: usize,
+    /// Who said them.
+    pub speaker: Party,
+    /// The words, exactly as they are in the transcript.
+    pub quote: String,
+    /// For words of the agent: the recipient's turn that confirmed them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_in_turn: Option<usize>,
+}
+
+/// Why a quote does not support its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// The extractor gave a value without a quote.
+    #[error("no quote was given for the value")]
+    NoQuote,
+    /// The words are in no turn of the stated speaker.
+    #[error("the quoted words are not in any turn of the stated speaker")]
+    NotSaid,
+    /// Words of the agent that the recipient's next turn does not confirm.
+    #[error("the agent's words were not confirmed by the recipient's next turn")]
+    NotConfirmed,
+    /// The quote declines or hedges ("not sure", "maybe").
+    #[error("the quote does not give an answer")]
+    Dodge,
+    /// A number that is not in its quote.
+    #[error("the number does not appear in the quote")]
+    NumberNotQuoted,
+    /// A yes for a quote that says no, or the reverse.
+    #[error("the quote answers the other way")]
+    OppositeAnswer,
+    /// A string with words that are not in its quote.
+    #[error("the value's words are not in the quote")]
+    WordsNotQuoted,
+}
+
+impl Unsupported {
+    /// The per-field reason recorded for it:
+    /// `unsupported_by_transcript: <why>`.
+    pub fn reason(self) -> String {
+        format!("{UNSUPPORTED_BY_TRANSCRIPT}: {self}")
+    }
+}
+
+/// Values with the evidence that holds them up, and why the others are null.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Grounded {
+    /// One key per requested field: the conformed value if its evidence
+    /// holds, else `null`.
+    pub values: Map<String, Value>,
+    /// Evidence for every non-null value, by field name.
+    pub evidence: BTreeMap<String, Evidence>,
+    /// Why a field is null, by field name: the conformed reasons plus
+    /// `unsupported_by_transcript: …` for values the check removed.
+    pub reasons: BTreeMap<String, String>,
+}
+
+/// The guard the service applies to whatever an extractor returned:
+/// conforms its values to the declared types, then keeps each value whose
+/// quote holds up against `transcript` (see the [module docs](self)) and
+/// nulls the rest, with the reason.
+///
+/// Log lines carry the field name and the reason, never the value or quote.
+pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &str) -> Grounded {
+    let conformed = conform(fields, &extraction.values);
+    let quotes = &extraction.quotes;
+    let turns = turns(transcript);
+    let mut grounded = Grounded {
+        values: conformed.values,
+        evidence: BTreeMap::new(),
+        reasons: conformed.reasons,
+    };
+    for field in fields {
+        let Some(value) = grounded.values.get_mut(&field.name) else {
+            continue;
+        };
+        if value.is_null() || grounded.evidence.contains_key(&field.name) {
+            continue;
+        }
+        let checked = match quotes.get(&field.name) {
+            Some(quote) => check_in(&turns, field.field_type, value, quote),
+            None => Err(Unsupported::NoQuote),
+        };
+        match checked {
+            Ok(evidence) => {
+                grounded.evidence.insert(field.name.clone(), evidence);
+            }
+            Err(unsupported) => {
+                *value = Value::Null;
+                let reason = unsupported.reason();
+                tracing::warn!(field = %field.name, %reason, "extracted field set to null");
+                grounded.reasons.insert(field.name.clone(), reason);
+            }
+        }
+    }
+    grounded
+}
+
+/// Checks one value of `field_type` against its quote in `transcript`.
+///
+/// # Errors
+/// [`Unsupported`] when the quote does not hold the value up.
+pub fn check(
+    field_type: FieldType,
+    value: &Value,
+    quote: &Quote,
+    transcript: &str,
+) -> Result<Evidence, Unsupported> {
+    check_in(&turns(transcript), field_type, value, quote)
+}
+
+fn check_in(
+    turns: &[Turn],
+    field_type: FieldType,
+    value: &Value,
+    quote: &Quote,
+) -> Result<Evidence, Unsupported> {
+    // The latest turn that holds the quote up wins; the first failure met
+    // (from the latest turn back) is the one reported.
+    let mut failure = Unsupported::NotSaid;
+    let mut seen = false;
+    for (position, turn) in turns.iter().enumerate().rev() {
+        if turn.party != quote.party {
+            continue;
+        }
+        let Some(span) = span_of(&turn.text, &quote.text) else {
+            continue;
+        };
+        let words = &turn.text[span];
+        let confirmed_in_turn = match quote.party {
+            Party::Recipient => None,
+            Party::Agent => match turns.get(position + 1) {
+                Some(next) if next.party == Party::Recipient && agree::confirms(&next.text) => {
+                    Some(next.number)
+                }
+                _ => {
+                    if !seen {
+                        failure = Unsupported::NotConfirmed;
+                        seen = true;
+                    }
+                    continue;
+                }
+            },
+        };
+        match agrees(field_type, value, words) {
+            Ok(()) => {
+                return Ok(Evidence {
+                    turn: turn.number,
+                    speaker: turn.party,
+                    quote: words.to_owned(),
+                    confirmed_in_turn,
+                });
+            }
+            Err(unsupported) if !seen => {
+                failure = unsupported;
+                seen = true;
+            }
+            Err(_) => {}
+        }
+    }
+    Err(failure)
+}
+
+/// Whether `words` carry `value` of `field_type`.
+fn agrees(field_type: FieldType, value: &Value, words: &str) -> Result<(), Unsupported> {
+    if agree::is_dodge(words) {
+        return Err(Unsupported::Dodge);
+    }
+    let holds = match (field_type, value) {
+        (FieldType::Number, Value::Number(number)) => number
+            .as_f64()
+            .is_some_and(|number| agree::number_agrees(number, words)),
+        (FieldType::Boolean, Value::Bool(yes)) => {
+            agree::polarity(words).is_none_or(|said| said == *yes)
+        }
+        (FieldType::String, Value::String(text)) => agree::words_agree(text, words),
+        // Conformed values always have their declared type.
+        _ => false,
+    };
+    match (holds, field_type) {
+        (true, _) => Ok(()),
+        (false, FieldType::Number) => Err(Unsupported::NumberNotQuoted),
+        (false, FieldType::Boolean) => Err(Unsupported::OppositeAnswer),
+        (false, FieldType::String) => Err(Unsupported::WordsNotQuoted),
+    }
+}

@@ -1,0 +1,325 @@
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::*;
+
+const CALL: &str = "\
+Agent: Hi, I'm calling about the flat on Elm Road. What's the monthly rent?
+Recipient: It's fourteen hundred a month.
+Agent: And the deposit?
+Recipient: Um, I'm not sure, maybe a month's rent.
+Agent: So the viewing is on Thursday at six?
+Recipient: Yes, that's right.
+Agent: Do you allow pets?
+Recipient: No, we don't allow pets, sorry.
+Agent: How long is the lease?
+Recipient: Two and a half hours… no, sorry, I mean twelve months.
+Agent: And is there a fee for parking?
+Recipient: No, parking is free. The landlord is Ms. O\u{2019}Brien.";
+
+fn checked(field_type: FieldType, value: Value, quote: Quote) -> Result<Evidence, Unsupported> {
+    check(field_type, &value, &quote, CALL)
+}
+
+#[test]
+fn a_number_in_words_is_found_in_its_turn() {
+    let evidence = checked(
+        FieldType::Number,
+        json!(1400),
+        Quote::recipient("fourteen hundred a month"),
+    )
+    .unwrap();
+    assert_eq!(evidence.turn, 2);
+    assert_eq!(evidence.speaker, Party::Recipient);
+    assert_eq!(evidence.quote, "fourteen hundred a month");
+    assert_eq!(evidence.confirmed_in_turn, None);
+}
+
+#[test]
+fn case_whitespace_typographic_quotes_and_ellipses_are_folded() {
+    let evidence = checked(
+        FieldType::String,
+        json!("O'Brien"),
+        Quote::recipient("  THE LANDLORD   is ms. o'brien. "),
+    )
+    .unwrap();
+    assert_eq!(evidence.quote, "The landlord is Ms. O\u{2019}Brien");
+    let evidence = checked(
+        FieldType::Number,
+        json!(12),
+        Quote::recipient("two and ... I mean twelve months"),
+    )
+    .unwrap();
+    assert_eq!(
+        evidence.quote,
+        "Two and a half hours… no, sorry, I mean twelve months"
+    );
+}
+
+#[test]
+fn words_of_the_wrong_speaker_or_nowhere_are_not_evidence() {
+    assert_eq!(
+        checked(
+            FieldType::Number,
+            json!(1400),
+            Quote::agent("fourteen hundred")
+        ),
+        Err(Unsupported::NotSaid)
+    );
+    assert_eq!(
+        checked(
+            FieldType::Number,
+            json!(1500),
+            Quote::recipient("fifteen hundred")
+        ),
+        Err(Unsupported::NotSaid)
+    );
+    assert_eq!(
+        checked(FieldType::Number, json!(1400), Quote::recipient(" … ")),
+        Err(Unsupported::NotSaid)
+    );
+}
+
+#[test]
+fn the_agents_words_count_once_the_recipient_confirms_them() {
+    let evidence = checked(
+        FieldType::String,
+        json!("Thursday"),
+        Quote::agent("the viewing is on Thursday at six"),
+    )
+    .unwrap();
+    assert_eq!((evidence.turn, evidence.confirmed_in_turn), (5, Some(6)));
+    assert_eq!(evidence.speaker, Party::Agent);
+    // "Do you allow pets?" was answered "No, …": not a confirmation.
+    assert_eq!(
+        checked(
+            FieldType::Boolean,
+            json!(true),
+            Quote::agent("Do you allow pets?")
+        ),
+        Err(Unsupported::NotConfirmed)
+    );
+}
+
+#[test]
+fn a_number_must_be_in_its_quote() {
+    assert_eq!(
+        checked(
+            FieldType::Number,
+            json!(1450),
+            Quote::recipient("fourteen hundred")
+        ),
+        Err(Unsupported::NumberNotQuoted)
+    );
+    // Durations convert; 0 may be said as "free".
+    assert!(
+        checked(
+            FieldType::Number,
+            json!(150),
+            Quote::recipient("two and a half hours")
+        )
+        .is_ok()
+    );
+    assert!(
+        checked(
+            FieldType::Number,
+            json!(1),
+            Quote::recipient("twelve months")
+        )
+        .is_ok()
+    );
+    assert!(
+        checked(
+            FieldType::Number,
+            json!(0),
+            Quote::recipient("parking is free")
+        )
+        .is_ok()
+    );
+    assert_eq!(
+        checked(
+            FieldType::Number,
+            json!(0),
+            Quote::recipient("The landlord is")
+        ),
+        Err(Unsupported::NumberNotQuoted)
+    );
+}
+
+#[test]
+fn a_yes_or_no_must_match_its_quote() {
+    let quote = || Quote::recipient("No, we don't allow pets");
+    assert!(checked(FieldType::Boolean, json!(false), quote()).is_ok());
+    assert_eq!(
+        checked(FieldType::Boolean, json!(true), quote()),
+        Err(Unsupported::OppositeAnswer)
+    );
+    // Without an opening yes or no, negation decides.
+    assert!(
+        checked(
+            FieldType::Boolean,
+            json!(false),
+            Quote::recipient("we don't allow pets")
+        )
+        .is_ok()
+    );
+    // A plain statement can answer either way.
+    assert!(
+        checked(
+            FieldType::Boolean,
+            json!(true),
+            Quote::recipient("parking is free")
+        )
+        .is_ok()
+    );
+    assert!(
+        checked(
+            FieldType::Boolean,
+            json!(false),
+            Quote::recipient("parking is free")
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn a_dodge_supports_nothing() {
+    assert_eq!(
+        checked(
+            FieldType::String,
+            json!("a month's rent"),
+            Quote::recipient("maybe a month's rent")
+        ),
+        Err(Unsupported::Dodge)
+    );
+}
+
+#[test]
+fn a_string_needs_its_words_in_the_quote() {
+    assert_eq!(
+        checked(
+            FieldType::String,
+            json!("Mr. Patel"),
+            Quote::recipient("The landlord is Ms. O'Brien")
+        ),
+        Err(Unsupported::WordsNotQuoted)
+    );
+    assert!(
+        checked(
+            FieldType::String,
+            json!("months"),
+            Quote::recipient("twelve months")
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn ground_keeps_supported_values_and_nulls_the_rest_with_a_reason() {
+    let fields = [
+        FieldDefinition::new("rent", FieldType::Number),
+        FieldDefinition::new("pets", FieldType::Boolean),
+        FieldDefinition::new("landlord", FieldType::String),
+        FieldDefinition::new("deposit", FieldType::Number),
+    ];
+    let raw = json!({"rent": "$1,400", "pets": true, "landlord": "O'Brien", "deposit": null});
+    let extraction = Extraction {
+        values: raw.as_object().unwrap().clone(),
+        quotes: BTreeMap::from([
+            ("rent".to_owned(), Quote::recipient("fourteen hundred")),
+            ("pets".to_owned(), Quote::recipient("we don't allow pets")),
+        ]),
+        summary: None,
+    };
+    let grounded = ground(&fields, &extraction, CALL);
+    assert_eq!(
+        Value::Object(grounded.values.clone()),
+        json!({"rent": 1400, "pets": null, "landlord": null, "deposit": null})
+    );
+    assert_eq!(grounded.evidence.keys().collect::<Vec<_>>(), ["rent"]);
+    assert_eq!(
+        grounded.reasons["pets"],
+        "unsupported_by_transcript: the quote answers the other way"
+    );
+    assert_eq!(
+        grounded.reasons["landlord"],
+        "unsupported_by_transcript: no quote was given for the value"
+    );
+    assert!(!grounded.reasons.contains_key("deposit"));
+}
+
+#[test]
+fn evidence_serializes_in_camel_case_without_an_empty_confirmation() {
+    let evidence = checked(
+        FieldType::Number,
+        json!(1400),
+        Quote::recipient("fourteen hundred"),
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(&evidence).unwrap(),
+        json!({"turn": 2, "speaker": "recipient", "quote": "fourteen hundred"})
+    );
+    let evidence = checked(
+        FieldType::String,
+        json!("Thursday"),
+        Quote::agent("on Thursday"),
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(&evidence).unwrap()["confirmedInTurn"],
+        json!(6)
+    );
+}
+
+/// Words of content (none of the light words a string value may skip).
+fn word() -> impl Strategy<Value = String> {
+    "[bcdghjklmnpqrstvxzBCDGHJKLMNPQRSTVXZ][a-zA-Z]{3,7}"
+}
+
+proptest! {
+    /// Any run of whole words of a recipient turn, in any case and spacing,
+    /// is found, and the evidence quotes the turn's own words.
+    #[test]
+    fn a_true_quote_is_always_found(
+        turns in prop::collection::vec(prop::collection::vec(word(), 1..12), 1..8),
+        pick in any::<prop::sample::Index>(),
+        from in any::<prop::sample::Index>(),
+        len in 1usize..6,
+    ) {
+        let transcript: String = turns
+            .iter()
+            .enumerate()
+            .map(|(i, words)| format!("{}: {}\n", if i % 2 == 0 { "Agent" } else { "Recipient" }, words.join(" ")))
+            .collect();
+        let recipient: Vec<usize> = (0..turns.len()).filter(|i| i % 2 == 1).collect();
+        prop_assume!(!recipient.is_empty());
+        let turn = recipient[pick.index(recipient.len())];
+        let words = &turns[turn];
+        let start = from.index(words.len());
+        let end = (start + len).min(words.len());
+        let said = words[start..end].join(" ");
+        let quoted = format!("  {}  ", said.to_uppercase().replace(' ', "\t "));
+        let evidence = check(FieldType::String, &json!(said), &Quote::recipient(quoted), &transcript).unwrap();
+        prop_assert_eq!(evidence.speaker, Party::Recipient);
+        prop_assert!(evidence.quote.eq_ignore_ascii_case(&said));
+        // The latest turn holding the words is the one named.
+        let latest = recipient.iter().rev().find(|&&i| {
+            format!(" {} ", turns[i].join(" ").to_lowercase()).contains(&format!(" {} ", said.to_lowercase()))
+                || turns[i].join(" ").to_lowercase().contains(&said.to_lowercase())
+        });
+        prop_assert_eq!(Some(evidence.turn), latest.map(|i| i + 1));
+    }
+
+    /// Words that were never said are never evidence, and no input panics.
+    #[test]
+    fn an_invented_quote_is_never_evidence(transcript in "\\PC{0,300}", quote in "\\PC{0,40}") {
+        let invented = format!("{quote} zqxjvk");
+        prop_assume!(!transcript.to_lowercase().contains("zqxjvk"));
+        prop_assert!(check(FieldType::String, &json!("zqxjvk"), &Quote::recipient(invented), &transcript).is_err());
+        let _ = check(FieldType::Number, &json!(1), &Quote::agent(quote.clone()), &transcript);
+        let _ = check(FieldType::Boolean, &json!(true), &Quote::recipient(quote), &transcript);
+    }
+}
