@@ -21,12 +21,19 @@ assistant (its ``tool_calls`` rendered as text), ``tool``/``function``
 (rendered as a user turn), ``developer`` (as system); string, null or
 text-part-array content), ``temperature``, ``top_p``, ``max_tokens`` /
 ``max_completion_tokens`` (capped by ``--max-tokens``, default 48), ``seed``
-(default ``--seed``), ``stop``. ``tools``, ``tool_choice`` and anything else
-are ignored: the model has no chat template of its own (the GGUF carries
-none; it is the pretrained, not the instruction-tuned, 270M), so prompts are
-rendered in Gemma's turn format here and the answer is always plain text,
-never a tool call. Any bearer key is accepted. ``GET /v1/models`` and
-``GET /health`` answer too.
+(default ``--seed``), ``stop``, ``response_format``. ``tools``,
+``tool_choice`` and anything else are ignored: the model has no chat template
+of its own (the GGUF carries none; it is the pretrained, not the
+instruction-tuned, 270M), so prompts are rendered in Gemma's turn format here
+and the answer is always plain text, never a tool call. Any bearer key is
+accepted. ``GET /v1/models`` and ``GET /health`` answer too.
+
+``response_format`` ``{"type": "json_schema", "json_schema": {"schema": S}}``
+constrains the answer to JSON matching ``S`` (the wheel turns the schema into
+a llama.cpp GBNF grammar; a schema it cannot express is a 400), and
+``{"type": "json_object"}`` to any JSON object; ``{"type": "text"}`` or none
+leaves it free. A JSON answer needs room, so a request with a JSON
+``response_format`` is capped by ``--max-json-tokens`` (default 512) instead.
 
 Requests are served one at a time (a lock around the model). The KV cache of
 the previous request is reused for the longest common token prefix (the
@@ -340,6 +347,70 @@ def make_model_class() -> type:
         def _format_chat_prompt(self, messages: Any, multimodal_context: Any = None) -> tuple[str, list]:
             return render_gemma(list(messages)), []
 
+        # Grammar-constrained sampling (a JSON response_format), done as
+        # llama-server does: the wheel would run the grammar over all 262k
+        # candidates at every step (about 4x slower here); instead the token
+        # chosen without it is checked against the grammar, and only when the
+        # grammar rejects it is the choice made again over the candidates the
+        # grammar allows. At temperature 0 the result is the same token.
+        _grammar = None
+
+        def _configure_generation_sampler(
+            self, temperature: float, top_k: int, top_p: float, min_p: float, repeat_penalty: float,
+            repeat_last_n: int, seed: int | None, grammar: str | None = None, grammar_root: str = "root",
+        ) -> None:
+            self._free_grammar()
+            super()._configure_generation_sampler(
+                temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed)
+            if grammar is None:
+                return
+            sampler = self._lib.llama_sampler_init_grammar(
+                self._vocab, self._ffi.new("char[]", grammar.encode()),
+                self._ffi.new("char[]", grammar_root.encode()))
+            if sampler == self._ffi.NULL:
+                raise ValueError("Failed to parse the supplied GBNF grammar")
+            self._grammar = sampler
+
+        def _free_grammar(self) -> None:
+            if self._grammar is not None:
+                self._lib.llama_sampler_free(self._grammar)
+                self._grammar = None
+
+        def _candidates(self) -> tuple[Any, Any]:
+            """All tokens with the last position's logits, as llama.cpp takes them."""
+            import numpy  # a dependency of llama-cpp-py-sync
+
+            n = self.n_vocab
+            logits = self._lib.llama_get_logits_ith(self._ctx, -1)
+            data = numpy.empty(n, dtype=[("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
+            data["id"] = numpy.arange(n, dtype=numpy.int32)
+            data["logit"] = numpy.frombuffer(self._ffi.buffer(logits, 4 * n), dtype=numpy.float32)
+            data["p"] = 0.0
+            array = self._ffi.new("llama_token_data_array *", {
+                "data": self._ffi.cast("llama_token_data *", self._ffi.from_buffer(data)),
+                "size": n, "selected": -1, "sorted": False})
+            return data, array  # data owns the memory array points to
+
+        def _sample_token(self) -> int:
+            if self._grammar is None:
+                return super()._sample_token()
+            data, array = self._candidates()
+            self._lib.llama_sampler_apply(self._sampler, array)
+            token = int(array.data[array.selected].id)
+            single = self._ffi.new("llama_token_data[1]", [{"id": token, "logit": 1.0, "p": 0.0}])
+            check = self._ffi.new("llama_token_data_array *",
+                                  {"data": single, "size": 1, "selected": -1, "sorted": False})
+            self._lib.llama_sampler_apply(self._grammar, check)
+            if single[0].logit == float("-inf"):
+                data, array = self._candidates()
+                self._lib.llama_sampler_apply(self._grammar, array)
+                self._lib.llama_sampler_apply(self._sampler, array)
+                token = int(array.data[array.selected].id)
+            del data
+            self._lib.llama_sampler_accept(self._grammar, token)
+            self._lib.llama_sampler_accept(self._sampler, token)
+            return token
+
         def _prepare_chat_prefix(self, tokens: list[int], cache_key: str | None) -> tuple[int, str]:
             reused, status = super()._prepare_chat_prefix(tokens, cache_key)
             if reused and self._n_swa > 0:
@@ -403,10 +474,12 @@ def parse_request(body: dict, args: argparse.Namespace) -> dict:
         turns = normalize_messages(body.get("messages"))
     except ValueError as e:
         raise BadRequest(str(e)) from None
+    response_format = parse_response_format(body.get("response_format"))
+    cap = args.max_tokens if response_format is None else args.max_json_tokens
     requested = body.get("max_completion_tokens", body.get("max_tokens"))
-    max_tokens = args.max_tokens
+    max_tokens = cap
     if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0:
-        max_tokens = min(requested, args.max_tokens)
+        max_tokens = min(requested, cap)
     temperature = body.get("temperature")
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool):
         temperature = args.temperature
@@ -430,7 +503,36 @@ def parse_request(body: dict, args: argparse.Namespace) -> dict:
         "seed": seed,
         "stop": stop or None,
         "model": model if isinstance(model, str) and model else args.model_name,
+        "response_format": response_format,
     }
+
+
+def parse_response_format(value: Any) -> dict | None:
+    """The JSON constraint a request asks for (as the wheel takes it), or
+    None for free text. Validated here, so a bad one is a 400."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BadRequest("response_format must be an object")
+    kind = value.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "json_object"}
+    if kind == "json_schema":
+        wrapper = value.get("json_schema")
+        if not isinstance(wrapper, dict) or not isinstance(wrapper.get("schema"), dict):
+            raise BadRequest("response_format.json_schema.schema must be an object")
+        fmt = {"type": "json_schema", "json_schema": {"schema": wrapper["schema"]}}
+    else:
+        raise BadRequest("response_format.type must be text, json_object or json_schema")
+    from llama_cpp_py_sync.constraints import response_format_to_grammar
+
+    try:
+        response_format_to_grammar(fmt)  # what the wheel will do; fails early
+    except (TypeError, ValueError) as e:
+        raise BadRequest(f"response_format: {e}") from None
+    return fmt
 
 
 def make_handler(model: Model, args: argparse.Namespace) -> type:
@@ -503,6 +605,7 @@ def make_handler(model: Model, args: argparse.Namespace) -> type:
                 stream=True,
                 cache_key=None if args.no_prefix_cache else "agentcall",
                 on_stats=stats.update,
+                response_format=request["response_format"],
             )
             try:
                 self.respond(request, pieces, stats, started)
@@ -577,6 +680,7 @@ def make_handler(model: Model, args: argparse.Namespace) -> type:
                 f"completion: stream={request['stream']} prompt_tokens={prompt_tokens} "
                 f"reused_tokens={stats.get('reused_tokens')} cache={stats.get('cache_status')} "
                 f"prefill={stats.get('prefill_seconds') or 0:.3f}s first_piece={ttft} "
+                f"json={request['response_format'] is not None} "
                 f"pieces={n_pieces} finish={finish} total={now - started:.3f}s",
                 file=sys.stderr, flush=True,
             )
@@ -615,6 +719,8 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=2048)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=48, help="default and cap of tokens generated per request")
+    parser.add_argument("--max-json-tokens", type=int, default=512,
+                        help="the same for requests with a JSON response_format")
     parser.add_argument("--temperature", type=float, default=0.7, help="when a request gives none")
     parser.add_argument("--seed", type=int, default=42, help="sampling seed when a request gives none")
     parser.add_argument("--no-prefix-cache", action="store_true", help="evaluate every prompt from scratch")
