@@ -13,15 +13,23 @@ pub(super) struct Turn {
     pub(super) text: String,
 }
 
-/// Splits a transcript into its `Agent: …` / `Recipient: …` turns. A line
-/// without a label continues the turn before it; lines before the first
-/// label belong to no turn.
+/// Splits a transcript into its `Agent: …` / `Recipient: …` turns (labels
+/// in any case). A line without one of those labels continues the turn
+/// before it; lines before the first label belong to no turn.
 pub(super) fn turns(transcript: &str) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
     for line in transcript.lines() {
-        let labelled = [("Agent:", Party::Agent), ("Recipient:", Party::Recipient)]
-            .into_iter()
-            .find_map(|(label, party)| line.strip_prefix(label).map(|rest| (party, rest)));
+        let line = line.trim();
+        let labelled = line.split_once(':').and_then(|(label, rest)| {
+            let label = label.trim();
+            if label.eq_ignore_ascii_case("agent") {
+                Some((Party::Agent, rest))
+            } else if label.eq_ignore_ascii_case("recipient") {
+                Some((Party::Recipient, rest))
+            } else {
+                None
+            }
+        });
         match (labelled, turns.last_mut()) {
             (Some((party, rest)), _) => turns.push(Turn {
                 number: turns.len() + 1,

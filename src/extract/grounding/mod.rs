@@ -88,6 +88,11 @@ pub struct Quote {
     /// The words, as said (case, whitespace and surrounding punctuation do
     /// not matter; `…` may stand for skipped words).
     pub text: String,
+    /// The turn the words were read in, when the extractor knows it (1 for
+    /// the transcript's first `Agent:`/`Recipient:` line). Short words such
+    /// as "Yes." recur; the turn named is checked first, and when the words
+    /// do not hold up there the latest turn where they do is taken.
+    pub turn: Option<usize>,
 }
 
 impl Quote {
@@ -96,6 +101,7 @@ impl Quote {
         Self {
             party: Party::Recipient,
             text: text.into(),
+            turn: None,
         }
     }
 
@@ -105,7 +111,14 @@ impl Quote {
         Self {
             party: Party::Agent,
             text: text.into(),
+            turn: None,
         }
+    }
+
+    /// The same words, read in turn `turn` (1-based).
+    pub fn in_turn(mut self, turn: usize) -> Self {
+        self.turn = Some(turn);
+        self
     }
 }
 
@@ -236,11 +249,21 @@ fn check_in(
     value: &Value,
     quote: &Quote,
 ) -> Result<Evidence, Unsupported> {
-    // The latest turn that holds the quote up wins; the first failure met
-    // (from the latest turn back) is the one reported.
+    // The turn the extractor named, then the latest turn that holds the
+    // quote up; the first failure met is the one reported.
+    let named = quote
+        .turn
+        .and_then(|number| number.checked_sub(1))
+        .filter(|&position| position < turns.len());
+    let order = named.into_iter().chain(
+        (0..turns.len())
+            .rev()
+            .filter(|&position| Some(position) != named),
+    );
     let mut failure = Unsupported::NotSaid;
     let mut seen = false;
-    for (position, turn) in turns.iter().enumerate().rev() {
+    for position in order {
+        let turn = &turns[position];
         if turn.party != quote.party {
             continue;
         }

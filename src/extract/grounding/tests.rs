@@ -323,3 +323,38 @@ proptest! {
         let _ = check(FieldType::Boolean, &json!(true), &Quote::recipient(quote), &transcript);
     }
 }
+
+#[test]
+fn the_turn_an_extractor_names_is_checked_first() {
+    let transcript =
+        "Agent: Do you deliver?\nRecipient: Yes.\nAgent: Do you take cards?\nRecipient: Yes.";
+    let latest = check(
+        FieldType::Boolean,
+        &json!(true),
+        &Quote::recipient("Yes"),
+        transcript,
+    );
+    assert_eq!(latest.unwrap().turn, 4);
+    let named = Quote::recipient("Yes").in_turn(2);
+    assert_eq!(
+        check(FieldType::Boolean, &json!(true), &named, transcript)
+            .unwrap()
+            .turn,
+        2
+    );
+    // A turn that does not hold the words up is only a hint.
+    let wrong = Quote::recipient("Yes").in_turn(3);
+    assert_eq!(
+        check(FieldType::Boolean, &json!(true), &wrong, transcript)
+            .unwrap()
+            .turn,
+        4
+    );
+    let beyond = Quote::recipient("Yes").in_turn(99);
+    assert_eq!(
+        check(FieldType::Boolean, &json!(true), &beyond, transcript)
+            .unwrap()
+            .turn,
+        4
+    );
+}

@@ -144,3 +144,23 @@ fn odd_input_does_not_panic() {
         assert_eq!(out.len(), 3);
     }
 }
+
+/// The evidence names the reply each value was read from, even when the
+/// same words answer two questions.
+#[test]
+fn evidence_names_the_reply_each_value_was_read_from() {
+    let fields = [
+        field("delivers", FieldType::Boolean, "Whether they deliver"),
+        field("takes_cards", FieldType::Boolean, "Whether they take cards"),
+    ];
+    let transcript = "Agent: Do you deliver?\n\
+             Recipient: Yes.\n\
+             Agent: Do you take cards?\n\
+             Recipient: Yes.\n\
+             Agent: Thanks.";
+    let extraction = OfflineExtractor::new().extract("Call the shop.", &fields, transcript);
+    let grounded = crate::extract::ground(&fields, &extraction, transcript);
+    assert_eq!(grounded.values["delivers"], json!(true));
+    assert_eq!(grounded.evidence["delivers"].turn, 2);
+    assert_eq!(grounded.evidence["takes_cards"].turn, 4);
+}

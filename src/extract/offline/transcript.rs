@@ -186,9 +186,14 @@ impl Transcript {
             .skip(start)
             .take(end.saturating_sub(start))
             .collect();
+        // Its number among the `Agent:`/`Recipient:` turns, as evidence counts them.
+        let number = 1 + self.turns[..first.turn.0]
+            .iter()
+            .filter(|earlier| earlier.speaker != Speaker::Other)
+            .count();
         match turn.speaker {
-            Speaker::Agent => Some(Quote::agent(text)),
-            Speaker::Recipient => Some(Quote::recipient(text)),
+            Speaker::Agent => Some(Quote::agent(text).in_turn(number)),
+            Speaker::Recipient => Some(Quote::recipient(text).in_turn(number)),
             Speaker::Other => None,
         }
     }
