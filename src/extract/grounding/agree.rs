@@ -53,7 +53,8 @@ const DODGES: &[&str] = &[
     "cannot say", "couldn't say", "hard to say", "have to check", "need to check", "get back to you",
     "let you know", "maybe", "possibly", "perhaps", "probably", "might be", "rather not", "prefer not to",
     "no comment", "can't remember", "don't remember", "can't recall", "don't recall", "not decided",
-    "haven't decided", "undecided",
+    "haven't decided", "undecided", "it depends", "depends on", "can't give you", "cannot give you",
+    "don't quote me", "won't know", "might not", "hard to tell", "would have to ask", "i'd have to ask",
 ];
 
 /// Words that state an amount of nothing.

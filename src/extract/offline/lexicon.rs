@@ -153,6 +153,15 @@ pub(super) const DODGES: &[&str] = &[
     "no comment", "decline to", "keep that private", "keep that to myself", "none of your business",
 ];
 
+/// Words that withhold an amount, or leave it open between several: a
+/// number near them is no answer. (An approximate amount, "about twenty,
+/// maybe twenty-five", still is.)
+#[rustfmt::skip]
+pub(super) const HEDGES: &[&str] = &[
+    "could be", "put a number on", "no idea", "anywhere from", "don't hold me", "can't give you",
+    "cannot give you", "won't know",
+];
+
 /// Dodges that put the other side on hold; an answer usually follows.
 #[rustfmt::skip]
 pub(super) const HOLDS: &[&str] = &[

@@ -2,14 +2,14 @@
 //! context, with corrections and echoes taken into account.
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES};
-use super::phrase::{has_split_phrase, is_negated_text};
+use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::NumberMention;
-use crate::extract::text::stem::stem;
+use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
 
 /// A number that may be a field's value, with how well it fits.
@@ -189,10 +189,24 @@ impl Analysis<'_, '_> {
                 && c.score >= pick.score - 0.25
                 && c.clause >= pick.clause
         });
-        if rivals.count() > 0 {
+        if rivals.count() > 0 || self.reply_hedges(said) {
             return None;
         }
         Some(self.apply_not_corrections(said, value))
+    }
+
+    /// Whether the reply holding `sentence` withholds an amount anywhere
+    /// ("could be a day, could be two", "I won't put a number on it"): the
+    /// amount it gives is no clear answer.
+    fn reply_hedges(&self, sentence: SentenceIndex) -> bool {
+        let turn = self.transcript.sentences[sentence].turn;
+        self.transcript.turns[turn].sentences.iter().any(|&other| {
+            let text: String = self.transcript.sentences[other]
+                .word_lowers()
+                .collect::<Vec<_>>()
+                .join(" ");
+            has_any_phrase(&text, HEDGES)
+        })
     }
 
     /// The numbers of one sentence that fit the field, scored.
@@ -218,6 +232,16 @@ impl Analysis<'_, '_> {
                 continue;
             };
             if own_numbers.iter().any(|v| same(*v, m.value)) {
+                continue;
+            }
+            // "an eight-dollar holiday surcharge" for a rate "before any
+            // holiday surcharge": an amount of what the field is not.
+            let named = sent.stems.get(m.end..(m.end + 3).min(sent.stems.len()));
+            if named.is_some_and(|after| {
+                after
+                    .iter()
+                    .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
+            }) {
                 continue;
             }
             let value = m.value * factor;

@@ -11,7 +11,7 @@ use super::value_kind::{classify_string_field, profile_number};
 use crate::domain::{FieldDefinition, FieldType};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::stem::{stem, stems_match};
-use crate::extract::text::tokens::tokenize;
+use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::DurationUnit;
 
 /// One stemmed keyword of a field and how much it says about the field.
@@ -112,6 +112,9 @@ pub(super) struct FieldProfile<'a> {
     pub(super) required: Vec<String>,
     /// Stems of the head nouns of the name (for "X filling" patterns).
     pub(super) heads: Vec<String>,
+    /// Stems of what the description sets apart ("before any holiday
+    /// surcharge"): an amount of one of those is not this field's.
+    pub(super) excluded: Vec<String>,
     pub(super) kind: ValueKind,
 }
 
@@ -272,10 +275,21 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
         push_keyword(&mut keywords, stem(w), weight);
     }
     let desc_toks = tokenize(&desc_clean);
-    for t in desc_toks.iter().filter(|t| t.is_word()) {
-        if set!(STOPWORDS).contains(t.lower.as_str()) || t.lower.chars().count() < 2 {
-            continue;
-        }
+    let parts = description_parts(&desc_toks);
+    let is_word = |t: &Token| {
+        t.is_word() && !set!(STOPWORDS).contains(t.lower.as_str()) && t.lower.chars().count() >= 2
+    };
+    let excluded: Vec<String> = desc_toks
+        .iter()
+        .zip(&parts)
+        .filter(|(t, part)| **part == DescriptionPart::SetApart && is_word(t))
+        .map(|(t, _)| stem(&t.lower))
+        .collect();
+    for (t, _) in desc_toks
+        .iter()
+        .zip(&parts)
+        .filter(|(t, part)| **part == DescriptionPart::Field && is_word(t))
+    {
         let st = stem(&t.lower);
         // Description words the objective already uses are call context, not topic.
         let in_objective = transcript
@@ -384,8 +398,73 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
         keywords,
         required,
         heads,
+        excluded,
         kind,
     }
+}
+
+/// What a description word says of the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DescriptionPart {
+    /// Describes the field.
+    Field,
+    /// Opens a set-apart clause ("before any", "excluding").
+    Cue,
+    /// Names what the value is not ("holiday surcharge" in "before any
+    /// holiday surcharge"), to the end of its clause.
+    SetApart,
+}
+
+/// Each description token's part: words after "before any", "separate
+/// from", "excluding" and the like, to the end of their clause, name what
+/// the value is not, so they are no keywords.
+fn description_parts(tokens: &[Token]) -> Vec<DescriptionPart> {
+    const CUES: &[&[&str]] = &[
+        &["excluding"],
+        &["except"],
+        &["besides"],
+        &["without"],
+        &["before", "any"],
+        &["separate", "from"],
+        &["apart", "from"],
+        &["aside", "from"],
+        &["other", "than"],
+        &["not", "including"],
+        &["not", "counting"],
+    ];
+    let mut parts = vec![DescriptionPart::Field; tokens.len()];
+    let mut inside = false;
+    let mut position = 0;
+    while position < tokens.len() {
+        if matches!(
+            tokens[position].kind,
+            TokenKind::Punct(',' | ';' | '.' | ')' | '(' | '—')
+        ) {
+            inside = false;
+            position += 1;
+            continue;
+        }
+        let cue = CUES.iter().find(|cue| {
+            cue.iter().enumerate().all(|(offset, word)| {
+                tokens
+                    .get(position + offset)
+                    .is_some_and(|t| t.is_word() && t.lower == *word)
+            })
+        });
+        if let Some(cue) = cue {
+            for part in &mut parts[position..position + cue.len()] {
+                *part = DescriptionPart::Cue;
+            }
+            inside = true;
+            position += cue.len();
+            continue;
+        }
+        if inside {
+            parts[position] = DescriptionPart::SetApart;
+        }
+        position += 1;
+    }
+    parts
 }
 
 /// Whether `w` is one of the words of `text`.

@@ -112,6 +112,19 @@ impl Analysis<'_, '_> {
                 candidates.push(echo);
             }
         }
+        // "If everyone's of age, …": a condition is never the value.
+        candidates.retain(|c| {
+            let first = c
+                .text
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            !matches!(
+                first.as_str(),
+                "if" | "unless" | "when" | "whenever" | "because" | "since" | "although"
+            )
+        });
         if candidates.is_empty() {
             return self.string_fallback(profile, string_kind);
         }

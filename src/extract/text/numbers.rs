@@ -3,7 +3,7 @@
 
 use super::number_words::{NumberWord, classify_number_word, interpret};
 use super::tokens::{Token, TokenKind};
-use super::units::{Unit, attach_unit};
+use super::units::{DurationUnit, Unit, attach_unit};
 
 /// A number found in a token list.
 #[derive(Debug, Clone)]
@@ -66,6 +66,8 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
                 | "each"
                 | "every"
                 | "any"
+                | "either"
+                | "neither"
                 | "another"
                 | "no"
                 | "some"
@@ -114,6 +116,26 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
         )
     );
     det || pron_next
+}
+
+/// "an hour and a half" (1.5 hours) or "half an hour" / "half a day" (0.5)
+/// at token `j`.
+fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
+    let (value, unit_at, end) = match word_at(toks, j)? {
+        "a" | "an"
+            if word_at(toks, j + 2) == Some("and")
+                && word_at(toks, j + 3) == Some("a")
+                && word_at(toks, j + 4) == Some("half") =>
+        {
+            (1.5, j + 1, j + 5)
+        }
+        "half" if matches!(word_at(toks, j + 1), Some("a" | "an")) => (0.5, j + 2, j + 3),
+        _ => return None,
+    };
+    let unit = DurationUnit::parse(word_at(toks, unit_at)?)?;
+    let mut m = simple_mention(j, end, value);
+    m.unit = Unit::Duration(unit);
+    Some(m)
 }
 
 /// Finds number mentions in a token list.
@@ -167,6 +189,10 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         m.unit = Unit::Clock;
         m.pm = Some(v == 12.0);
         m.clock = Some((v as u32, 0));
+        return Some(m);
+    }
+    // "an hour and a half", "half a day": a fraction of one unit of time.
+    if !currency && let Some(m) = unit_fraction(toks, j) {
         return Some(m);
     }
     let mut m = match toks.get(j)?.kind {
@@ -527,6 +553,11 @@ mod tests {
         assert_eq!(nums("twenty-five"), vec![25.0]);
         assert_eq!(nums("a dozen"), vec![12.0]);
         assert_eq!(nums("two and a half hours"), vec![2.5]);
+        assert_eq!(nums("an hour and a half behind the wheel"), vec![1.5]);
+        assert_eq!(nums("half an hour, or half a day"), vec![0.5, 0.5]);
+        // Only with a unit of time, and "a" alone is no number.
+        assert_eq!(nums("a box and a half"), Vec::<f64>::new());
+        assert_eq!(nums("an hour"), Vec::<f64>::new());
         assert_eq!(nums("one hundred and twelve"), vec![112.0]);
         assert_eq!(nums("a hundred twenty-five"), vec![125.0]);
         assert_eq!(nums("it's twelve fifty"), vec![12.5]);
