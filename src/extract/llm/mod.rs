@@ -557,14 +557,34 @@ fn parse_completion(body: &[u8], fields: &[FieldDefinition]) -> Result<Extractio
     }
     let content = message_text(message.get("content"))
         .ok_or_else(|| Failure::Output("empty content".into()))?;
-    let answer = parse_json_content(&content).map_err(|error| {
-        if finish_reason == Some("length") {
-            Failure::Output("cut off at the token limit (finish_reason `length`)".into())
-        } else {
-            Failure::Output(format!("not JSON ({error})"))
-        }
-    })?;
+    let answer = match parse_json_content(&content) {
+        Ok(answer) => answer,
+        // Cut off while writing the summary, say, after the fields were
+        // complete: the fields stand (their evidence is checked as always)
+        // and the offline summary fills in.
+        Err(_) if finish_reason == Some("length") => match complete_fields(&content) {
+            Some(answers) => serde_json::json!({ "fields": answers }),
+            None => {
+                return Err(Failure::Output(
+                    "cut off at the token limit (finish_reason `length`)".into(),
+                ));
+            }
+        },
+        Err(error) => return Err(Failure::Output(format!("not JSON ({error})"))),
+    };
     conform_shape(answer, fields)
+}
+
+/// The `"fields"` object of an answer cut off after it, if it is complete:
+/// serde_json reads the one value after the key and stops there.
+fn complete_fields(content: &str) -> Option<Value> {
+    let (_, after_key) = content.split_once("\"fields\"")?;
+    let after_colon = after_key.trim_start().strip_prefix(':')?;
+    let mut values = serde_json::Deserializer::from_str(after_colon).into_iter::<Value>();
+    match values.next()? {
+        Ok(fields @ Value::Object(_)) => Some(fields),
+        _ => None,
+    }
 }
 
 /// The text of `message.content`: a string, or an array of content parts of

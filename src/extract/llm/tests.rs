@@ -180,6 +180,27 @@ fn envelope_problems_refusals_and_truncation_are_named() {
     let cut = json!({"choices": [{"message": {"content": "{\"summary\": \"The rec"}, "finish_reason": "length"}]});
     let error = parse_completion(cut.to_string().as_bytes(), &fields()).unwrap_err();
     assert!(error.to_string().contains("token limit"), "{error}");
+    // Cut off inside the fields: nothing stands.
+    let cut = json!({"choices": [{"message": {"content": "{\"fields\": {\"price\": {\"value\": 4"}, "finish_reason": "length"}]});
+    let error = parse_completion(cut.to_string().as_bytes(), &fields()).unwrap_err();
+    assert!(error.to_string().contains("token limit"), "{error}");
+}
+
+/// A model cut off while writing its summary, after the fields: the fields
+/// stand (the service still checks their evidence), and no summary.
+#[test]
+fn fields_complete_before_a_cut_off_summary_are_kept() {
+    let content = r#"{"fields": {"confirmed": {"quote": "Yes", "speaker": "recipient", "value": true}, "price": {"quote": null, "speaker": null, "value": null}, "notes": {"quote": null, "speaker": null, "value": null}}, "summary": "The recipient said that the"#;
+    let cut = json!({"choices": [{"message": {"content": content}, "finish_reason": "length"}]});
+    let extraction = parse_completion(cut.to_string().as_bytes(), &fields()).unwrap();
+    assert_eq!(extraction.values["confirmed"], true);
+    assert_eq!(extraction.quotes["confirmed"], Quote::recipient("Yes"));
+    assert_eq!(extraction.values["price"], Value::Null);
+    assert_eq!(extraction.summary, None);
+    // Not cut off, the same broken text is an error.
+    let broken = json!({"choices": [{"message": {"content": content}, "finish_reason": "stop"}]});
+    let error = parse_completion(broken.to_string().as_bytes(), &fields()).unwrap_err();
+    assert!(error.to_string().contains("not JSON"), "{error}");
 }
 
 #[test]
