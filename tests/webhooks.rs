@@ -557,3 +557,38 @@ async fn another_tenants_event_is_not_queued_behind_a_backlog_on_black_holed_end
     );
     service.shutdown(Duration::from_millis(10)).await;
 }
+
+#[tokio::test]
+async fn a_burst_to_one_endpoint_is_delivered_at_its_cap_without_waiting_for_leases() {
+    // More events at once than the worker has slots, all to one endpoint
+    // (cap 8 in flight). Events claimed beyond the endpoint's cap wait in the
+    // worker for a slot instead of lapsing with their lease, which here
+    // (twice an hour's timeout) outlasts the test by far.
+    let receiver = Receiver::start().await;
+    let delivery = DeliveryConfig {
+        timeout: Duration::from_secs(3600),
+        ..patient_delivery()
+    };
+    let service = builder().delivery(delivery).build().unwrap();
+    let api = Api::new(service.clone());
+    let calls = 150;
+    for _ in 0..calls {
+        // Ends in 3: declined after the ring, one `call.declined` event each.
+        place(
+            &api,
+            KEY_A1,
+            json!({"to": "+14155550123", "objective": "x", "webhookUrl": receiver.url}),
+        )
+        .await;
+    }
+    receiver.wait_for(|r| r.len() >= calls).await;
+    let delivered = receiver.requests();
+    assert_eq!(delivered.len(), calls, "each event once");
+    assert!(
+        delivered
+            .iter()
+            .all(|r| r.json()["event"] == "call.declined"),
+        "{:?}",
+        delivered.first().map(Received::json)
+    );
+}

@@ -190,6 +190,13 @@ pub enum AttemptOutcome {
         /// When to try again; `None` gives up.
         retry_at: Option<DateTime<Utc>>,
     },
+    /// No attempt was made: the worker handed the claim back (the event's
+    /// endpoint was at its cap or its breaker was open). Nothing about the
+    /// event's delivery changes but when it is next due.
+    Postponed {
+        /// When the event is due again.
+        retry_at: DateTime<Utc>,
+    },
 }
 
 /// Durable queue of webhook events.
@@ -218,7 +225,9 @@ pub enum AttemptOutcome {
 /// - `record_attempt` applies an outcome only under the event's current
 ///   claim: it counts the attempt and either marks the event delivered,
 ///   schedules it at `retry_at`, or gives it up, uses the claim up, and
-///   returns [`RecordedAttempt::Applied`]. Under any other token (a claim
+///   returns [`RecordedAttempt::Applied`]. [`AttemptOutcome::Postponed`]
+///   counts no attempt and keeps the last answer: it only makes the event
+///   due at its `retry_at` and uses the claim up. Under any other token (a claim
 ///   whose lease lapsed and that was claimed again, redelivered, or already
 ///   recorded) or for an unknown event it changes nothing and returns
 ///   [`RecordedAttempt::Stale`]. An outcome under a lapsed claim that no one

@@ -27,10 +27,17 @@
 //! - A circuit breaker per endpoint: after
 //!   [`DeliveryConfig::breaker_threshold`] failures in a row the endpoint
 //!   gets no attempt for [`DeliveryConfig::breaker_cool_down`], then one
-//!   trial; a success closes it. Events held back this way are delayed (their
-//!   claim's lease returns them to the outbox), never dropped, and no attempt
-//!   is counted for them.
+//!   trial; a success closes it. Events held back this way are handed back to
+//!   the outbox due when the cool-down ends ([`AttemptOutcome::Postponed`]):
+//!   delayed, never dropped, and no attempt is counted for them.
+//! - An event whose endpoint is at its cap waits in the worker, in order,
+//!   and starts as soon as one of that endpoint's attempts ends; claims the
+//!   worker holds this way count against its slots, so it never holds more
+//!   than it could run. One held longer than [`HOLD_LIMIT`] is handed back
+//!   to the outbox, due at once, so a slow endpoint cannot keep its claims
+//!   from other accounts' events for long.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,6 +66,17 @@ pub const DEFAULT_RETRY_SCHEDULE: [Duration; 8] = [
 
 /// How often a worker looks again at due events that could not be claimed.
 const BLOCKED_POLL: Duration = Duration::from_millis(250);
+
+/// How long the worker keeps a claimed event waiting for a slot at its
+/// endpoint before it hands the claim back to the outbox.
+pub const HOLD_LIMIT: Duration = Duration::from_secs(2);
+
+/// A claimed event waiting for a slot at its endpoint.
+#[derive(Debug)]
+struct Held {
+    pending: PendingDelivery,
+    since: tokio::time::Instant,
+}
 
 /// How events are delivered.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,8 +153,36 @@ impl DeliveryWorker {
             // The lease outlives an attempt, so a claim is only handed out
             // again if this process died mid-attempt.
             let lease = worker.config.timeout * 2 + Duration::from_secs(5);
+            let hold_limit = HOLD_LIMIT.min(lease / 2);
+            // Claims whose endpoint was at its cap, per endpoint, oldest first.
+            let mut held: HashMap<String, VecDeque<Held>> = HashMap::new();
+            let mut held_count = 0usize;
             while !*stop.borrow() {
-                let free = permits.available_permits();
+                let now = tokio::time::Instant::now();
+                let mut started = 0usize;
+                for (endpoint, queue) in held.iter_mut() {
+                    while let Some(front) = queue.front() {
+                        if now.duration_since(front.since) >= hold_limit {
+                            let stale = queue.pop_front().expect("a front");
+                            worker.hand_back(stale.pending, Utc::now());
+                        } else if endpoints.try_start(endpoint, now) {
+                            let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                                // Cannot happen (held claims are within the
+                                // slots); give the start back and wait.
+                                endpoints.finish(endpoint, AttemptResult::NotMade, now);
+                                break;
+                            };
+                            let next = queue.pop_front().expect("a front");
+                            worker.start(next.pending, endpoint.clone(), permit, &endpoints);
+                            started += 1;
+                        } else {
+                            break;
+                        }
+                        held_count -= 1;
+                    }
+                }
+                held.retain(|_, queue| !queue.is_empty());
+                let free = permits.available_permits().saturating_sub(held_count);
                 let claimed = if free == 0 {
                     Vec::new()
                 } else {
@@ -148,28 +194,44 @@ impl DeliveryWorker {
                         }
                     }
                 };
-                let idle = claimed.is_empty();
+                let idle = claimed.is_empty() && started == 0;
                 for pending in claimed {
                     let endpoint = endpoint_key(&pending.event.url);
-                    if !endpoints.try_start(&endpoint, tokio::time::Instant::now()) {
-                        // At its cap or its breaker is open: the claim's
-                        // lease hands the event out again later.
-                        tracing::debug!(event_id = %pending.event.event_id, %endpoint, "webhook attempt held back");
-                        continue;
+                    let now = tokio::time::Instant::now();
+                    if let Some(queue) = held.get_mut(&endpoint) {
+                        // Behind the ones already waiting for this endpoint.
+                        queue.push_back(Held {
+                            pending,
+                            since: now,
+                        });
+                        held_count += 1;
+                    } else if endpoints.try_start(&endpoint, now) {
+                        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                            return;
+                        };
+                        worker.start(pending, endpoint, permit, &endpoints);
+                    } else if let Some(until) = endpoints.open_until(&endpoint, now) {
+                        // Its breaker is open: back to the outbox until the
+                        // cool-down ends, rather than waiting here.
+                        let wait = chrono::Duration::from_std(until - now).unwrap_or_default();
+                        tracing::debug!(event_id = %pending.event.event_id, %endpoint, "webhook attempt held back: breaker open");
+                        worker.hand_back(pending, Utc::now() + wait);
+                    } else {
+                        held.entry(endpoint).or_default().push_back(Held {
+                            pending,
+                            since: now,
+                        });
+                        held_count += 1;
                     }
-                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-                        return;
-                    };
-                    let (worker, endpoints) = (Arc::clone(&worker), Arc::clone(&endpoints));
-                    tokio::spawn(async move {
-                        let result = worker.attempt(pending).await;
-                        endpoints.finish(&endpoint, result, tokio::time::Instant::now());
-                        drop(permit);
-                        worker.wake.notify_one();
-                    });
                 }
                 if idle {
-                    let sleep = worker.until_next_due().await;
+                    let sleep = if held_count > 0 {
+                        // An attempt's end wakes us; the oldest held claim
+                        // may need handing back before that.
+                        hold_limit
+                    } else {
+                        worker.until_next_due().await
+                    };
                     tokio::select! {
                         _ = tokio::time::sleep(sleep) => {}
                         _ = worker.wake.notified() => {}
@@ -178,7 +240,40 @@ impl DeliveryWorker {
                     }
                 }
             }
+            for pending in held.into_values().flatten() {
+                worker.hand_back(pending.pending, Utc::now());
+            }
         })
+    }
+
+    /// Starts one attempt in its own task; its end frees `permit`, tells
+    /// `endpoints` and wakes the loop.
+    fn start(
+        self: &Arc<Self>,
+        pending: PendingDelivery,
+        endpoint: String,
+        permit: tokio::sync::OwnedSemaphorePermit,
+        endpoints: &Arc<Endpoints>,
+    ) {
+        let (worker, endpoints) = (Arc::clone(self), Arc::clone(endpoints));
+        tokio::spawn(async move {
+            let result = worker.attempt(pending).await;
+            endpoints.finish(&endpoint, result, tokio::time::Instant::now());
+            drop(permit);
+            worker.wake.notify_one();
+        });
+    }
+
+    /// Gives a claim back to the outbox unattempted, due at `due` (in the
+    /// background: the loop does not wait for the store).
+    fn hand_back(self: &Arc<Self>, pending: PendingDelivery, due: DateTime<Utc>) {
+        let worker = Arc::clone(self);
+        tokio::spawn(async move {
+            let outcome = AttemptOutcome::Postponed { retry_at: due };
+            worker
+                .record(&pending.event.event_id, pending.claim, outcome)
+                .await;
+        });
     }
 
     async fn until_next_due(&self) -> Duration {
@@ -274,10 +369,12 @@ impl DeliveryWorker {
                 event_id = %event.event_id, attempts, %error, retry = retry_at.is_some(),
                 "webhook attempt failed"
             ),
+            AttemptOutcome::Postponed { .. } => {}
         }
         let result = match outcome {
             AttemptOutcome::Delivered { .. } => AttemptResult::Delivered,
             AttemptOutcome::Failed { .. } => AttemptResult::Failed,
+            AttemptOutcome::Postponed { .. } => AttemptResult::NotMade,
         };
         self.record(&event.event_id, pending.claim, outcome).await;
         result

@@ -4,9 +4,10 @@
 //! delivery slot from the others.
 //!
 //! Pure bookkeeping with the clock passed in; the delivery worker consults
-//! it before each attempt. An attempt it refuses is simply not made: the
-//! claim's lease returns the event to the outbox later, so events are
-//! delayed, never dropped, and no attempt is counted for them.
+//! it before each attempt. An attempt it refuses is not made: the worker
+//! keeps the event waiting for a slot at the endpoint, or hands it back to
+//! the outbox while the breaker is open, so events are delayed, never
+//! dropped, and no attempt is counted for them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -94,6 +95,16 @@ impl Endpoints {
         true
     }
 
+    /// When the endpoint's open breaker lets a trial through, if it is open
+    /// at `now`.
+    pub(crate) fn open_until(&self, endpoint: &str, now: Instant) -> Option<Instant> {
+        let states = self.states.lock().unwrap_or_else(|p| p.into_inner());
+        states
+            .get(endpoint)?
+            .open_until
+            .filter(|until| *until > now)
+    }
+
     /// Records how an attempt started with [`Endpoints::try_start`] ended.
     pub(crate) fn finish(&self, endpoint: &str, result: AttemptResult, now: Instant) {
         let mut states = self.states.lock().unwrap_or_else(|p| p.into_inner());
@@ -167,6 +178,8 @@ mod tests {
             endpoints.finish("a", AttemptResult::Failed, start);
         }
         assert!(!endpoints.try_start("a", start), "open after 3 failures");
+        assert_eq!(endpoints.open_until("a", start), Some(start + MINUTE));
+        assert_eq!(endpoints.open_until("b", start), None);
         let later = start + MINUTE;
         assert!(endpoints.try_start("a", later), "half-open: one trial");
         assert!(!endpoints.try_start("a", later), "only one trial at a time");

@@ -38,6 +38,7 @@ pub async fn run_all<S: CallStore + EventOutbox + IdempotencyStore>(store: &S) {
     claims_take_turns_across_accounts(store).await;
     late_outcomes_under_a_lapsed_claim_change_nothing(store).await;
     redelivery_invalidates_an_outstanding_claim(store).await;
+    postponed_claims_count_no_attempt(store).await;
     idempotency_keys_replay_mismatch_and_expire(store).await;
     idempotency_holders_renew_and_late_holders_change_nothing(store).await;
 }

@@ -409,3 +409,50 @@ pub async fn redelivery_invalidates_an_outstanding_claim<S: CallStore + EventOut
         (DeliveryStatus::Delivered, 1)
     );
 }
+
+/// A claim handed back unattempted counts no attempt, makes the event due
+/// at the given time, and is used up.
+pub async fn postponed_claims_count_no_attempt<S: CallStore + EventOutbox + ?Sized>(store: &S) {
+    let now = base_time() + Duration::days(5 * 3650);
+    let lease = std::time::Duration::from_secs(60);
+    let later = now + Duration::seconds(2);
+    let event = ended_call_with_event(store, &fresh_account(), now).await;
+    let held = claim_one(store, &event, now, lease).await.expect("due");
+    let postpone = AttemptOutcome::Postponed { retry_at: later };
+    assert_eq!(
+        store
+            .record_attempt(&event.event_id, held.claim, now, postpone.clone())
+            .await
+            .expect("record"),
+        RecordedAttempt::Applied
+    );
+    let state = state_of(store, &event).await;
+    assert_eq!(
+        (state.status, state.attempts, state.next_attempt_at),
+        (DeliveryStatus::Pending, 0, Some(later))
+    );
+    assert_eq!(
+        store
+            .record_attempt(&event.event_id, held.claim, now, postpone)
+            .await
+            .expect("record"),
+        RecordedAttempt::Stale,
+        "the claim was used up"
+    );
+    assert!(
+        claim_one(store, &event, now, lease).await.is_none(),
+        "not due before the time it was postponed to"
+    );
+    let again = claim_one(store, &event, later, lease)
+        .await
+        .expect("due again");
+    assert_eq!(again.attempts, 0);
+    assert_eq!(
+        store
+            .record_attempt(&event.event_id, again.claim, later, delivered_200())
+            .await
+            .expect("record"),
+        RecordedAttempt::Applied
+    );
+    assert_eq!(state_of(store, &event).await.attempts, 1);
+}

@@ -488,8 +488,11 @@ impl EventOutbox for MemoryStore {
             }
             entry.claim = None;
             let state = &mut entry.state;
-            state.attempts += 1;
+            if !matches!(outcome, AttemptOutcome::Postponed { .. }) {
+                state.attempts += 1;
+            }
             match outcome {
+                AttemptOutcome::Postponed { retry_at } => Some(retry_at),
                 AttemptOutcome::Delivered { status } => {
                     state.status = DeliveryStatus::Delivered;
                     state.last_response_status = Some(status);

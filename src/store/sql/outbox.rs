@@ -141,7 +141,7 @@ impl Db<D> {
     }
 
     /// `EventOutbox::record_attempt`: one `UPDATE … WHERE claim_token = $2`,
-    /// which also uses the claim up.
+    /// which also uses the claim up (a postponement only moves the due time).
     pub(crate) async fn record_attempt(
         &self,
         event_id: &str,
@@ -150,6 +150,13 @@ impl Db<D> {
         outcome: AttemptOutcome,
     ) -> Result<RecordedAttempt, StoreError> {
         let query = match outcome {
+            AttemptOutcome::Postponed { retry_at } => sqlx::query(
+                "UPDATE outbox SET next_attempt_ns = $3, claim_token = NULL \
+                 WHERE event_id = $1 AND claim_token = $2",
+            )
+            .bind(event_id)
+            .bind(claim_column(claim))
+            .bind(nanos(retry_at)),
             AttemptOutcome::Delivered { status } => sqlx::query(
                 "UPDATE outbox SET attempts = attempts + 1, status = $3, \
                  last_response_status = $4, last_error = NULL, delivered_ns = $5, \

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Load benchmark: agentcall's example server against a framework floor.
+
+Builds the release example server (features sqlite, postgres) and the
+benchmark crate's two helpers (`floor`, `webhook_sink`), then drives them with
+wrk on loopback, one scenario after another, each for a bounded time:
+
+* placement (POST /v1/agent/calls), get and list on the in-memory store,
+  SQLite and PostgreSQL (one account, 16 accounts, two instances), against
+  the floor (bearer check + JSON parse + 201/200 on axum);
+* placement with a webhook URL to a local receiver, and webhook delivery
+  (events/s reaching the receiver) against the same HTTP client posting the
+  same body in a loop;
+* resident memory per open call and per ended call kept, and whether it
+  stays flat once retention applies;
+* transactions per second an idle server costs PostgreSQL;
+* start-up: exec to `listening on`.
+
+Usage (from the repository root; needs wrk, `apt-get install wrk`):
+
+    python3 bench/load/run.py [--seconds 10] [--connections 16] [--postgres URL]
+
+PostgreSQL rows need --postgres (or AGENTCALL_TEST_POSTGRES); without it they
+are skipped. Prints one markdown report on stdout (progress on stderr).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+KEY = "key_load"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+SERVER = os.path.join(TARGET, "release", "examples", "server")
+FLOOR = os.path.join(TARGET, "release", "floor")
+SINK = os.path.join(TARGET, "release", "webhook_sink")
+WORK = tempfile.mkdtemp(prefix="agentcall-load-")
+
+
+def log(*parts):
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def build():
+    log("== building release binaries")
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "server",
+                    "--features", "sqlite,postgres"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "agentcall-bench",
+                    "--bin", "floor", "--bin", "webhook_sink"], cwd=ROOT, check=True)
+
+
+class Process:
+    """A child that prints `listening on URL` once ready."""
+
+    def __init__(self, argv):
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(os.path.join(WORK, "stderr.log"), "ab"),
+                                     text=True)
+        line = self.proc.stdout.readline()
+        self.ready_after = time.perf_counter() - self.started
+        if not line.startswith("listening on "):
+            self.proc.kill()
+            raise SystemExit(f"{argv[0]} did not start: {line!r} (see {WORK}/stderr.log)")
+        self.url = line.split("listening on ", 1)[1].strip()
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def server(store="memory", accounts=1, ring_ms=3_600_000, retention_sec=24 * 3600, instance=None):
+    config = {
+        "listen": "127.0.0.1:0",
+        "store": store,
+        "allowInsecureLoopbackWebhooks": True,
+        "accounts": [{
+            "id": f"acct_load{i}", "apiKeys": [KEY if i == 0 else f"{KEY}{i}"],
+            "numbers": ["+14155550100"], "defaultCallerId": "+14155550100",
+            "callsPerMinute": 100_000_000, "minuteCap": 1_000_000_000_000,
+            "webhookSecret": f"whsec_load{i}",
+        } for i in range(accounts)],
+        "simulation": {"ringMs": ring_ms, "talkMs": 10},
+        "memoryRetention": {"endedCallsSec": retention_sec},
+        "webhookRetryScheduleMs": [0, 1000, 5000],
+    }
+    if instance:
+        config["instanceId"] = instance
+    path = os.path.join(WORK, f"config-{time.monotonic_ns()}.json")
+    with open(path, "w") as file:
+        json.dump(config, file)
+    return Process([SERVER, "--config", path])
+
+
+def body(to="+14155550125", webhook=None):
+    request = {"to": to, "objective": "Confirm the delivery window for order 1234 tomorrow",
+               "fields": [{"name": "window", "type": "string", "description": "the delivery window"}]}
+    if webhook:
+        request["webhookUrl"] = webhook
+    return json.dumps(request)
+
+
+def lua(name, text):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as file:
+        file.write(text)
+    return path
+
+
+def post_script(payload, accounts=1):
+    keys = ", ".join(f'"Bearer {KEY if i == 0 else KEY + str(i)}"' for i in range(accounts))
+    return lua(f"post-{time.monotonic_ns()}.lua", f"""
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local body = {json.dumps(payload)}
+local keys = {{ {keys} }}
+local n = 0
+request = function()
+  n = n + 1
+  wrk.headers["Authorization"] = keys[(n % #keys) + 1]
+  return wrk.format("POST", "/v1/agent/calls", wrk.headers, body)
+end
+""")
+
+
+def get_script(path):
+    return lua(f"get-{time.monotonic_ns()}.lua", f"""
+wrk.headers["Authorization"] = "Bearer {KEY}"
+request = function() return wrk.format("GET", "{path}") end
+""")
+
+
+def wrk(url, script, seconds, connections):
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, url],
+                         capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: (.*)", out)
+
+    def pct(p):
+        m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        value, unit = float(m.group(1)), m.group(2)
+        return value * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    return {"rate": rate, "total": total, "p50": pct(50), "p99": pct(99),
+            "bad": int(bad.group(1)) if bad else 0, "errors": errors.group(1) if errors else ""}
+
+
+def request(method, url, payload=None):
+    data = payload.encode() if payload else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def fmt_ms(value):
+    return f"{value:.2f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+ROWS = []
+
+
+def row(label, ours, floor=None):
+    ratio = f"{ours['rate'] / floor['rate']:.2f}×" if floor else ""
+    p99_ratio = f"{ours['p99'] / floor['p99']:.1f}×" if floor else ""
+    extra = ""
+    if ours["bad"] or ours["errors"]:
+        extra = f" ({ours['bad']} non-2xx; {ours['errors'] or 'no socket errors'})"
+    ROWS.append(f"| {label} | {ours['rate']:,.0f}/s | {fmt_ms(ours['p50'])} | {fmt_ms(ours['p99'])}{extra} | "
+                + (f"{floor['rate']:,.0f}/s | {fmt_ms(floor['p99'])} | {ratio} | {p99_ratio} |" if floor else " | | | |"))
+    log(ROWS[-1])
+
+
+def api_rows(label, proc, floor_rows, args, accounts=1):
+    base = proc.url
+    placed = wrk(base, post_script(body(), accounts), args.seconds, args.connections)
+    row(f"{label}: POST /v1/agent/calls" + (f", {accounts} accounts" if accounts > 1 else ""), placed,
+        floor_rows.get("post"))
+    if accounts > 1:
+        return placed
+    call = request("POST", f"{base}/v1/agent/calls", body())
+    row(f"{label}: GET /v1/agent/calls/{{id}}",
+        wrk(base, get_script(f"/v1/agent/calls/{call['callId']}"), args.seconds, args.connections),
+        floor_rows.get("get"))
+    row(f"{label}: GET /v1/agent/calls?limit=20",
+        wrk(base, get_script("/v1/agent/calls?limit=20"), args.seconds, args.connections), floor_rows.get("list"))
+    return placed
+
+
+def floor_rows(args):
+    floor = Process([FLOOR, "127.0.0.1:0", KEY])
+    rows = {
+        "post": wrk(floor.url, post_script(body()), args.seconds, args.connections),
+        "get": wrk(floor.url, get_script("/v1/agent/calls/call_1"), args.seconds, args.connections),
+        "list": wrk(floor.url, get_script("/v1/agent/calls?limit=20"), args.seconds, args.connections),
+    }
+    floor.stop()
+    for name, result in rows.items():
+        log(f"floor {name}: {result}")
+    return rows
+
+
+def pg_xacts(url):
+    out = subprocess.run(["psql", url, "-tAc",
+                          "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.strip())
+
+
+def pg_reset(url):
+    subprocess.run(["psql", url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"],
+                   capture_output=True, check=True)
+
+
+def sink_count(sink):
+    with urllib.request.urlopen(f"{sink.url}/count", timeout=10) as response:
+        return int(response.read())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--postgres", default=os.environ.get("AGENTCALL_TEST_POSTGRES"))
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_build:
+        build()
+    notes = []
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+
+    log("== floor")
+    floors = floor_rows(args)
+
+    log("== in-memory store")
+    proc = server()
+    rss_before = proc.rss_kib()
+    placed = api_rows("memory", proc, floors, args)
+    ok = placed["total"] - placed["bad"]
+    rss_after = proc.rss_kib()
+    notes.append(f"memory per open (ringing) call: {(rss_after - rss_before) * 1024 / max(ok, 1):,.0f} B "
+                 f"(RSS {rss_before / 1024:.0f} MiB → {rss_after / 1024:.0f} MiB over {ok:,} calls)")
+    proc.stop()
+
+    log("== ended calls kept, and retention")
+    proc = server(ring_ms=0, retention_sec=args.seconds)
+    rss_before = proc.rss_kib()
+    ended = wrk(proc.url, post_script(body(to="+14155550123")), args.seconds, args.connections)
+    time.sleep(1)
+    rss_kept = proc.rss_kib()
+    ok = ended["total"] - ended["bad"]
+    row("memory: POST, calls declined at once (kept ended)", ended, floors["post"])
+    notes.append(f"memory per ended (declined) call kept: {(rss_kept - rss_before) * 1024 / max(ok, 1):,.0f} B "
+                 f"(RSS {rss_before / 1024:.0f} MiB → {rss_kept / 1024:.0f} MiB over {ok:,} calls)")
+    again = wrk(proc.url, post_script(body(to="+14155550123")), args.seconds * 2, args.connections)
+    time.sleep(1)
+    rss_flat = proc.rss_kib()
+    notes.append(f"with {args.seconds} s retention, after {again['total'] - again['bad']:,} more ended calls "
+                 f"over {args.seconds * 2} s: RSS {rss_flat / 1024:.0f} MiB (was {rss_kept / 1024:.0f} MiB)")
+    proc.stop()
+
+    log("== webhooks")
+    sink = Process([SINK, "serve", "127.0.0.1:0"])
+    proc = server(ring_ms=0)
+    hooked = wrk(proc.url, post_script(body(to="+14155550123", webhook=sink.url + "/")), args.seconds,
+                 args.connections)
+    row("memory: POST with a webhook (declined at once: one event each)", hooked, floors["post"])
+    expected = hooked["total"] - hooked["bad"]
+    started, first = time.perf_counter(), sink_count(sink)
+    samples = [(started, first)]
+    while samples[-1][1] < expected and time.perf_counter() - started < 120:
+        time.sleep(0.5)
+        samples.append((time.perf_counter(), sink_count(sink)))
+        if len(samples) > 6 and samples[-1][1] == samples[-6][1]:
+            break
+    delivered = samples[-1][1]
+    drain = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(samples, samples[1:]) if b[1] < expected]
+    ours_rate = max(drain) if drain else float("nan")
+    event_body = os.path.join(WORK, "event.json")
+    with open(event_body, "w") as file:
+        json.dump({"type": "call.declined", "data": json.loads(body(to="+14155550123"))}, file)
+    floor_out = subprocess.run([SINK, "post", sink.url + "/", event_body, str(args.seconds), "8"],
+                               capture_output=True, text=True, check=True).stdout
+    floor_rate = float(re.search(r": ([\d.]+)/s", floor_out).group(1))
+    notes.append(f"webhook delivery on memory, backlog draining: {ours_rate:,.0f} events/s "
+                 f"({delivered:,} of {expected:,} delivered); floor (reqwest, same body, 8 in flight like "
+                 f"`per_endpoint_concurrency`): {floor_rate:,.0f}/s; ratio {ours_rate / floor_rate:.2f}×")
+    proc.stop()
+
+    log("== SQLite")
+    db = os.path.join(WORK, "load.db")
+    proc = server(store=f"sqlite://{db}")
+    api_rows("SQLite", proc, floors, args)
+    proc.stop()
+
+    if args.postgres:
+        log("== PostgreSQL")
+        pg_reset(args.postgres)
+        proc = server(store=args.postgres, accounts=16)
+        api_rows("PostgreSQL", proc, floors, args)
+        api_rows("PostgreSQL", proc, floors, args, accounts=16)
+        time.sleep(2)
+        before = pg_xacts(args.postgres)
+        time.sleep(10)
+        after = pg_xacts(args.postgres)
+        notes.append(f"PostgreSQL transactions per second, server idle (calls open): {(after - before - 1) / 10:.1f}")
+        proc.stop()
+        pg_reset(args.postgres)
+        one = server(store=args.postgres, accounts=16, instance="load-a")
+        two = server(store=args.postgres, accounts=16, instance="load-b")
+        time.sleep(2)
+        before = pg_xacts(args.postgres)
+        time.sleep(10)
+        after = pg_xacts(args.postgres)
+        notes.append(f"PostgreSQL transactions per second, two fresh idle servers: {(after - before - 1) / 10:.1f}")
+        script = post_script(body(), 16)
+        both = [subprocess.Popen(["wrk", "-t1", f"-c{args.connections // 2}", f"-d{args.seconds}s", "-s", script,
+                                  p.url], stdout=subprocess.PIPE, text=True) for p in (one, two)]
+        rates = [float(re.search(r"Requests/sec:\s+([\d.]+)", w.communicate()[0]).group(1)) for w in both]
+        notes.append(f"PostgreSQL, two instances, 16 accounts, {args.connections // 2} connections each: "
+                     f"{sum(rates):,.0f} placements/s ({' + '.join(f'{r:,.0f}' for r in rates)})")
+        one.stop()
+        two.stop()
+        pg_reset(args.postgres)
+    else:
+        notes.append("PostgreSQL: skipped (no --postgres URL)")
+
+    log("== start-up")
+    times = []
+    for _ in range(10):
+        proc = server()
+        times.append(proc.ready_after * 1000)
+        proc.stop()
+    times.sort()
+    notes.append(f"start-up, exec to `listening on` (memory store), median of 10: {times[5]:.1f} ms "
+                 f"(min {times[0]:.1f}, max {times[-1]:.1f})")
+    sink.stop()
+
+    print(f"Load run at `{commit}`: `python3 bench/load/run.py --seconds {args.seconds} "
+          f"--connections {args.connections}`; wrk 2 threads, {args.connections} connections, "
+          f"{args.seconds} s per row, loopback.\n")
+    print("| scenario | ours | p50 | p99 | floor | floor p99 | throughput ÷ floor | p99 ÷ floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for line in ROWS:
+        print(line)
+    print()
+    for note in notes:
+        print(f"* {note}")
+
+
+if __name__ == "__main__":
+    main()
