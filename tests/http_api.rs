@@ -479,7 +479,7 @@ impl CallStore for UnavailableStore {
         _: &InstanceId,
         _: &[CallId],
         _: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<Vec<CallId>, StoreError> {
         Err(down())
     }
     async fn claim_lapsed(&self, _: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
@@ -832,7 +832,7 @@ impl CallStore for FlakyStore {
         holder: &InstanceId,
         calls: &[CallId],
         until: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<Vec<CallId>, StoreError> {
         self.inner.renew_leases(holder, calls, until).await
     }
     async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {

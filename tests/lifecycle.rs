@@ -615,7 +615,7 @@ mod severable_impls {
             holder: &InstanceId,
             calls: &[CallId],
             until: DateTime<Utc>,
-        ) -> Result<u64, StoreError> {
+        ) -> Result<Vec<CallId>, StoreError> {
             self.check()?;
             self.store.renew_leases(holder, calls, until).await
         }

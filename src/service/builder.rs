@@ -348,6 +348,7 @@ impl AgentCallBuilder {
                 delivery_task: std::sync::Mutex::new(Some(delivery_task)),
                 instance: self.instance,
                 following: std::sync::Mutex::new(HashSet::new()),
+                lookouts: std::sync::Mutex::default(),
                 store_health: std::sync::Mutex::default(),
                 takeover: tokio::sync::Mutex::new(()),
                 stop_leases,

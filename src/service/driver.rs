@@ -105,11 +105,12 @@ impl AgentCall {
         reports: mpsc::UnboundedReceiver<CarrierReport>,
     ) {
         let service = self.clone();
-        tokio::spawn(async move {
+        let fut = async move {
             service.follow(&call_id, reports).await;
             service.unfollow(&call_id);
             service.call_finished();
-        });
+        };
+        tokio::spawn(fut);
     }
 
     /// Applies a carrier's report about a call, read from and written to the
@@ -225,28 +226,37 @@ impl AgentCall {
         let mut hung_up = false;
         if let Some(Checked::Running {
             answered_deadline: Some(from_answer),
-        }) = self.check(call_id).await
+        }) = Box::pin(self.check(call_id)).await
         {
             // Resumed after its answer: its limit runs from the answer.
             answered = true;
             deadline = from_answer;
         }
         let beat = (timing.call_lease / 3).max(Duration::from_millis(1));
-        let mut looks = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
-        looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // Woken when the lease keeper's renewal (one statement for all the
+        // calls this process runs) skips this call: it ended elsewhere, or
+        // another instance holds it. No per-call polling of the store.
+        let lookout = self.lookout(call_id);
         loop {
             let report = tokio::select! {
                 report = reports.recv() => report,
                 _ = sleep_until(deadline) => {
                     // The carrier is only touched by the call's holder.
-                    match self.check(call_id).await {
+                    match Box::pin(self.check(call_id)).await {
                         Some(Checked::Over { ended }) => {
                             if ended {
-                                let _ = self.hang_up(call_id).await;
+                                let _ = Box::pin(self.hang_up(call_id)).await;
                             }
                             return;
                         }
                         Some(Checked::TakenOver) => return,
+                        Some(Checked::Running { answered_deadline: Some(from_answer) }) if !answered && !hung_up => {
+                            // Answered as reported to another instance: the
+                            // limit runs from the answer, not the ring.
+                            answered = true;
+                            deadline = from_answer;
+                            continue;
+                        }
                         None if !self.leases_surely_held() => {
                             // The store is out of reach and this instance's
                             // leases may have lapsed: another instance may
@@ -258,31 +268,31 @@ impl AgentCall {
                     }
                     if hung_up {
                         tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
-                        self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Holder).await;
+                        Box::pin(self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Holder)).await;
                         return;
                     }
                     tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
-                    let _ = self.hang_up(call_id).await;
+                    let _ = Box::pin(self.hang_up(call_id)).await;
                     hung_up = true;
                     deadline = far(timing.hang_up_grace);
                     continue;
                 }
                 _ = async { let _ = stop.wait_for(|stopping| *stopping).await; } => {
-                    if matches!(self.check(call_id).await, Some(Checked::TakenOver)) {
+                    if matches!(Box::pin(self.check(call_id)).await, Some(Checked::TakenOver)) {
                         return;
                     }
-                    let _ = self.hang_up(call_id).await;
-                    self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Holder).await;
+                    let _ = Box::pin(self.hang_up(call_id)).await;
+                    Box::pin(self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Holder)).await;
                     return;
                 }
-                _ = looks.tick() => {
-                    match self.check(call_id).await {
+                _ = lookout.wanted() => {
+                    match Box::pin(self.check(call_id)).await {
                         Some(Checked::Over { ended }) => {
                             // Ended elsewhere (a cancel) while the carrier
                             // may still run it; an end being finished by
                             // another instance is its business.
                             if ended {
-                                let _ = self.hang_up(call_id).await;
+                                let _ = Box::pin(self.hang_up(call_id)).await;
                             }
                             return;
                         }
@@ -307,45 +317,45 @@ impl AgentCall {
                 // follows the call, nothing was lost, and nothing is left
                 // to hang up.
                 if matches!(
-                    self.check(call_id).await,
+                    Box::pin(self.check(call_id)).await,
                     Some(Checked::Over { .. } | Checked::TakenOver)
                 ) {
                     return;
                 }
-                self.record_end(
+                Box::pin(self.record_end(
                     call_id,
                     Ending::failed(CARRIER_LOST_TOKEN),
                     None,
                     None,
                     Actor::Holder,
-                )
+                ))
                 .await;
                 return;
             };
-            let status = self.status_of(call_id).await;
+            let status = Box::pin(self.status_of(call_id)).await;
             if status.is_some_and(CallStatus::is_terminal) {
                 // Ended here (a cancel) while the carrier still runs it.
-                let _ = self.hang_up(call_id).await;
+                let _ = Box::pin(self.hang_up(call_id)).await;
                 return;
             }
             match report {
-                CarrierReport::Dialing => self.step(call_id, Transition::Dial).await,
+                CarrierReport::Dialing => Box::pin(self.step(call_id, Transition::Dial)).await,
                 CarrierReport::Answered => {
                     // A carrier that skips "dialing" still moves through it.
                     if status == Some(CallStatus::Queued) {
-                        self.step(call_id, Transition::Dial).await;
+                        Box::pin(self.step(call_id, Transition::Dial)).await;
                     }
-                    self.step(call_id, Transition::Answer).await;
+                    Box::pin(self.step(call_id, Transition::Answer)).await;
                     if !hung_up {
                         answered = true;
-                        deadline = self.answered_deadline(call_id).await;
+                        deadline = Box::pin(self.answered_deadline(call_id)).await;
                     }
                 }
                 CarrierReport::Ended(outcome) => {
                     if let Some((end, actor)) =
-                        self.take_carrier_end(call_id, outcome, status).await
+                        Box::pin(self.take_carrier_end(call_id, outcome, status)).await
                     {
-                        self.finish(call_id, end, actor).await;
+                        Box::pin(self.finish(call_id, end, actor)).await;
                     }
                     return;
                 }

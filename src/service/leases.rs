@@ -63,6 +63,31 @@ impl AgentCall {
         self.following().remove(id);
     }
 
+    /// Registers the follow task of `id`; the keeper wakes the returned
+    /// [`Notify`] when a renewal skips the call. Deregistered on drop.
+    pub(super) fn lookout(&self, id: &CallId) -> Lookout<'_> {
+        let notify = std::sync::Arc::new(tokio::sync::Notify::new());
+        self.lookouts()
+            .insert(id.clone(), std::sync::Arc::clone(&notify));
+        Lookout {
+            service: self,
+            id: id.clone(),
+            notify,
+        }
+    }
+
+    fn lookouts(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<CallId, std::sync::Arc<tokio::sync::Notify>>,
+    > {
+        self.inner
+            .lookouts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn following(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<CallId>> {
         self.inner
             .following
@@ -122,11 +147,23 @@ impl AgentCall {
             self.inner.store.get(&CallId::lowest()).await.map(|_| ())
         } else {
             let until = self.fresh_lease(Utc::now()).until;
-            self.inner
+            let renewed = self
+                .inner
                 .store
                 .renew_leases(&self.inner.instance, &ids, until)
-                .await
-                .map(|_| ())
+                .await;
+            renewed.map(|renewed| {
+                // A call not renewed ended, or another instance took it:
+                // its follow task looks at the store. The others are not
+                // read at all, however many calls run.
+                let renewed: std::collections::HashSet<&CallId> = renewed.iter().collect();
+                let lookouts = self.lookouts();
+                for id in ids.iter().filter(|id| !renewed.contains(id)) {
+                    if let Some(lookout) = lookouts.get(id) {
+                        lookout.notify_one();
+                    }
+                }
+            })
         };
         if let Err(error) = &reached {
             tracing::warn!(%error, "renewing call leases failed; they lapse unless a later renewal succeeds");
@@ -315,5 +352,26 @@ impl Drop for FollowGuard<'_> {
         if !self.handed_over {
             self.service.unfollow(&self.id);
         }
+    }
+}
+
+/// A follow task's registration with the lease keeper (see
+/// [`AgentCall::lookout`]).
+pub(super) struct Lookout<'a> {
+    service: &'a AgentCall,
+    id: CallId,
+    notify: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl Lookout<'_> {
+    /// Resolves when the keeper's renewal skipped the call.
+    pub(super) async fn wanted(&self) {
+        self.notify.notified().await;
+    }
+}
+
+impl Drop for Lookout<'_> {
+    fn drop(&mut self) {
+        self.service.lookouts().remove(&self.id);
     }
 }

@@ -137,6 +137,10 @@ struct Inner {
     /// The calls this process follows (placing, following or finishing):
     /// a reclaim of this instance's own leases leaves them alone.
     following: std::sync::Mutex<HashSet<CallId>>,
+    /// The follow task of each call this process follows, woken when the
+    /// lease keeper's renewal skips the call (it ended, or another instance
+    /// holds it): the task then looks at the store.
+    lookouts: std::sync::Mutex<std::collections::HashMap<CallId, Arc<Notify>>>,
     /// Whether the lease keeper reaches the store.
     store_health: std::sync::Mutex<leases::StoreHealth>,
     /// Held by the one takeover that may run at a time.

@@ -280,7 +280,9 @@ impl ListPage {
 /// - `renew_leases` moves to `until` the lease of each of `calls` that
 ///   `holder` still holds and that is not yet in a terminal status, without
 ///   changing the calls' versions (a renewal is not a change of the call),
-///   and returns how many it renewed. Only the calls named are renewed, so a
+///   and returns the ids it renewed (in any order): a named call missing
+///   from them has ended or is another holder's, which tells the holder to
+///   look at it without reading every call it runs. Only the calls named are renewed, so a
 ///   call its holder no longer follows lapses and is taken over. Leases on
 ///   ended calls are not renewed: an ended call whose settlement failed
 ///   lapses, and is settled by whoever claims it.
@@ -313,7 +315,7 @@ pub trait CallStore: Send + Sync + Debug {
         holder: &InstanceId,
         calls: &[CallId],
         until: DateTime<Utc>,
-    ) -> Result<u64, StoreError>;
+    ) -> Result<Vec<CallId>, StoreError>;
 
     /// Takes over calls whose lease lapsed; see the contract.
     async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError>;

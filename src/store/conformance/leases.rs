@@ -43,7 +43,7 @@ pub async fn leases_renew_lapse_are_claimed_once_and_fence<S: CallStore + ?Sized
             .renew_leases(&a, &named, t + secs(60))
             .await
             .expect("renew"),
-        1,
+        vec![renewed.record.id.clone()],
         "only the holder's running call is renewed: not its ended one, not another holder's"
     );
     let read = store

@@ -381,9 +381,9 @@ impl CallStore for MemoryStore {
         holder: &InstanceId,
         ids: &[CallId],
         until: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<Vec<CallId>, StoreError> {
         let mut inner = self.write();
-        let mut renewed = 0;
+        let mut renewed = Vec::with_capacity(ids.len());
         for id in ids {
             let Some(call) = inner.calls.get_mut(id) else {
                 continue;
@@ -393,7 +393,7 @@ impl CallStore for MemoryStore {
             }
             if let Some(lease) = call.lease.as_mut().filter(|l| &l.holder == holder) {
                 lease.until = until;
-                renewed += 1;
+                renewed.push(id.clone());
             }
         }
         Ok(renewed)

@@ -182,28 +182,34 @@ impl Db<D> {
     }
 
     /// `CallStore::renew_leases`: one statement per batch of ids, which
-    /// bumps no version and leaves the document alone.
+    /// bumps no version, leaves the document alone and returns the ids it
+    /// renewed.
     pub(crate) async fn renew_leases(
         &self,
         holder: &InstanceId,
         ids: &[CallId],
         until: chrono::DateTime<chrono::Utc>,
-    ) -> Result<u64, StoreError> {
-        let mut renewed = 0;
+    ) -> Result<Vec<CallId>, StoreError> {
+        let mut renewed = Vec::with_capacity(ids.len());
         for batch in ids.chunks(RENEW_BATCH) {
             let placeholders: Vec<String> = (3..batch.len() + 3).map(|n| format!("${n}")).collect();
             let sql = format!(
                 "UPDATE calls SET lease_until_ns = $2 WHERE holder = $1 \
-                 AND lease_until_ns IS NOT NULL AND status IN {UNFINISHED_SQL} AND id IN ({})",
+                 AND lease_until_ns IS NOT NULL AND status IN {UNFINISHED_SQL} AND id IN ({}) \
+                 RETURNING id",
                 placeholders.join(", ")
             );
-            let mut statement = sqlx::query(&sql).bind(holder.as_str()).bind(nanos(until));
+            let mut statement = sqlx::query_scalar::<_, String>(&sql)
+                .bind(holder.as_str())
+                .bind(nanos(until));
             for id in batch {
                 statement = statement.bind(id.as_str());
             }
             let _turn = self.turn().await;
-            let done = statement.execute(&self.pool).await.map_err(db_error)?;
-            renewed += done.changed();
+            let done = statement.fetch_all(&self.pool).await.map_err(db_error)?;
+            for id in done {
+                renewed.push(id.parse().map_err(|e| corrupt(format!("call id {id:?}: {e}")))?);
+            }
         }
         Ok(renewed)
     }

@@ -370,7 +370,7 @@ macro_rules! delegate_store {
                 holder: &$crate::store::InstanceId,
                 calls: &[$crate::domain::CallId],
                 until: chrono::DateTime<chrono::Utc>,
-            ) -> Result<u64, $crate::store::StoreError> {
+            ) -> Result<Vec<$crate::domain::CallId>, $crate::store::StoreError> {
                 self.db.renew_leases(holder, calls, until).await
             }
 
