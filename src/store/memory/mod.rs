@@ -1,5 +1,6 @@
 //! The in-memory store: always compiled, the embedded default.
 
+mod due;
 mod retention;
 
 pub use retention::MemoryRetention;
@@ -16,7 +17,7 @@ use super::{
     HoldToken, IdempotencyBegin, IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery,
     NewEvent, PendingDelivery, RecordedAttempt, Recording, StoreError, StoredCall, StoredResponse,
 };
-use crate::domain::{AccountId, CallId, KeyId};
+use crate::domain::{CallId, KeyId};
 
 /// Calls and events in process memory; everything is lost when the process
 /// stops.
@@ -48,8 +49,8 @@ struct Inner {
     by_key: HashMap<KeyId, BTreeSet<(DateTime<Utc>, CallId)>>,
     recordings: HashMap<CallId, Recording>,
     events: HashMap<String, EventEntry>,
-    /// Pending events by (due time, sequence).
-    due: BTreeSet<(DateTime<Utc>, u64)>,
+    /// Pending events by due time, overall and per account.
+    due: due::DueIndex,
     by_seq: HashMap<u64, String>,
     /// Event ids per call, in emission order.
     call_events: HashMap<CallId, Vec<String>>,
@@ -166,7 +167,8 @@ impl Inner {
             next_attempt_at: Some(event.first_attempt_at),
             delivered_at: None,
         };
-        self.due.insert((event.first_attempt_at, seq));
+        self.due
+            .insert(&event.account_id, event.first_attempt_at, seq, false);
         self.by_seq.insert(seq, event.event_id.clone());
         self.call_events
             .entry(event.call_id.clone())
@@ -199,37 +201,25 @@ impl Inner {
     /// live claims (at most `limit` counted); lowest first, ties by due
     /// time, then emission order.
     ///
-    /// One pass over the pending events: O(pending) per claim, which the
-    /// in-process store can afford.
+    /// O(accounts + limit) per claim (see [`due::DueIndex`]), plus the
+    /// events skipped because an earlier event of their call waits.
     fn fair_claim_order(&self, now: DateTime<Utc>, limit: usize) -> Vec<u64> {
         if limit == 0 {
             return Vec::new();
         }
-        // Per account: claimable due events (oldest first, at most `limit`:
-        // a deeper rank can never make the claim) and live claims.
-        let mut due: HashMap<&AccountId, Vec<(DateTime<Utc>, u64)>> = HashMap::new();
-        let mut live: HashMap<&AccountId, usize> = HashMap::new();
-        for (at, seq) in &self.due {
-            let Some(entry) = self.by_seq.get(seq).and_then(|id| self.events.get(id)) else {
-                continue;
-            };
-            let account = &entry.event.account_id;
-            if *at > now {
-                if entry.claim.is_some() {
-                    *live.entry(account).or_default() += 1;
-                }
-                continue;
-            }
-            let ranked = due.entry(account).or_default();
-            if ranked.len() < limit && self.predecessors_attempted(entry) {
-                ranked.push((*at, *seq));
-            }
-        }
-        let mut candidates: Vec<(usize, DateTime<Utc>, u64)> = due
+        let claimable = |seq: u64| {
+            self.by_seq
+                .get(&seq)
+                .and_then(|id| self.events.get(id))
+                .is_some_and(|entry| self.predecessors_attempted(entry))
+        };
+        let mut candidates: Vec<(usize, DateTime<Utc>, u64)> = self
+            .due
+            .accounts_at(now, limit, claimable)
             .into_iter()
-            .flat_map(|(account, events)| {
-                let offset = live.get(account).copied().unwrap_or(0).min(limit);
-                events
+            .flat_map(|view| {
+                let offset = view.live.min(limit);
+                view.due
                     .into_iter()
                     .enumerate()
                     .map(move |(rank, (at, seq))| (offset + rank + 1, at, seq))
@@ -244,12 +234,14 @@ impl Inner {
         let Some(entry) = self.events.get_mut(event_id) else {
             return;
         };
+        let account = &entry.event.account_id;
         if let Some(old) = entry.state.next_attempt_at {
-            self.due.remove(&(old, entry.seq));
+            self.due.remove(account, old, entry.seq);
         }
         entry.state.next_attempt_at = at;
         if let Some(at) = at {
-            self.due.insert((at, entry.seq));
+            self.due
+                .insert(account, at, entry.seq, entry.claim.is_some());
         }
     }
 }
@@ -520,7 +512,7 @@ impl EventOutbox for MemoryStore {
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
-        Ok(self.read().due.first().map(|(at, _)| *at))
+        Ok(self.read().due.first())
     }
 
     async fn deliveries(&self, call_id: &CallId) -> Result<Vec<DeliveryState>, StoreError> {

@@ -162,7 +162,7 @@ impl Inner {
             if let Some(entry) = self.events.remove(&event_id) {
                 self.by_seq.remove(&entry.seq);
                 if let Some(at) = entry.state.next_attempt_at {
-                    self.due.remove(&(at, entry.seq));
+                    self.due.remove(&entry.event.account_id, at, entry.seq);
                 }
             }
         }
