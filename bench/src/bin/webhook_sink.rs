@@ -1,12 +1,15 @@
 //! The webhook side of the load benchmark (`bench/load/run.sh`).
 //!
 //! ```text
-//! webhook_sink serve 127.0.0.1:0
+//! webhook_sink serve 127.0.0.1:0 [HOLD_MS]
 //! webhook_sink post URL BODY_FILE SECONDS CONCURRENCY
 //! ```
 //!
 //! `serve` answers every POST with 200 and counts it; `GET /count` returns
-//! the count so far. It prints `listening on http://HOST:PORT` once ready.
+//! the count so far. With HOLD_MS it answers no POST before HOLD_MS after
+//! its start (an endpoint that recovers), so a backlog builds up in the
+//! sender's outbox meanwhile. It prints `listening on http://HOST:PORT`
+//! once ready.
 //!
 //! `post` is the delivery floor: the HTTP client agentcall's notifier uses
 //! (reqwest with rustls, one client, keep-alive) posting the same body to
@@ -22,23 +25,33 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::{get, post};
 
-async fn serve(listen: &str) -> std::io::Result<()> {
-    let count = Arc::new(AtomicU64::new(0));
+#[derive(Clone)]
+struct Sink {
+    count: Arc<AtomicU64>,
+    open_at: tokio::time::Instant,
+}
+
+async fn serve(listen: &str, hold: Duration) -> std::io::Result<()> {
+    let sink = Sink {
+        count: Arc::new(AtomicU64::new(0)),
+        open_at: tokio::time::Instant::now() + hold,
+    };
     let app = Router::new()
         .route(
             "/",
-            post(|State(count): State<Arc<AtomicU64>>| async move {
-                count.fetch_add(1, Ordering::Relaxed);
+            post(|State(sink): State<Sink>| async move {
+                tokio::time::sleep_until(sink.open_at).await;
+                sink.count.fetch_add(1, Ordering::Relaxed);
                 "ok"
             }),
         )
         .route(
             "/count",
-            get(|State(count): State<Arc<AtomicU64>>| async move {
-                count.load(Ordering::Relaxed).to_string()
+            get(|State(sink): State<Sink>| async move {
+                sink.count.load(Ordering::Relaxed).to_string()
             }),
         )
-        .with_state(count);
+        .with_state(sink);
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening on http://{}", listener.local_addr()?)?;
@@ -97,13 +110,19 @@ async fn post_loop(url: String, body: Vec<u8>, seconds: u64, concurrency: usize)
 async fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [mode, listen] if mode == "serve" => match serve(listen).await {
-            Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("error: {error}");
-                std::process::ExitCode::FAILURE
+        [mode, listen, rest @ ..] if mode == "serve" && rest.len() <= 1 => {
+            let Ok(hold_ms) = rest.first().map_or(Ok(0), |ms| ms.parse::<u64>()) else {
+                eprintln!("serve: HOLD_MS is a number of milliseconds");
+                return std::process::ExitCode::FAILURE;
+            };
+            match serve(listen, Duration::from_millis(hold_ms)).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    std::process::ExitCode::FAILURE
+                }
             }
-        },
+        }
         [mode, url, body, seconds, concurrency] if mode == "post" => {
             let (Ok(body), Ok(seconds), Ok(concurrency)) =
                 (std::fs::read(body), seconds.parse(), concurrency.parse())
@@ -116,7 +135,7 @@ async fn main() -> std::process::ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: webhook_sink serve ADDR | webhook_sink post URL BODY_FILE SECONDS CONCURRENCY"
+                "usage: webhook_sink serve ADDR [HOLD_MS] | webhook_sink post URL BODY_FILE SECONDS CONCURRENCY"
             );
             std::process::ExitCode::FAILURE
         }
