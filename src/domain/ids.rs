@@ -16,26 +16,47 @@ pub struct InvalidId {
 /// (a random UUID v4), e.g. `call_3f1c…`.
 ///
 /// Random rather than sequential so that ids reveal neither volume nor order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// Kept inline (37 bytes, no heap): a service clones and hashes call ids on
+/// every step of a call, and the maps that index running calls rehash them
+/// all at once as they grow.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct CallId(String);
+pub struct CallId([u8; CallId::LEN]);
 
 impl CallId {
     const PREFIX: &'static str = "call_";
+    const LEN: usize = 37;
 
     /// A fresh random id.
     pub fn generate() -> Self {
-        Self(format!("{}{}", Self::PREFIX, uuid::Uuid::new_v4().simple()))
+        let mut bytes = [0u8; Self::LEN];
+        bytes[..Self::PREFIX.len()].copy_from_slice(Self::PREFIX.as_bytes());
+        uuid::Uuid::new_v4()
+            .simple()
+            .encode_lower(&mut bytes[Self::PREFIX.len()..]);
+        Self(bytes)
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Only ASCII is ever stored (see `generate` and `from_str`); the
+        // lowest id is all zeros and reads as "".
+        match self.0[0] {
+            0 => "",
+            _ => std::str::from_utf8(&self.0).unwrap_or_default(),
+        }
     }
 
     /// An id that sorts before every real one (a range bound for indexes).
     pub(crate) fn lowest() -> Self {
-        Self(String::new())
+        Self([0; Self::LEN])
+    }
+}
+
+impl fmt::Debug for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CallId").field(&self.as_str()).finish()
     }
 }
 
@@ -47,7 +68,9 @@ impl FromStr for CallId {
             .strip_prefix(Self::PREFIX)
             .ok_or(InvalidId { kind: "call" })?;
         if hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            Ok(Self(s.to_owned()))
+            let mut bytes = [0u8; Self::LEN];
+            bytes.copy_from_slice(s.as_bytes());
+            Ok(Self(bytes))
         } else {
             Err(InvalidId { kind: "call" })
         }
@@ -63,13 +86,13 @@ impl TryFrom<String> for CallId {
 
 impl From<CallId> for String {
     fn from(id: CallId) -> Self {
-        id.0
+        id.as_str().to_owned()
     }
 }
 
 impl fmt::Display for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -157,6 +180,29 @@ mod tests {
             "call_0123456789abcdef0123456789abcdeF",
         ] {
             assert!(bad.parse::<CallId>().is_err(), "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Parsing keeps the text exactly; ids order as their text does,
+        /// after the lowest one; anything else is rejected, never a panic.
+        #[test]
+        fn call_ids_keep_their_text_and_order(
+            a in "call_[0-9a-f]{32}",
+            b in "call_[0-9a-f]{32}",
+            junk in "\\PC{0,40}",
+        ) {
+            let (x, y) = (a.parse::<CallId>().unwrap(), b.parse::<CallId>().unwrap());
+            proptest::prop_assert_eq!(x.as_str(), a.as_str());
+            proptest::prop_assert_eq!(x.to_string(), a.clone());
+            proptest::prop_assert_eq!(String::from(x.clone()), a.clone());
+            proptest::prop_assert_eq!(x.cmp(&y), a.cmp(&b));
+            proptest::prop_assert!(CallId::lowest() < x);
+            proptest::prop_assert!(CallId::lowest().as_str().is_empty());
+            let shaped = junk.len() == 37
+                && junk.starts_with("call_")
+                && junk[5..].bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
+            proptest::prop_assert_eq!(junk.parse::<CallId>().is_ok(), shaped);
         }
     }
 
