@@ -92,14 +92,29 @@ pub struct CallGone(pub CallId);
 #[derive(Debug, Clone)]
 pub struct ProgressHandle {
     call_id: CallId,
-    sender: mpsc::UnboundedSender<CarrierReport>,
+    // Boxed: the channel allocates its first block of 32 slots up front,
+    // which for a whole `CarrierReport` was 4 KB of every running call.
+    sender: mpsc::UnboundedSender<Box<CarrierReport>>,
+}
+
+/// The receiving end of a [`ProgressHandle`]: one call's reports, in the
+/// order they were sent.
+#[derive(Debug)]
+pub struct ProgressReports(mpsc::UnboundedReceiver<Box<CarrierReport>>);
+
+impl ProgressReports {
+    /// The next report; `None` once every handle is dropped and every
+    /// report read.
+    pub async fn recv(&mut self) -> Option<CarrierReport> {
+        self.0.recv().await.map(|report| *report)
+    }
 }
 
 impl ProgressHandle {
     /// A handle and the receiving end the service reads (also useful to test a dialer).
-    pub fn channel(call_id: CallId) -> (Self, mpsc::UnboundedReceiver<CarrierReport>) {
+    pub fn channel(call_id: CallId) -> (Self, ProgressReports) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Self { call_id, sender }, receiver)
+        (Self { call_id, sender }, ProgressReports(receiver))
     }
 
     /// The call this handle reports on.
@@ -117,7 +132,7 @@ impl ProgressHandle {
     /// does not allow (a duplicate, or one after the end) is logged and dropped.
     pub fn report(&self, report: CarrierReport) -> Result<(), CallGone> {
         self.sender
-            .send(report)
+            .send(Box::new(report))
             .map_err(|_| CallGone(self.call_id.clone()))
     }
 }

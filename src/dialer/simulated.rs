@@ -161,6 +161,20 @@ async fn run(
             ..CarrierOutcome::new(CallStatus::Failed)
         },
     }
+    // The conversation's state is large: boxed, so that a ringing call's
+    // task holds only the ring's.
+    Box::pin(after_ring(config, agent, request, progress, hung_up)).await
+}
+
+/// The call from the end of the ring: the outcome the number picks, and
+/// the conversation when it is answered.
+async fn after_ring(
+    config: SimulationConfig,
+    agent: &Agent,
+    request: &DialRequest,
+    progress: &ProgressHandle,
+    mut hung_up: oneshot::Receiver<()>,
+) -> CarrierOutcome {
     let status = SimulatedDialer::outcome_for(&request.to);
     match status {
         CallStatus::Completed => {}

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use std::sync::atomic::Ordering;
 
-use tokio::sync::mpsc;
-
 use super::journal::Actor;
 use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
 use crate::dialer::{CarrierReport, DialRequest};
@@ -99,11 +97,7 @@ impl AgentCall {
     /// Runs [`AgentCall::follow`] in a task of its own. The caller has
     /// counted the call in `running` and marked it followed already; the
     /// task undoes both.
-    pub(super) fn spawn_follow(
-        &self,
-        call_id: CallId,
-        reports: mpsc::UnboundedReceiver<CarrierReport>,
-    ) {
+    pub(super) fn spawn_follow(&self, call_id: CallId, reports: crate::dialer::ProgressReports) {
         let service = self.clone();
         let fut = async move {
             service.follow(&call_id, reports).await;
@@ -213,7 +207,7 @@ impl AgentCall {
     /// Drives one call from the carrier's reports until it ends, looking at
     /// the store every third of the call lease for what other instances did
     /// (a cancel, a report they received, a takeover).
-    async fn follow(&self, call_id: &CallId, mut reports: mpsc::UnboundedReceiver<CarrierReport>) {
+    async fn follow(&self, call_id: &CallId, mut reports: crate::dialer::ProgressReports) {
         let timing = self.inner.timing;
         let mut stop = self.inner.stop_calls.subscribe();
         let far = |after: Duration| tokio::time::Instant::now().checked_add(after);

@@ -27,15 +27,16 @@
 //! - A circuit breaker per endpoint: after
 //!   [`DeliveryConfig::breaker_threshold`] failures in a row the endpoint
 //!   gets no attempt for [`DeliveryConfig::breaker_cool_down`], then one
-//!   trial; a success closes it. Events held back this way are handed back to
-//!   the outbox due when the cool-down ends ([`AttemptOutcome::Postponed`]):
-//!   delayed, never dropped, and no attempt is counted for them.
+//!   trial; a success closes it. Events held back this way are delayed
+//!   (their claim's lease returns them to the outbox, where this or another
+//!   instance claims them again), never dropped, and no attempt is counted
+//!   for them.
 //! - An event whose endpoint is at its cap waits in the worker, in order,
 //!   and starts as soon as one of that endpoint's attempts ends; claims the
 //!   worker holds this way count against its slots, so it never holds more
 //!   than it could run. One held longer than [`HOLD_LIMIT`] is handed back
-//!   to the outbox, due at once, so a slow endpoint cannot keep its claims
-//!   from other accounts' events for long.
+//!   to the outbox, due at once ([`AttemptOutcome::Postponed`]), so a slow
+//!   endpoint cannot keep its claims from other accounts' events for long.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -210,12 +211,11 @@ impl DeliveryWorker {
                             return;
                         };
                         worker.start(pending, endpoint, permit, &endpoints);
-                    } else if let Some(until) = endpoints.open_until(&endpoint, now) {
-                        // Its breaker is open: back to the outbox until the
-                        // cool-down ends, rather than waiting here.
-                        let wait = chrono::Duration::from_std(until - now).unwrap_or_default();
+                    } else if endpoints.is_open(&endpoint, now) {
+                        // Its breaker is open: the claim's lease hands the
+                        // event out again later (to any instance, whose
+                        // breaker may be closed), as if this one had died.
                         tracing::debug!(event_id = %pending.event.event_id, %endpoint, "webhook attempt held back: breaker open");
-                        worker.hand_back(pending, Utc::now() + wait);
                     } else {
                         held.entry(endpoint).or_default().push_back(Held {
                             pending,

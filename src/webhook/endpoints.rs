@@ -5,9 +5,9 @@
 //!
 //! Pure bookkeeping with the clock passed in; the delivery worker consults
 //! it before each attempt. An attempt it refuses is not made: the worker
-//! keeps the event waiting for a slot at the endpoint, or hands it back to
-//! the outbox while the breaker is open, so events are delayed, never
-//! dropped, and no attempt is counted for them.
+//! keeps the event waiting for a slot at the endpoint, or (breaker open)
+//! lets the claim's lease return it to the outbox, so events are delayed,
+//! never dropped, and no attempt is counted for them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -95,14 +95,14 @@ impl Endpoints {
         true
     }
 
-    /// When the endpoint's open breaker lets a trial through, if it is open
-    /// at `now`.
-    pub(crate) fn open_until(&self, endpoint: &str, now: Instant) -> Option<Instant> {
+    /// Whether the endpoint's breaker is open at `now` (its cool-down not
+    /// over yet).
+    pub(crate) fn is_open(&self, endpoint: &str, now: Instant) -> bool {
         let states = self.states.lock().unwrap_or_else(|p| p.into_inner());
         states
-            .get(endpoint)?
-            .open_until
-            .filter(|until| *until > now)
+            .get(endpoint)
+            .and_then(|state| state.open_until)
+            .is_some_and(|until| until > now)
     }
 
     /// Records how an attempt started with [`Endpoints::try_start`] ended.
@@ -178,8 +178,8 @@ mod tests {
             endpoints.finish("a", AttemptResult::Failed, start);
         }
         assert!(!endpoints.try_start("a", start), "open after 3 failures");
-        assert_eq!(endpoints.open_until("a", start), Some(start + MINUTE));
-        assert_eq!(endpoints.open_until("b", start), None);
+        assert!(endpoints.is_open("a", start) && !endpoints.is_open("b", start));
+        assert!(!endpoints.is_open("a", start + MINUTE), "cooled down");
         let later = start + MINUTE;
         assert!(endpoints.try_start("a", later), "half-open: one trial");
         assert!(!endpoints.try_start("a", later), "only one trial at a time");
