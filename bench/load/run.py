@@ -236,6 +236,58 @@ def webhook_rows(label, proc, floors, delivery_floor, args, notes):
     sink.stop()
 
 
+def pg_plans(url):
+    """The plans PostgreSQL chose for every statement the server ran while
+    placing, reading, listing, delivering webhooks and idling, taken with
+    auto_explain on the tables the rows above filled. Returns one line per
+    statement, the plan nodes that read a table, and whether any scans a
+    whole table."""
+    def psql(sql):
+        return subprocess.run(["psql", url, "-tAc", sql], capture_output=True, text=True, check=True).stdout.strip()
+
+    log_file = psql("SELECT pg_current_logfile()") or \
+        f"/var/log/postgresql/postgresql-{psql('SHOW server_version_num')[:2]}-main.log"
+    start = os.path.getsize(log_file)
+    for setting in ("session_preload_libraries = 'auto_explain'", "auto_explain.log_min_duration = 0"):
+        psql(f"ALTER SYSTEM SET {setting}")
+    psql("SELECT pg_reload_conf()")
+    try:
+        # New connections load auto_explain: a fresh server on the same tables.
+        fresh = server(store=url, ring_ms=0, instance="plans")
+        try:
+            sink = Process([SINK, "serve", "127.0.0.1:0"])
+            wrk(fresh.url, post_script(body(to="+14155550123", webhook=sink.url + "/")), 2, 4)
+            wrk(fresh.url, post_script(body()), 2, 4)
+            call = request("POST", f"{fresh.url}/v1/agent/calls", body())
+            wrk(fresh.url, get_script(f"/v1/agent/calls/{call['callId']}"), 1, 4)
+            wrk(fresh.url, get_script("/v1/agent/calls?limit=20"), 1, 4)
+            time.sleep(11)  # a lease beat: renewal and the takeover query
+            sink.stop()
+        finally:
+            fresh.stop()
+    finally:
+        for setting in ("session_preload_libraries", "auto_explain.log_min_duration"):
+            psql(f"ALTER SYSTEM RESET {setting}")
+        psql("SELECT pg_reload_conf()")
+    with open(log_file, errors="replace") as file:
+        file.seek(start)
+        text = file.read()
+    plans = {}
+    for entry in re.split(r"\n(?=\S)", text):
+        if "plan:" not in entry or "Query Text:" not in entry:
+            continue
+        query = re.search(r"Query Text: (.*)", entry).group(1).strip()
+        query = re.sub(r"\$\d+(, \$\d+)+", "$…", query)[:140]
+        scans = set(re.findall(r"((?:Parallel )?(?:Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan|Bitmap Index Scan)"
+                                r"(?: using \w+)? on \w+)", entry))
+        plans.setdefault(query, set()).update(scans)
+    lines = []
+    for query, scans in sorted(plans.items()):
+        verdict = "**whole table**" if any("Seq Scan" in scan for scan in scans) else "index" if scans else "no table read"
+        lines.append(f"| `{query}` | {', '.join(sorted(scans)) or '–'} | {verdict} |")
+    return lines
+
+
 def floor_rows(args):
     floor = Process([FLOOR, "127.0.0.1:0", KEY])
     rows = {
@@ -356,6 +408,8 @@ def main():
         notes.append(f"PostgreSQL transactions per second, server idle with the calls above still ringing: "
                      f"{(after - before) / 10 - baseline:.1f}")
         proc.stop()
+        log("== PostgreSQL plans")
+        plan_lines = pg_plans(args.postgres)
         pg_reset(args.postgres)
         proc = server(store=args.postgres, ring_ms=0)
         webhook_rows("PostgreSQL", proc, floors, delivery_floor, args, notes)
@@ -380,6 +434,7 @@ def main():
         pg_reset(args.postgres)
     else:
         notes.append("PostgreSQL: skipped (no --postgres URL)")
+        plan_lines = []
 
     log("== start-up")
     times = []
@@ -401,6 +456,12 @@ def main():
     print()
     for note in notes:
         print(f"* {note}")
+    if plan_lines:
+        print("\nPostgreSQL plans of the server's statements (auto_explain, tables as the rows above left them):\n")
+        print("| statement | tables read | verdict |")
+        print("|---|---|---|")
+        for line in plan_lines:
+            print(line)
 
 
 if __name__ == "__main__":
