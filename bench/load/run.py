@@ -248,9 +248,9 @@ def pg_plans(url):
     log_file = psql("SELECT pg_current_logfile()") or \
         f"/var/log/postgresql/postgresql-{psql('SHOW server_version_num')[:2]}-main.log"
     start = os.path.getsize(log_file)
+    database = psql("SELECT current_database()")
     for setting in ("session_preload_libraries = 'auto_explain'", "auto_explain.log_min_duration = 0"):
-        psql(f"ALTER SYSTEM SET {setting}")
-    psql("SELECT pg_reload_conf()")
+        psql(f"ALTER DATABASE \"{database}\" SET {setting}")
     try:
         # New connections load auto_explain: a fresh server on the same tables.
         fresh = server(store=url, ring_ms=0, instance="plans")
@@ -267,8 +267,7 @@ def pg_plans(url):
             fresh.stop()
     finally:
         for setting in ("session_preload_libraries", "auto_explain.log_min_duration"):
-            psql(f"ALTER SYSTEM RESET {setting}")
-        psql("SELECT pg_reload_conf()")
+            psql(f"ALTER DATABASE \"{database}\" RESET {setting}")
     with open(log_file, errors="replace") as file:
         file.seek(start)
         text = file.read()
