@@ -277,7 +277,7 @@ def pg_plans(url):
             continue
         query = re.search(r"Query Text: (.*)", entry).group(1).strip()
         query = re.sub(r"\$\d+(, \$\d+)+", "$…", query)[:140]
-        scans = set(re.findall(r"((?:Parallel )?(?:Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan|Bitmap Index Scan)"
+        scans = set(re.findall(r"((?:Parallel )?(?:Seq Scan|Index Only Scan(?: Backward)?|Index Scan(?: Backward)?|Bitmap Heap Scan|Bitmap Index Scan)"
                                 r"(?: using \w+)? on \w+)", entry))
         plans.setdefault(query, set()).update(scans)
     lines = []
