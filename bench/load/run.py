@@ -307,6 +307,15 @@ def pg_xacts(url):
     return int(out.strip())
 
 
+def pg_idle_xacts(url, baseline, settle=2):
+    """Transactions per second the database commits over 10 s, after
+    `settle` s, less `baseline` (its rate with no server running)."""
+    time.sleep(settle)
+    before = pg_xacts(url)
+    time.sleep(10)
+    return (pg_xacts(url) - before) / 10 - baseline
+
+
 def pg_reset(url):
     subprocess.run(["psql", url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"],
                    capture_output=True, check=True)
@@ -393,19 +402,13 @@ def main():
         pg_reset(args.postgres)
         # What the database does with no server at all (autovacuum, the
         # statistics, this script's own queries): subtracted below.
-        before = pg_xacts(args.postgres)
-        time.sleep(10)
-        baseline = (pg_xacts(args.postgres) - before) / 10
+        baseline = pg_idle_xacts(args.postgres, 0.0, settle=0)
         notes.append(f"PostgreSQL transactions per second with no server running (subtracted below): {baseline:.1f}")
         proc = server(store=args.postgres, accounts=16)
         api_rows("PostgreSQL", proc, floors, args)
         api_rows("PostgreSQL", proc, floors, args, accounts=16)
-        time.sleep(2)
-        before = pg_xacts(args.postgres)
-        time.sleep(10)
-        after = pg_xacts(args.postgres)
         notes.append(f"PostgreSQL transactions per second, server idle with the calls above still ringing: "
-                     f"{(after - before) / 10 - baseline:.1f}")
+                     f"{pg_idle_xacts(args.postgres, baseline):.1f}")
         proc.stop()
         log("== PostgreSQL plans")
         plan_lines = pg_plans(args.postgres)
@@ -416,12 +419,8 @@ def main():
         pg_reset(args.postgres)
         one = server(store=args.postgres, accounts=16, instance="load-a")
         two = server(store=args.postgres, accounts=16, instance="load-b")
-        time.sleep(2)
-        before = pg_xacts(args.postgres)
-        time.sleep(10)
-        after = pg_xacts(args.postgres)
         notes.append(f"PostgreSQL transactions per second, two fresh idle servers together: "
-                     f"{(after - before) / 10 - baseline:.1f}")
+                     f"{pg_idle_xacts(args.postgres, baseline):.1f}")
         script = post_script(body(), 16)
         both = [subprocess.Popen(["wrk", "-t1", f"-c{args.connections // 2}", f"-d{args.seconds}s", "-s", script,
                                   p.url], stdout=subprocess.PIPE, text=True) for p in (one, two)]
