@@ -289,3 +289,75 @@ proptest! {
         prop_assert_eq!(typed, from_json);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A destination is refused as outside the allowlist exactly when its
+    /// region is not one of the configured ids, whatever else the set holds
+    /// (lowercase, longer or empty entries match no region).
+    #[test]
+    fn the_region_allowlist_is_exact(
+        allowed in proptest::collection::btree_set(
+            prop_oneof![Just("US"), Just("GB"), Just("AU"), Just("FR"), Just("CA"), Just("us"), Just("USA"), Just(""), Just("G")],
+            0..7,
+        ),
+    ) {
+        let mut config = guardrail_config();
+        config.allowed_regions = allowed.iter().map(|r| (*r).to_owned()).collect();
+        let engine = agentcall::Guardrails::new(config);
+        for (number, region) in [
+            ("+14155550125", "US"),
+            ("+442071838750", "GB"),
+            ("+61412345678", "AU"),
+            ("+33142685300", "FR"),
+            ("+16135550123", "CA"),
+        ] {
+            let outside = matches!(
+                engine.check_destination(number),
+                Err(agentcall::Rejection::DestinationBlocked(
+                    agentcall::guardrails::BlockReason::RegionNotAllowed(r)
+                )) if r == region
+            );
+            prop_assert_eq!(outside, !allowed.contains(region), "{} in {:?}", number, allowed);
+        }
+    }
+
+    /// The per-thread memo of the last accepted webhook URL never changes a
+    /// verdict: checks interleaved on one thread, across engines with and
+    /// without loopback webhooks, agree with each check made on a fresh thread.
+    #[test]
+    fn webhook_url_verdicts_do_not_depend_on_earlier_checks(
+        checks in proptest::collection::vec(
+            (
+                prop_oneof![
+                    Just("https://example.com/h".to_owned()),
+                    Just("http://127.0.0.1:9/h".to_owned()),
+                    Just("https://10.0.0.1/h".to_owned()),
+                    Just("http://localhost/x".to_owned()),
+                    Just(String::new()),
+                    any::<String>(),
+                ],
+                any::<bool>(),
+            ),
+            1..12,
+        ),
+    ) {
+        let engines = [false, true].map(|loopback| {
+            let mut config = guardrail_config();
+            config.allow_insecure_loopback_webhooks = loopback;
+            agentcall::Guardrails::new(config)
+        });
+        let account = account_a();
+        let verdict = |engine: &agentcall::Guardrails, url: &str| {
+            let request = agentcall::PlacementRequest::new("+14155550125", "call").webhook_url(url);
+            engine.check(&request, &account).map(|a| a.destination)
+        };
+        for (url, loopback) in &checks {
+            let engine = &engines[usize::from(*loopback)];
+            let here = verdict(engine, url);
+            let fresh = std::thread::scope(|s| s.spawn(|| verdict(engine, url)).join().unwrap());
+            prop_assert_eq!(here, fresh, "{:?} loopback={}", url, loopback);
+        }
+    }
+}

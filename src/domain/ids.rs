@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -97,9 +98,11 @@ impl fmt::Display for CallId {
 }
 
 /// The identifier of an account, as the host names it (any non-empty text).
+/// Shared text: a clone (one per placement, per rate-limit and minute-cap
+/// entry) counts a reference instead of copying.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct AccountId(String);
+pub struct AccountId(Arc<str>);
 
 impl AccountId {
     /// The id as text.
@@ -115,7 +118,7 @@ impl FromStr for AccountId {
         if s.is_empty() || s.len() > 200 || s.chars().any(char::is_control) {
             Err(InvalidId { kind: "account" })
         } else {
-            Ok(Self(s.to_owned()))
+            Ok(Self(Arc::from(s)))
         }
     }
 }
@@ -129,7 +132,7 @@ impl TryFrom<String> for AccountId {
 
 impl From<AccountId> for String {
     fn from(id: AccountId) -> Self {
-        id.0
+        id.0.as_ref().to_owned()
     }
 }
 
@@ -141,20 +144,32 @@ impl fmt::Display for AccountId {
 
 /// The identity of one API key without the key itself: the first 16 bytes of
 /// its SHA-256, in hex. Calls are owned by a `KeyId`; it is safe to log and
-/// to store.
+/// to store. Shared text, like [`AccountId`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct KeyId(String);
+#[serde(from = "String", into = "String")]
+pub struct KeyId(Arc<str>);
 
 impl KeyId {
     /// Wraps a stored key id (as produced by [`ApiKey::id`](crate::ApiKey::id)).
     pub fn from_stored(s: impl Into<String>) -> Self {
-        Self(s.into())
+        Self(Arc::from(s.into()))
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl From<String> for KeyId {
+    fn from(s: String) -> Self {
+        Self(Arc::from(s))
+    }
+}
+
+impl From<KeyId> for String {
+    fn from(id: KeyId) -> Self {
+        id.0.as_ref().to_owned()
     }
 }
 

@@ -223,12 +223,44 @@ pub struct Approval<'a> {
     pub caller_id: &'a str,
 }
 
-/// The stateless guardrail engine. Cheap to clone; build it once (it
-/// compiles the number metadata, tens of milliseconds).
+/// The stateless guardrail engine. Cheap to clone and to build (the number
+/// automata are compiled at build time and loaded once per process).
 #[derive(Debug, Clone)]
 pub struct Guardrails {
     numbers: Arc<NumberClassifier>,
     config: Arc<GuardrailConfig>,
+    /// `config.allowed_regions` as a bit per two-letter id, so the policy
+    /// step neither compares strings nor allocates.
+    allowed: Arc<RegionSet>,
+}
+
+/// A set of two-letter region ids (`A`–`Z` twice), one bit each. Region ids
+/// of classified numbers are always two ASCII capitals; a configured entry of
+/// any other shape can match no number, so it is left out.
+#[derive(Debug)]
+struct RegionSet([u64; 11]);
+
+impl RegionSet {
+    fn index(region: &str) -> Option<usize> {
+        match region.as_bytes() {
+            [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => {
+                Some(usize::from(a - b'A') * 26 + usize::from(b - b'A'))
+            }
+            _ => None,
+        }
+    }
+
+    fn new<'a>(regions: impl IntoIterator<Item = &'a String>) -> Self {
+        let mut bits = [0u64; 11];
+        for index in regions.into_iter().filter_map(|r| Self::index(r)) {
+            bits[index / 64] |= 1 << (index % 64);
+        }
+        Self(bits)
+    }
+
+    fn contains(&self, region: &str) -> bool {
+        Self::index(region).is_some_and(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
+    }
 }
 
 impl Default for Guardrails {
@@ -238,14 +270,15 @@ impl Default for Guardrails {
 }
 
 impl Guardrails {
-    /// Builds the engine. The number metadata is compiled here (tens of
-    /// milliseconds) rather than on the first request; it is immutable, so
-    /// every engine of the process shares one compiled copy.
+    /// Builds the engine. The number automata are loaded here (well under a
+    /// millisecond) rather than on the first request; they are immutable, so
+    /// every engine of the process shares one copy.
     pub fn new(config: GuardrailConfig) -> Self {
         static SHARED: OnceLock<Arc<NumberClassifier>> = OnceLock::new();
         let numbers = SHARED.get_or_init(|| Arc::new(NumberClassifier::new()));
         Self {
             numbers: Arc::clone(numbers),
+            allowed: Arc::new(RegionSet::new(&config.allowed_regions)),
             config: Arc::new(config),
         }
     }
@@ -282,7 +315,7 @@ impl Guardrails {
         let Some(region) = number.region else {
             return blocked(BlockReason::NonGeographic(number.calling_code));
         };
-        if !self.config.allowed_regions.contains(region) {
+        if !self.allowed.contains(region) {
             return blocked(BlockReason::RegionNotAllowed(region));
         }
         if number.number_type == NumberType::PremiumRate {
@@ -291,11 +324,15 @@ impl Guardrails {
         if matches!(region, "US" | "CA") && number.national_number.get(3..6) == Some("976") {
             return blocked(BlockReason::Exchange976);
         }
-        let mut e164 = String::with_capacity(16);
-        e164.push_str(itoa::Buffer::new().format(number.calling_code));
-        e164.push_str(&number.national_number);
-        if let Some(prefix) = self.config.irsf_prefixes.longest_match(&e164) {
-            return blocked(BlockReason::IrsfListed(prefix.to_owned()));
+        let mut code = itoa::Buffer::new();
+        let code = code.format(number.calling_code);
+        let digits = code.bytes().chain(number.national_number.bytes());
+        if let Some(len) = self.config.irsf_prefixes.longest_match_len(digits) {
+            let mut prefix = String::with_capacity(len);
+            prefix.push_str(code);
+            prefix.push_str(&number.national_number);
+            prefix.truncate(len);
+            return blocked(BlockReason::IrsfListed(prefix));
         }
         if self.config.blocked_types.contains(&number.number_type) {
             return blocked(BlockReason::BlockedType(number.number_type));
@@ -416,6 +453,31 @@ impl Guardrails {
     }
 
     fn check_webhook_url<'t>(&self, text: &'t str) -> Result<&'t str, Rejection> {
+        // A host sends most placements with the same few webhook URLs, and
+        // the verdict depends only on the text and the loopback setting: the
+        // last URL each thread accepted skips the parse (a third of a typed
+        // placement's checks). Only accepted URLs are remembered.
+        thread_local! {
+            static LAST_ACCEPTED: std::cell::RefCell<(bool, String)> =
+                const { std::cell::RefCell::new((false, String::new())) };
+        }
+        let loopback = self.config.allow_insecure_loopback_webhooks;
+        let seen = LAST_ACCEPTED.with_borrow(|(flag, url)| *flag == loopback && url == text);
+        if seen && !text.is_empty() {
+            return Ok(text);
+        }
+        let verdict = self.judge_webhook_url(text);
+        if verdict.is_ok() {
+            LAST_ACCEPTED.with_borrow_mut(|(flag, url)| {
+                *flag = loopback;
+                url.clear();
+                url.push_str(text);
+            });
+        }
+        verdict
+    }
+
+    fn judge_webhook_url<'t>(&self, text: &'t str) -> Result<&'t str, Rejection> {
         let invalid = |why| Err(Rejection::InvalidWebhookUrl(why));
         if text.len() > MAX_WEBHOOK_URL_LEN {
             return invalid("longer than 2048 bytes");
@@ -510,12 +572,27 @@ fn check_metadata(metadata: &BTreeMap<String, String>) -> Result<(), String> {
     Ok(())
 }
 
+/// Up to this many field definitions, duplicates are found pairwise.
+const PAIRWISE_FIELDS: usize = 16;
+
 /// The rules on a list of field definitions (count, names, descriptions).
 fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
     if fields.len() > MAX_FIELDS {
         return Err(format!("more than {MAX_FIELDS} items"));
     }
+    // Few fields (the usual case) are compared pairwise, which allocates
+    // nothing; a long list goes through a set.
     let mut names = BTreeSet::new();
+    let mut is_duplicate = |index: usize, name: &'_ str| {
+        if fields.len() <= PAIRWISE_FIELDS {
+            fields
+                .iter()
+                .take(index)
+                .any(|earlier| earlier.name == name)
+        } else {
+            !names.insert(name.to_owned())
+        }
+    };
     for (index, field) in fields.iter().enumerate() {
         let name = &field.name;
         if name.trim().is_empty() {
@@ -526,7 +603,7 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
                 "item {index}: name longer than {MAX_FIELD_NAME_CHARS} characters or has control characters"
             ));
         }
-        if !names.insert(name.as_str()) {
+        if is_duplicate(index, name) {
             return Err(format!("item {index}: duplicate name"));
         }
         if field

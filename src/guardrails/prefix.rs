@@ -94,9 +94,17 @@ impl PrefixSet {
     /// The longest stored prefix of `number` (`+` optional), in digits.
     pub fn longest_match<'a>(&self, number: &'a str) -> Option<&'a str> {
         let digits = number.strip_prefix('+').unwrap_or(number);
+        let len = self.longest_match_len(digits.bytes())?;
+        digits.get(..len)
+    }
+
+    /// The length of the longest stored prefix of a digit sequence (which
+    /// ends at its first non-digit), so a caller holding the number in parts
+    /// need not join them first.
+    pub fn longest_match_len(&self, digits: impl IntoIterator<Item = u8>) -> Option<usize> {
         let mut node = 0usize;
         let mut best = None;
-        for (i, b) in digits.bytes().enumerate() {
+        for (i, b) in digits.into_iter().enumerate() {
             if !b.is_ascii_digit() {
                 break;
             }
@@ -105,7 +113,7 @@ impl PrefixSet {
                 next => node = next as usize,
             }
             if self.nodes[node].1 {
-                best = Some(&digits[..=i]);
+                best = Some(i + 1);
             }
         }
         best

@@ -11,7 +11,7 @@ use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
 use crate::accounts::Principal;
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
-use crate::guardrails::{LimitError, RatePermit, Rejection, ReserveError};
+use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -31,17 +31,20 @@ pub struct Placed {
 }
 
 impl AgentCall {
-    /// Places a call from a typed request.
+    /// Places a call from a typed request, checking it in the documented
+    /// order (typed all the way: no JSON round trip). Returns once the
+    /// carrier accepted the call; the call then runs in its own task.
     pub async fn place(
         &self,
         principal: &Principal,
         request: &PlacementRequest,
     ) -> Result<Placed, ServiceError> {
-        let body = match serde_json::to_value(request) {
-            Ok(Value::Object(body)) => body,
-            _ => Map::new(),
-        };
-        self.place_json(principal, &body).await
+        let admission = self.admit()?;
+        let approved = self
+            .inner
+            .guardrails
+            .validate(request, &principal.account)?;
+        self.place_approved(principal, approved, admission).await
     }
 
     /// Places a call from a request body (a JSON object), checking it in the
@@ -52,16 +55,34 @@ impl AgentCall {
         principal: &Principal,
         body: &Map<String, Value>,
     ) -> Result<Placed, ServiceError> {
-        let inner = &self.inner;
-        // Counted before the check, so `shutdown` (which stops accepting and
-        // then waits for the count) either refuses this placement or waits
-        // for its call; a placement can never slip past both.
+        let admission = self.admit()?;
+        let approved = self
+            .inner
+            .guardrails
+            .validate_json(body, &principal.account)?;
+        self.place_approved(principal, approved, admission).await
+    }
+
+    /// Counts a placement in before its checks, so `shutdown` (which stops
+    /// accepting and then waits for the count) either refuses it or waits
+    /// for its call; a placement can never slip past both.
+    fn admit(&self) -> Result<Admission<'_>, ServiceError> {
         let admission = Admission::enter(self);
-        if !inner.accepting.load(Ordering::SeqCst) {
+        if !self.inner.accepting.load(Ordering::SeqCst) {
             return Err(ServiceError::ShuttingDown);
         }
+        Ok(admission)
+    }
+
+    /// Charges the limits, records and dials an approved placement.
+    async fn place_approved(
+        &self,
+        principal: &Principal,
+        approved: ApprovedPlacement,
+        admission: Admission<'_>,
+    ) -> Result<Placed, ServiceError> {
+        let inner = &self.inner;
         let account = &principal.account;
-        let approved = inner.guardrails.validate_json(body, account)?;
         let now = Utc::now();
         // An outage of either limit is a store error (503), never a 429:
         // the client should retry shortly, not back off as if over a limit.

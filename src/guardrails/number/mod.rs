@@ -1,7 +1,8 @@
 //! Destination-number classification that agrees with Google's libphonenumber.
 //!
-//! [`NumberClassifier`] is compiled once from the metadata shipped with the
-//! `phonenumber` crate ([`phonenumber::metadata::DATABASE`]) and then answers
+//! [`NumberClassifier`] is compiled at build time from the metadata shipped
+//! with the `phonenumber` crate (pinned to 0.3.10), loaded in well under a
+//! millisecond, and then answers
 //! "is this strict E.164 string a valid, canonical number, and of which region
 //! and type?" with the same result as libphonenumber's
 //! `parse(input, None)` + `isValidNumber` + `getRegionCodeForNumber` +
@@ -23,18 +24,17 @@
 //! capture groups. All automata are immutable, so classification takes no lock
 //! and allocates nothing on the common path.
 
-use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Deref;
 
-mod compile;
+mod bits;
+mod tables;
 
-use compile::compile_calling_code;
-use phonenumber::metadata::{DATABASE, Descriptor, Metadata};
+use bits::{MAX_NSN_LEN, MAX_REGIONS, bit};
 use regex_automata::{
-    Anchored, Input, MatchKind, PatternID,
-    dfa::{Automaton, StartKind, dense},
-    nfa::thompson::{self, WhichCaptures, pikevm::PikeVM},
+    Anchored, Input, PatternID,
+    dfa::{Automaton, dense},
+    nfa::thompson::{self, pikevm::PikeVM},
     util::{captures::Captures, primitives::StateID, start, syntax},
 };
 
@@ -102,12 +102,8 @@ pub struct ClassifiedNumber {
     pub number_type: NumberType,
 }
 
-/// Longest national significant number libphonenumber accepts.
-const MAX_NSN_LEN: usize = 17;
 /// Shortest national significant number libphonenumber accepts.
 const MIN_NSN_LEN: usize = 2;
-/// Most regions sharing one calling code (+1 has 25); per-call masks live on the stack.
-const MAX_REGIONS: usize = 32;
 
 /// National significant number stored inline (at most 17 ASCII digits), so a
 /// classification allocates nothing. Dereferences to `&str`.
@@ -193,23 +189,6 @@ pub fn is_strict_e164(input: &str) -> bool {
 #[error("cannot compile phone number metadata: {0}")]
 pub struct BuildError(String);
 
-/// Bits of a per-region mask: which descriptor patterns matched.
-mod bit {
-    pub(super) const GENERAL: u16 = 1 << 0;
-    pub(super) const PREMIUM_RATE: u16 = 1 << 1;
-    pub(super) const TOLL_FREE: u16 = 1 << 2;
-    pub(super) const SHARED_COST: u16 = 1 << 3;
-    pub(super) const VOIP: u16 = 1 << 4;
-    pub(super) const PERSONAL_NUMBER: u16 = 1 << 5;
-    pub(super) const PAGER: u16 = 1 << 6;
-    pub(super) const UAN: u16 = 1 << 7;
-    pub(super) const VOICEMAIL: u16 = 1 << 8;
-    pub(super) const FIXED_LINE: u16 = 1 << 9;
-    pub(super) const MOBILE: u16 = 1 << 10;
-    /// The region's leading-digits prefix (not a descriptor: no length check).
-    pub(super) const LEADING_DIGITS: u16 = 1 << 11;
-}
-
 /// Checked in this order after the general descriptor, as libphonenumber's
 /// `getNumberTypeHelper`; fixed line and mobile come last.
 const SPECIAL_TYPES: [(u16, NumberType); 8] = [
@@ -281,7 +260,7 @@ struct Transform {
 /// The main region's `national_prefix_for_parsing`, a prefix match.
 struct NationalPrefix {
     /// Leftmost-first, anchored: the match end a backtracking engine reports.
-    dfa: dense::DFA<Vec<u32>>,
+    dfa: dense::DFA<&'static [u32]>,
     transform: Option<Transform>,
 }
 
@@ -289,16 +268,16 @@ struct NationalPrefix {
 struct CallingCode {
     code: u16,
     /// In metadata order, main country first (as libphonenumber iterates them).
-    regions: Vec<Region>,
-    dfa: dense::DFA<Vec<u32>>,
+    regions: &'static [Region],
+    dfa: dense::DFA<&'static [u32]>,
     start: StateID,
     /// For each DFA pattern: the (region index, bit) pairs it stands for;
     /// identical patterns are compiled once.
-    targets: Vec<Vec<(u8, u16)>>,
+    targets: &'static [&'static [(u8, u16)]],
     national_prefix: Option<NationalPrefix>,
     /// Main region's general-descriptor lengths, for `testNumberLength`.
-    possible_lengths: Vec<usize>,
-    local_only_lengths: Vec<usize>,
+    possible_lengths: &'static [usize],
+    local_only_lengths: &'static [usize],
 }
 
 type Masks = [u16; MAX_REGIONS];
@@ -318,7 +297,13 @@ impl CallingCode {
         if self.dfa.is_match_state(state) {
             for i in 0..self.dfa.match_len(state) {
                 let pattern = self.dfa.match_pattern(state, i);
-                for &(region, bit) in self.targets.get(pattern.as_usize()).into_iter().flatten() {
+                for &(region, bit) in self
+                    .targets
+                    .get(pattern.as_usize())
+                    .copied()
+                    .into_iter()
+                    .flatten()
+                {
                     if let Some(mask) = masks.get_mut(usize::from(region)) {
                         *mask |= bit;
                     }
@@ -467,13 +452,13 @@ impl fmt::Debug for NumberClassifier {
 }
 
 impl NumberClassifier {
-    /// Builds every automaton from the `phonenumber` crate's metadata
-    /// (tens of milliseconds in release builds).
+    /// Loads the automata the build script compiled from the `phonenumber`
+    /// crate's metadata (the serialized DFAs are validated, not copied).
     ///
     /// # Panics
     ///
-    /// Only if the shipped metadata cannot be compiled, which the tests rule out
-    /// for the pinned metadata release; see [`NumberClassifier::try_new`].
+    /// Only if the compiled tables fail to load, which the tests rule out; see
+    /// [`NumberClassifier::try_new`].
     #[must_use]
     pub fn new() -> Self {
         match Self::try_new() {
@@ -482,30 +467,26 @@ impl NumberClassifier {
         }
     }
 
-    /// Builds every automaton from the `phonenumber` crate's metadata.
+    /// Loads the automata the build script compiled.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] if a pattern does not compile or the metadata breaks an
-    /// assumption of this module (at most 32 regions per calling code).
+    /// [`BuildError`] if a serialized automaton fails validation or a
+    /// national-prefix transform pattern does not compile.
     pub fn try_new() -> Result<Self, BuildError> {
         let mut by_code = vec![0u16; 1000];
-        let mut codes = Vec::new();
-        for code in 1u16..1000 {
-            let Some(metadata) = DATABASE.by_code(&code) else {
-                continue;
-            };
-            if metadata.is_empty() {
-                continue;
-            }
-            codes.push(compile_calling_code(code, &metadata)?);
-            by_code[usize::from(code)] =
-                u16::try_from(codes.len()).map_err(|e| BuildError(e.to_string()))?;
+        let mut codes = Vec::with_capacity(tables::CALLING_CODES.len());
+        for table in tables::CALLING_CODES {
+            codes.push(tables::load_calling_code(table)?);
+            let slot = by_code
+                .get_mut(usize::from(table.code))
+                .ok_or_else(|| BuildError(format!("calling code {}", table.code)))?;
+            *slot = u16::try_from(codes.len()).map_err(|e| BuildError(e.to_string()))?;
         }
         Ok(Self { by_code, codes })
     }
 
-    /// Heap bytes held by the compiled automata.
+    /// Bytes held by the automata (the serialized DFAs and any `PikeVM`).
     #[must_use]
     pub fn memory_usage(&self) -> usize {
         self.codes

@@ -405,6 +405,11 @@ fn parse_timestamp(s: &str) -> Result<i64, MalformedReason> {
         .map_err(|_| MalformedReason::TimestampOutOfRange)
 }
 
+/// A header carries one `v1` signature per active secret of the sender;
+/// rotation needs two, so up to four are decoded once onto the stack. A
+/// header with more is read again for each secret (correct, only slower).
+const INLINE_V1: usize = 4;
+
 fn verify_with(
     keys: &[HmacSha256],
     tolerance: Duration,
@@ -412,11 +417,13 @@ fn verify_with(
     header: &str,
     now: i64,
 ) -> Result<VerifiedSignature, VerifyError> {
-    // Pass 1: syntax, the timestamp, and whether usable v1 values exist.
+    // One pass: syntax, the timestamp, and the v1 signatures, decoded once
+    // and kept on the stack (see `INLINE_V1`).
     let mut t_raw: Option<&str> = None;
     let mut any_item = false;
     let mut any_v1 = false;
-    let mut any_valid_v1 = false;
+    let mut candidates = [[0u8; SIG_LEN]; INLINE_V1];
+    let mut valid_v1 = 0usize;
     for item in items(header) {
         let (key, value) = item.map_err(VerifyError::Malformed)?;
         any_item = true;
@@ -427,7 +434,12 @@ fn verify_with(
             "t" => t_raw = Some(value),
             "v1" => {
                 any_v1 = true;
-                any_valid_v1 |= decode_sig(value).is_some();
+                if let Some(signature) = decode_sig(value) {
+                    if let Some(slot) = candidates.get_mut(valid_v1) {
+                        *slot = signature;
+                    }
+                    valid_v1 += 1;
+                }
             }
             _ => {}
         }
@@ -440,21 +452,27 @@ fn verify_with(
     if !any_v1 {
         return Err(VerifyError::NoV1Signature);
     }
-    if !any_valid_v1 {
+    if valid_v1 == 0 {
         return Err(VerifyError::Malformed(MalformedReason::InvalidV1));
     }
 
-    // Pass 2: one MAC per secret, compared against every v1 candidate.
-    let secret_index = keys
-        .iter()
-        .position(|key| {
-            let expected = mac_over(key, t_raw.as_bytes(), body);
-            items(header)
+    // One MAC per secret (from its pre-keyed state), compared in constant
+    // time against every v1 candidate.
+    let matches = |expected: &[u8; SIG_LEN]| {
+        let same = |candidate: &[u8; SIG_LEN]| bool::from(expected[..].ct_eq(&candidate[..]));
+        match candidates.get(..valid_v1) {
+            Some(inline) => inline.iter().any(same),
+            // More signatures than fit inline: read the header again.
+            None => items(header)
                 .filter_map(Result::ok)
                 .filter(|&(k, _)| k == "v1")
                 .filter_map(|(_, v)| decode_sig(v))
-                .any(|candidate| bool::from(expected[..].ct_eq(&candidate[..])))
-        })
+                .any(|candidate| same(&candidate)),
+        }
+    };
+    let secret_index = keys
+        .iter()
+        .position(|key| matches(&mac_over(key, t_raw.as_bytes(), body)))
         .ok_or(VerifyError::SignatureMismatch)?;
 
     // Timestamp window, in i128 nanoseconds so nothing can overflow.

@@ -366,3 +366,30 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    /// Wherever the matching signature sits among up to eight `v1` items
+    /// (beyond the four decoded inline too), verification finds it, and a
+    /// header of only wrong signatures is a mismatch.
+    #[test]
+    fn the_matching_v1_is_found_at_any_position(count in 1usize..=8, position in 0usize..8) {
+        let position = position % count;
+        let signer = Signer::new(&secret("current"));
+        let decoy = Signer::new(&secret("decoy"));
+        let t = 1_700_000_000;
+        let body = b"{\"eventId\":\"e\"}";
+        let mut header = format!("t={t}");
+        for index in 0..count {
+            let by = if index == position { &signer } else { &decoy };
+            header.push_str(&format!(",v1={}", by.signature_hex(t, body)));
+        }
+        let verifier = Verifier::new([secret("other"), secret("current")]);
+        let verified = verifier.verify(body, Some(&header), t);
+        prop_assert_eq!(verified.map(|v| v.secret_index), Ok(1));
+        let only_decoys = header.replace(&signer.signature_hex(t, body), &decoy.signature_hex(t, body));
+        prop_assert_eq!(
+            verifier.verify(body, Some(&only_decoys), t),
+            Err(VerifyError::SignatureMismatch)
+        );
+    }
+}
