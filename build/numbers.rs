@@ -172,7 +172,8 @@ fn calling_code(
         .configure(
             dense::Config::new()
                 .match_kind(MatchKind::All)
-                .start_kind(StartKind::Anchored),
+                .start_kind(StartKind::Anchored)
+                .minimize(true),
         )
         .syntax(syntax_config())
         .thompson(

@@ -78,6 +78,17 @@ fn shareable_across_threads() {
 /// measured in the validation bench, not asserted here).
 #[test]
 fn compiled_tables_load() {
+    let lazy = NumberClassifier::new();
+    assert_eq!(
+        lazy.memory_usage(),
+        0,
+        "nothing loads before the first number"
+    );
+    assert_eq!(
+        lazy.classify("+447400123456").map(|n| n.region),
+        Ok(Some("GB"))
+    );
+    assert!(lazy.memory_usage() > 0, "{lazy:?}");
     let classifier = NumberClassifier::try_new().expect("the build script's tables load");
     // Every calling code's DFA is there: roughly 2 MB for the pinned metadata.
     assert!(classifier.memory_usage() > 1_000_000, "{classifier:?}");

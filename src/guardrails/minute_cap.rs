@@ -151,7 +151,7 @@ pub struct MemoryUsageLedger {
 
 #[derive(Debug, Default)]
 struct Periods {
-    usage: HashMap<(AccountId, DateTime<Utc>), Usage>,
+    usage: HashMap<(AccountId, DateTime<Utc>), Usage, foldhash::fast::RandomState>,
     /// The newest period seen; older ones are dropped when settled.
     newest: Option<DateTime<Utc>>,
 }

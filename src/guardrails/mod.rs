@@ -48,6 +48,7 @@ use crate::domain::{
 pub use minute_cap::{
     BillingPeriod, MemoryUsageLedger, ReserveError, Usage, UsageLedger, billed_minutes,
 };
+use number::Classification;
 pub use number::{
     BuildError as NumberBuildError, ClassifiedNumber, NationalNumber, NumberClassifier,
     NumberError, NumberType, is_strict_e164,
@@ -270,8 +271,8 @@ impl Default for Guardrails {
 }
 
 impl Guardrails {
-    /// Builds the engine. The number automata are loaded here (well under a
-    /// millisecond) rather than on the first request; they are immutable, so
+    /// Builds the engine. The number automata were compiled at build time
+    /// and load per calling code on its first number; they are immutable, so
     /// every engine of the process shares one copy.
     pub fn new(config: GuardrailConfig) -> Self {
         static SHARED: OnceLock<Arc<NumberClassifier>> = OnceLock::new();
@@ -291,12 +292,15 @@ impl Guardrails {
     /// Checks one destination: validity (`invalid_number`), then policy
     /// (`destination_blocked`). Places nothing.
     pub fn check_destination(&self, to: &str) -> Result<ClassifiedNumber, Rejection> {
-        let number = self
-            .numbers
-            .classify(to)
-            .map_err(Rejection::InvalidNumber)?;
+        let number = self.classify(to)?;
         self.destination_policy(&number)?;
-        Ok(number)
+        number.to_owned().map_err(Rejection::InvalidNumber)
+    }
+
+    fn classify<'i>(&self, to: &'i str) -> Result<Classification<'i>, Rejection> {
+        self.numbers
+            .classify_borrowed(to)
+            .map_err(Rejection::InvalidNumber)
     }
 
     /// Checks many destinations at once ("check before dial").
@@ -310,7 +314,7 @@ impl Guardrails {
             .collect()
     }
 
-    fn destination_policy(&self, number: &ClassifiedNumber) -> Result<(), Rejection> {
+    fn destination_policy(&self, number: &Classification<'_>) -> Result<(), Rejection> {
         let blocked = |reason| Err(Rejection::DestinationBlocked(reason));
         let Some(region) = number.region else {
             return blocked(BlockReason::NonGeographic(number.calling_code));
@@ -349,10 +353,7 @@ impl Guardrails {
         account: &'a Account,
     ) -> Result<Approval<'a>, Rejection> {
         check_objective(&request.objective)?;
-        let destination = self
-            .numbers
-            .classify(&request.to)
-            .map_err(Rejection::InvalidNumber)?;
+        let destination = self.classify(&request.to)?;
         if let Some(context) = &request.context {
             check_context(context)?;
         }
@@ -369,7 +370,7 @@ impl Guardrails {
         self.destination_policy(&destination)?;
         let caller_id = owned_caller_id(request.caller_id.as_deref(), account)?;
         Ok(Approval {
-            destination,
+            destination: destination.to_owned().map_err(Rejection::InvalidNumber)?,
             caller_id,
         })
     }
@@ -408,10 +409,7 @@ impl Guardrails {
         let to = to
             .as_str()
             .ok_or(Rejection::InvalidNumber(NumberError::Syntax))?;
-        let destination = self
-            .numbers
-            .classify(to)
-            .map_err(Rejection::InvalidNumber)?;
+        let destination = self.classify(to)?;
         let context = match present("context") {
             None => None,
             Some(Value::String(text)) => Some(check_context(text)?.to_owned()),
@@ -448,7 +446,7 @@ impl Guardrails {
                 caller_id,
                 metadata,
             },
-            destination,
+            destination: destination.to_owned().map_err(Rejection::InvalidNumber)?,
         })
     }
 
@@ -598,7 +596,10 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
         if name.trim().is_empty() {
             return Err(format!("item {index} has no name"));
         }
-        if name.chars().count() > MAX_FIELD_NAME_CHARS || name.chars().any(char::is_control) {
+        // Bytes bound characters from above: count characters only when it matters.
+        let too_long =
+            name.len() > MAX_FIELD_NAME_CHARS && name.chars().count() > MAX_FIELD_NAME_CHARS;
+        if too_long || name.chars().any(char::is_control) {
             return Err(format!(
                 "item {index}: name longer than {MAX_FIELD_NAME_CHARS} characters or has control characters"
             ));
@@ -606,11 +607,9 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
         if is_duplicate(index, name) {
             return Err(format!("item {index}: duplicate name"));
         }
-        if field
-            .description
-            .as_ref()
-            .is_some_and(|d| d.chars().count() > MAX_FIELD_DESCRIPTION_CHARS)
-        {
+        if field.description.as_ref().is_some_and(|d| {
+            d.len() > MAX_FIELD_DESCRIPTION_CHARS && d.chars().count() > MAX_FIELD_DESCRIPTION_CHARS
+        }) {
             return Err(format!(
                 "item {index}: description longer than {MAX_FIELD_DESCRIPTION_CHARS} characters"
             ));

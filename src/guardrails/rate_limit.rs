@@ -99,7 +99,7 @@ pub struct MemoryRateLimiter {
 
 #[derive(Debug, Default)]
 struct Windows {
-    logs: HashMap<KeyId, VecDeque<DateTime<Utc>>>,
+    logs: HashMap<KeyId, VecDeque<DateTime<Utc>>, foldhash::fast::RandomState>,
     /// Sweep when the map reaches this many keys.
     sweep_at: usize,
 }

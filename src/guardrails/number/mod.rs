@@ -102,6 +102,29 @@ pub struct ClassifiedNumber {
     pub number_type: NumberType,
 }
 
+/// A [`ClassifiedNumber`] whose national number is borrowed from the input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Classification<'i> {
+    pub(crate) calling_code: u16,
+    pub(crate) region: Option<&'static str>,
+    pub(crate) national_number: &'i str,
+    pub(crate) number_type: NumberType,
+}
+
+impl Classification<'_> {
+    /// The owned form. Fails only for a national number over 17 digits,
+    /// which strict E.164 input (at most 14 after the code) never has.
+    pub(crate) fn to_owned(self) -> Result<ClassifiedNumber, NumberError> {
+        Ok(ClassifiedNumber {
+            calling_code: self.calling_code,
+            region: self.region,
+            national_number: NationalNumber::from_digits(self.national_number.as_bytes())
+                .ok_or(NumberError::Invalid)?,
+            number_type: self.number_type,
+        })
+    }
+}
+
 /// Shortest national significant number libphonenumber accepts.
 const MIN_NSN_LEN: usize = 2;
 
@@ -261,7 +284,9 @@ struct Transform {
 struct NationalPrefix {
     /// Leftmost-first, anchored: the match end a backtracking engine reports.
     dfa: dense::DFA<&'static [u32]>,
-    transform: Option<Transform>,
+    /// Compiled on first use: seven calling codes have one, and compiling
+    /// them all would take most of the classifier's load time.
+    transform: Option<LazyTransform>,
 }
 
 /// Everything compiled for one country calling code.
@@ -334,7 +359,11 @@ impl CallingCode {
             return Ok(None);
         };
         let end = end.offset();
-        let candidate = match &prefix.transform {
+        let transform = match &prefix.transform {
+            Some(lazy) => Some(lazy.get()?),
+            None => None,
+        };
+        let candidate = match transform {
             // Python indexes groups()[-1]: no groups at all is an exception.
             Some(transform) if transform.groups == 0 => return Err(NumberError::Invalid),
             Some(transform) if end > 0 || !transform.empty_match_is_noop => {
@@ -402,6 +431,33 @@ impl CallingCode {
     }
 }
 
+/// A transform rule and the prefix pattern whose groups it uses, compiled
+/// into a [`Transform`] the first time a number needs it.
+struct LazyTransform {
+    pattern: &'static str,
+    rule: &'static str,
+    compiled: std::sync::OnceLock<Result<Transform, BuildError>>,
+}
+
+impl LazyTransform {
+    /// The compiled transform. The build script compiled the same pattern
+    /// into a DFA, so failing here is not expected; if it ever did, the
+    /// numbers that need the rule are refused as invalid, never accepted.
+    fn get(&self) -> Result<&Transform, NumberError> {
+        self.compiled
+            .get_or_init(|| tables::compile_transform(self.pattern, self.rule))
+            .as_ref()
+            .map_err(|_| NumberError::Invalid)
+    }
+
+    fn memory_usage(&self) -> usize {
+        match self.compiled.get() {
+            Some(Ok(transform)) => transform.vm.get_nfa().memory_usage(),
+            _ => 0,
+        }
+    }
+}
+
 /// Applies a transform rule; unmatched groups expand to nothing (Python's `re.sub`).
 fn expand(pieces: &[Piece], caps: &Captures, haystack: &[u8]) -> Result<Vec<u8>, NumberError> {
     let mut out = Vec::new();
@@ -420,12 +476,28 @@ fn expand(pieces: &[Piece], caps: &Captures, haystack: &[u8]) -> Result<Vec<u8>,
     Ok(out)
 }
 
-/// Compiled once from the metadata; `Send + Sync`, cheap to share via `Arc`,
-/// no interior locks.
+/// The classifier: `Send + Sync`, cheap to share via `Arc`. Each calling
+/// code's automata are compiled at build time and loaded (validated, not
+/// copied) the first time a number of that code is classified, so a new
+/// classifier is ready at once; [`preload`](Self::preload) loads them all.
 pub struct NumberClassifier {
     /// Index + 1 into `codes` for each calling code below 1000; 0 if unassigned.
     by_code: Vec<u16>,
-    codes: Vec<CallingCode>,
+    codes: Vec<LazyCallingCode>,
+}
+
+/// A calling code's tables and, once needed, its loaded automata.
+struct LazyCallingCode {
+    table: &'static tables::CodeTable,
+    loaded: std::sync::OnceLock<Result<CallingCode, BuildError>>,
+}
+
+impl LazyCallingCode {
+    fn get(&self) -> Result<&CallingCode, &BuildError> {
+        self.loaded
+            .get_or_init(|| tables::load_calling_code(self.table))
+            .as_ref()
+    }
 }
 
 impl Default for NumberClassifier {
@@ -436,15 +508,13 @@ impl Default for NumberClassifier {
 
 impl fmt::Debug for NumberClassifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tables = || self.codes.iter().map(|c| c.table);
         f.debug_struct("NumberClassifier")
             .field("calling_codes", &self.codes.len())
-            .field(
-                "regions",
-                &self.codes.iter().map(|c| c.regions.len()).sum::<usize>(),
-            )
+            .field("regions", &tables().map(|t| t.regions.len()).sum::<usize>())
             .field(
                 "patterns",
-                &self.codes.iter().map(|c| c.targets.len()).sum::<usize>(),
+                &tables().map(|t| t.targets.len()).sum::<usize>(),
             )
             .field("automata_bytes", &self.memory_usage())
             .finish_non_exhaustive()
@@ -452,52 +522,69 @@ impl fmt::Debug for NumberClassifier {
 }
 
 impl NumberClassifier {
-    /// Loads the automata the build script compiled from the `phonenumber`
-    /// crate's metadata (the serialized DFAs are validated, not copied).
-    ///
-    /// # Panics
-    ///
-    /// Only if the compiled tables fail to load, which the tests rule out; see
-    /// [`NumberClassifier::try_new`].
+    /// A classifier over the automata the build script compiled from the
+    /// `phonenumber` crate's metadata. Nothing is loaded yet: each calling
+    /// code's automata load on its first number (tens of microseconds;
+    /// a millisecond for all of them, see [`preload`](Self::preload)).
     #[must_use]
     pub fn new() -> Self {
-        match Self::try_new() {
-            Ok(classifier) => classifier,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Loads the automata the build script compiled.
-    ///
-    /// # Errors
-    ///
-    /// [`BuildError`] if a serialized automaton fails validation or a
-    /// national-prefix transform pattern does not compile.
-    pub fn try_new() -> Result<Self, BuildError> {
         let mut by_code = vec![0u16; 1000];
         let mut codes = Vec::with_capacity(tables::CALLING_CODES.len());
         for table in tables::CALLING_CODES {
-            codes.push(tables::load_calling_code(table)?);
-            let slot = by_code
-                .get_mut(usize::from(table.code))
-                .ok_or_else(|| BuildError(format!("calling code {}", table.code)))?;
-            *slot = u16::try_from(codes.len()).map_err(|e| BuildError(e.to_string()))?;
+            codes.push(LazyCallingCode {
+                table,
+                loaded: std::sync::OnceLock::new(),
+            });
+            // The build script emits codes 1..1000 once each: at most 999.
+            if let (Some(slot), Ok(index)) = (
+                by_code.get_mut(usize::from(table.code)),
+                u16::try_from(codes.len()),
+            ) {
+                *slot = index;
+            }
         }
-        Ok(Self { by_code, codes })
+        Self { by_code, codes }
     }
 
-    /// Bytes held by the automata (the serialized DFAs and any `PikeVM`).
+    /// A classifier with every automaton loaded and validated.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if a serialized automaton fails validation.
+    pub fn try_new() -> Result<Self, BuildError> {
+        let classifier = Self::new();
+        classifier.preload()?;
+        Ok(classifier)
+    }
+
+    /// Loads and validates every calling code's automata now (about a
+    /// millisecond in release builds) rather than on first use, for hosts
+    /// that want the first number of every country to take no longer than
+    /// the next one.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if a serialized automaton fails validation (the
+    /// numbers of that calling code are then refused as invalid).
+    pub fn preload(&self) -> Result<(), BuildError> {
+        for code in &self.codes {
+            code.get().map_err(Clone::clone)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes of the automata loaded so far (the serialized DFAs, which stay
+    /// in the binary's read-only data, and any `PikeVM`).
     #[must_use]
     pub fn memory_usage(&self) -> usize {
         self.codes
             .iter()
+            .filter_map(|c| c.loaded.get()?.as_ref().ok())
             .map(|c| {
                 c.dfa.memory_usage()
                     + c.national_prefix.as_ref().map_or(0, |p| {
                         p.dfa.memory_usage()
-                            + p.transform
-                                .as_ref()
-                                .map_or(0, |t| t.vm.get_nfa().memory_usage())
+                            + p.transform.as_ref().map_or(0, LazyTransform::memory_usage)
                     })
             })
             .sum()
@@ -511,6 +598,17 @@ impl NumberClassifier {
     ///
     /// The first rule the input breaks, as a [`NumberError`].
     pub fn classify(&self, input: &str) -> Result<ClassifiedNumber, NumberError> {
+        self.classify_borrowed(input)?.to_owned()
+    }
+
+    /// [`classify`](Self::classify) with the national number borrowed from
+    /// `input`: the guardrails apply their policy to this and copy the digits
+    /// once, at the end (copying them first, then reading the copy back, cost
+    /// as much as the policy itself).
+    pub(crate) fn classify_borrowed<'i>(
+        &self,
+        input: &'i str,
+    ) -> Result<Classification<'i>, NumberError> {
         if !is_strict_e164(input) {
             return Err(NumberError::Syntax);
         }
@@ -522,6 +620,8 @@ impl NumberClassifier {
         let (cc, nsn) = self
             .split_calling_code(digits)
             .ok_or(NumberError::UnknownCallingCode)?;
+        // Fails closed: tables that do not load refuse their numbers.
+        let cc = cc.get().map_err(|_| NumberError::Invalid)?;
         if nsn.len() < MIN_NSN_LEN {
             return Err(NumberError::Invalid);
         }
@@ -542,17 +642,21 @@ impl NumberClassifier {
         let (region, number_type) = cc
             .region_and_type(&masks, nsn.len())
             .ok_or(NumberError::Invalid)?;
-        Ok(ClassifiedNumber {
+        // `nsn` is the input's tail (ASCII digits), so this slice is in bounds.
+        let national_number = input
+            .get(input.len() - nsn.len()..)
+            .ok_or(NumberError::Invalid)?;
+        Ok(Classification {
             calling_code: cc.code,
             region: region.id,
-            national_number: NationalNumber::from_digits(nsn).ok_or(NumberError::Invalid)?,
+            national_number,
             number_type,
         })
     }
 
     /// libphonenumber's `extractCountryCode`: the shortest assigned prefix of
     /// one to three digits.
-    fn split_calling_code<'d>(&self, digits: &'d [u8]) -> Option<(&CallingCode, &'d [u8])> {
+    fn split_calling_code<'d>(&self, digits: &'d [u8]) -> Option<(&LazyCallingCode, &'d [u8])> {
         let mut code = 0usize;
         for (len, &digit) in digits.iter().enumerate().take(3) {
             code = code * 10 + usize::from(digit.wrapping_sub(b'0'));

@@ -2,7 +2,8 @@
 //! build script (`build/numbers.rs`): Rust statics for regions, lengths and
 //! pattern targets, and the serialized DFAs, which load without copying
 //! (`DFA::from_bytes` only validates them). Only the few national-prefix
-//! transform rules, which need capture groups, compile a small `PikeVM` here.
+//! transform rules, which need capture groups, compile a small `PikeVM`
+//! here, on first use.
 
 use std::ops::Range;
 
@@ -72,10 +73,11 @@ pub(super) fn load_calling_code(table: &'static CodeTable) -> Result<CallingCode
         None => None,
         Some(prefix) => Some(NationalPrefix {
             dfa: load_dfa(&prefix.dfa)?,
-            transform: prefix
-                .transform_rule
-                .map(|rule| compile_transform(prefix.pattern, rule))
-                .transpose()?,
+            transform: prefix.transform_rule.map(|rule| LazyTransform {
+                pattern: prefix.pattern,
+                rule,
+                compiled: std::sync::OnceLock::new(),
+            }),
         }),
     };
     Ok(CallingCode {
@@ -90,7 +92,7 @@ pub(super) fn load_calling_code(table: &'static CodeTable) -> Result<CallingCode
     })
 }
 
-fn compile_transform(pattern: &str, rule: &str) -> Result<Transform, BuildError> {
+pub(super) fn compile_transform(pattern: &str, rule: &str) -> Result<Transform, BuildError> {
     let vm = PikeVM::builder()
         .syntax(
             // ASCII `\d`, as the DFAs: inputs are ASCII digits.
