@@ -208,14 +208,27 @@ fn two_threads(iters: u64, mix: &[&str], check: Check<'_>) -> Duration {
 fn bench_startup(c: &mut Criterion) {
     let mut group = c.benchmark_group("startup");
     group.sample_size(10).sampling_mode(SamplingMode::Flat);
+    // Nothing loads until a calling code's first number.
     group.bench_function("ours_number_classifier_new", |b| {
         b.iter(NumberClassifier::new)
+    });
+    // The first number of +1 (the largest automaton) loads that code.
+    group.bench_function("ours_new_then_first_us_number", |b| {
+        b.iter(|| {
+            NumberClassifier::new()
+                .classify(black_box("+12015550123"))
+                .is_ok()
+        })
+    });
+    // Every calling code's automata validated and loaded.
+    group.bench_function("ours_number_classifier_try_new", |b| {
+        b.iter(|| NumberClassifier::try_new().expect("tables load"))
     });
     group.bench_function("rlibphonenumber_util_new", |b| {
         b.iter(|| rlibphonenumber::PhoneNumberUtil::new().expect("metadata"))
     });
     group.finish();
-    let classifier = NumberClassifier::new();
+    let classifier = NumberClassifier::try_new().expect("tables load");
     eprintln!("automata: {classifier:?}");
 }
 
