@@ -393,3 +393,40 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    /// The table decoder agrees with the `hex` crate on 64-character inputs
+    /// of hex digits (either case) mixed with other bytes, and on lengths.
+    #[test]
+    fn signature_hex_decodes_like_the_hex_crate(
+        text in prop_oneof!["[0-9a-fA-F]{64}", "[0-9a-fA-F]{63}[g-z/:@`G ]", "[0-9a-fA-Fg-z/:@`G ]{60,68}"],
+        a in any::<[u8; 32]>(),
+        b in any::<[u8; 32]>(),
+    ) {
+        let reference = hex::decode(&text).ok().and_then(|v| <[u8; 32]>::try_from(v).ok());
+        prop_assert_eq!(decode_sig(&text), reference);
+        prop_assert_eq!(same_signature(&a, &b), a == b);
+        prop_assert!(same_signature(&a, &a));
+    }
+}
+
+proptest! {
+    /// Whenever the one-scan reader accepts a header, the general parser
+    /// reads the same timestamp and the same single signature from it.
+    #[test]
+    fn the_canonical_reader_agrees_with_the_general_parser(
+        header in prop_oneof![
+            "t=[0-9]{0,21},v1=[0-9a-fA-F]{63,65}",
+            "t=[0-9 ]{1,12},v1=[0-9a-f,=v1 ]{60,70}",
+            "[tv1= ,0-9a-f]{0,90}",
+        ],
+    ) {
+        if let Some(fast) = canonical(&header) {
+            let general = parse_header(&header).expect("the general parser accepts it too");
+            prop_assert_eq!(fast.t_raw, general.t_raw);
+            prop_assert_eq!(fast.t, general.t);
+            prop_assert_eq!(fast.valid_v1, general.valid_v1);
+            prop_assert_eq!(fast.candidates[0], general.candidates[0]);
+        }
+    }
+}
