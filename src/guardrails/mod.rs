@@ -334,7 +334,7 @@ impl Guardrails {
         if let Some(len) = self.config.irsf_prefixes.longest_match_len(digits) {
             let mut prefix = String::with_capacity(len);
             prefix.push_str(code);
-            prefix.push_str(&number.national_number);
+            prefix.push_str(number.national_number);
             prefix.truncate(len);
             return blocked(BlockReason::IrsfListed(prefix));
         }
