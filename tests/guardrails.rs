@@ -264,7 +264,8 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// The typed fast path and the JSON path give the same verdict.
+    /// The typed paths (`check`, and `validate`, which `AgentCall::place`
+    /// uses) and the JSON path give the same verdict and the same approval.
     #[test]
     fn typed_and_json_validation_agree(
         to in prop_oneof![Just("+14155550125".to_owned()), Just("+33142685300".to_owned()), "\\+[0-9]{1,16}", any::<String>()],
@@ -272,7 +273,14 @@ proptest! {
         context in proptest::option::of("[a-z]{0,20}"),
         caller in proptest::option::of(prop_oneof![Just(NUMBER_A.to_owned()), Just("+14155550111".to_owned()), any::<String>()]),
         url in proptest::option::of(prop_oneof![Just("https://example.com/h".to_owned()), Just("http://example.com".to_owned()), any::<String>()]),
-        names in proptest::collection::vec(prop_oneof![Just("a".to_owned()), Just(" ".to_owned()), "[a-z]{1,70}"], 0..23),
+        names in proptest::collection::vec(
+            (
+                prop_oneof![Just("a".to_owned()), Just(" ".to_owned()), "[a-z]{1,70}"],
+                prop_oneof![Just(agentcall::FieldType::Number), Just(agentcall::FieldType::Boolean), Just(agentcall::FieldType::String)],
+                proptest::option::of("[a-z ]{0,3}|[a-z]{495,505}"),
+            ),
+            0..23,
+        ),
         metadata in proptest::option::of(proptest::collection::btree_map("[a-z]{0,45}", "[a-z]{0,3}", 0..3)),
     ) {
         let engine = agentcall::Guardrails::new(guardrail_config());
@@ -281,12 +289,23 @@ proptest! {
         request.caller_id = caller;
         request.webhook_url = url;
         request.metadata = metadata;
-        request.fields = names.into_iter().map(|n| agentcall::FieldDefinition::new(n, agentcall::FieldType::Number)).collect();
+        request.fields = names
+            .into_iter()
+            .map(|(name, kind, description)| {
+                let field = agentcall::FieldDefinition::new(name, kind);
+                match description {
+                    Some(d) => field.with_description(d),
+                    None => field,
+                }
+            })
+            .collect();
         let account = account_a();
         let typed = engine.check(&request, &account).map(|a| (a.destination, a.caller_id.to_owned()));
         let body = serde_json::to_value(&request).unwrap();
-        let from_json = engine.validate_json(body.as_object().unwrap(), &account).map(|a| (a.destination, a.caller_id));
-        prop_assert_eq!(typed, from_json);
+        let from_json = engine.validate_json(body.as_object().unwrap(), &account);
+        let summary = from_json.clone().map(|a| (a.destination, a.caller_id));
+        prop_assert_eq!(typed, summary);
+        prop_assert_eq!(engine.validate(&request, &account), from_json);
     }
 }
 

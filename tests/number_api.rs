@@ -1,5 +1,5 @@
 //! API-level checks of the number classifier: known libphonenumber corner
-//! cases, property tests on arbitrary input, and the start-up build time.
+//! cases, property tests on arbitrary input, and loading the compiled tables.
 
 use std::sync::{Arc, LazyLock};
 

@@ -100,9 +100,16 @@ impl fmt::Display for CallId {
 /// The identifier of an account, as the host names it (any non-empty text).
 /// Shared text: a clone (one per placement, per rate-limit and minute-cap
 /// entry) counts a reference instead of copying.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "String")]
 pub struct AccountId(Arc<str>);
+
+/// A JSON string, as before the text was shared (no copy on the way out).
+impl Serialize for AccountId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
 
 impl AccountId {
     /// The id as text.
@@ -145,9 +152,16 @@ impl fmt::Display for AccountId {
 /// The identity of one API key without the key itself: the first 16 bytes of
 /// its SHA-256, in hex. Calls are owned by a `KeyId`; it is safe to log and
 /// to store. Shared text, like [`AccountId`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(from = "String")]
 pub struct KeyId(Arc<str>);
+
+/// A JSON string, as before the text was shared (no copy on the way out).
+impl Serialize for KeyId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
 
 impl KeyId {
     /// Wraps a stored key id (as produced by [`ApiKey::id`](crate::ApiKey::id)).
@@ -182,6 +196,25 @@ impl fmt::Display for KeyId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Account and key ids serialize as the plain JSON string of their
+        /// text and read back equal; an account id that breaks the rules is
+        /// refused when read, as when parsed.
+        #[test]
+        fn id_serde_forms_are_plain_strings(text in "\\PC{1,40}", bad in "[\\x00-\\x1f]{1,3}") {
+            let plain = serde_json::to_string(&text).unwrap();
+            let account: AccountId = text.parse().unwrap();
+            proptest::prop_assert_eq!(serde_json::to_string(&account).unwrap(), plain.clone());
+            proptest::prop_assert_eq!(serde_json::from_str::<AccountId>(&plain).unwrap(), account);
+            let key = KeyId::from_stored(text.clone());
+            proptest::prop_assert_eq!(serde_json::to_string(&key).unwrap(), plain.clone());
+            proptest::prop_assert_eq!(serde_json::from_str::<KeyId>(&plain).unwrap(), key);
+            let refused = serde_json::to_string(&bad).unwrap();
+            proptest::prop_assert!(serde_json::from_str::<AccountId>(&refused).is_err());
+            proptest::prop_assert!(serde_json::from_str::<AccountId>("\"\"").is_err());
+        }
+    }
 
     #[test]
     fn call_ids_round_trip_and_reject_other_shapes() {

@@ -299,8 +299,9 @@ impl AgentCallBuilder {
     }
 
     /// Builds the service and starts its webhook worker. Must run inside a
-    /// tokio runtime. The guardrails' number metadata is compiled here, not
-    /// on the first request.
+    /// tokio runtime. The guardrails' number automata were compiled at build
+    /// time; each calling code's load on its first number (tens of
+    /// microseconds), or all at once with `NumberClassifier::preload`.
     pub fn build(self) -> Result<AgentCall, BuildError> {
         tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
         let guardrails = self.guardrails.unwrap_or_default();

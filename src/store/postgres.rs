@@ -108,15 +108,8 @@ impl PostgresStore {
     /// [`StoreError::Unavailable`] within a few seconds. The pool checks a
     /// connection before handing it out and opens new ones as needed, so when
     /// the database is back the same store works again, without a restart.
-    ///
-    /// Sessions run with `jit = off`: the outbox claim (a recursive walk over
-    /// accounts) is estimated costly enough for PostgreSQL to JIT-compile it
-    /// on every run, which took 1.2 s instead of 0.2 s per claim of 64
-    /// events from a 3,000-event backlog (BENCHMARKS.md, *Load*).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let options = PgConnectOptions::from_str(url)
-            .map_err(db_error)?
-            .options([("jit", "off")]);
+        let options = PgConnectOptions::from_str(url).map_err(db_error)?;
         Self::connect_with(
             Db::<PostgresDialect>::open_pool(POOL_SIZE, ACQUIRE_TIMEOUT, options).await?,
         )
@@ -128,9 +121,7 @@ impl PostgresStore {
     /// The pool's options are the caller's: give it an `acquire_timeout` of
     /// a few seconds (as [`connect`](Self::connect) does, see
     /// [`ACQUIRE_TIMEOUT`]), or an outage will hold each request for sqlx's
-    /// default of 30 seconds before it answers `503 store_error`; and turn
-    /// JIT off (`PgConnectOptions::options([("jit", "off")])`), or webhook
-    /// claims from a large backlog take seconds each.
+    /// default of 30 seconds before it answers `503 store_error`.
     pub async fn connect_with(pool: PgPool) -> Result<Self, StoreError> {
         let db = Db::migrated(pool, &MIGRATOR).await?;
         Ok(Self { db })

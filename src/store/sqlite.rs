@@ -77,6 +77,8 @@ impl Dialect for SqliteDialect {
     // No row locks (SQLite has no `FOR UPDATE`): a write transaction
     // already excludes every other writer.
     const CLAIM_LOCK: &'static str = "";
+    // No JIT to turn off.
+    const CLAIM_SETUP: Option<&'static str> = None;
     const SKIP_LOCKED: &'static str = "";
     const ROW_LOCK: &'static str = "";
     // The two-argument `MAX` is SQLite's `GREATEST`.

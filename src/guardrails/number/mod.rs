@@ -16,7 +16,7 @@
 //! Design: for every country calling code, the national-number patterns of
 //! every descriptor of every region sharing that code (plus each region's
 //! leading-digits prefix) are compiled into one anchored, multi-pattern dense
-//! DFA with [`MatchKind::All`]. One pass over the national number yields, at
+//! DFA with `MatchKind::All`. One pass over the national number yields, at
 //! end of input, every pattern that matches the *whole* number; possible-length
 //! checks are precomputed per region as bit masks indexed by length. The
 //! national-prefix-for-parsing rule of the calling code's main region gets its
@@ -495,7 +495,16 @@ struct LazyCallingCode {
 impl LazyCallingCode {
     fn get(&self) -> Result<&CallingCode, &BuildError> {
         self.loaded
-            .get_or_init(|| tables::load_calling_code(self.table))
+            .get_or_init(|| {
+                let loaded = tables::load_calling_code(self.table);
+                if let Err(error) = &loaded {
+                    // Logged once: the result is kept, so the code's numbers
+                    // are refused consistently from here on.
+                    tracing::error!(calling_code = self.table.code, %error,
+                        "number automata failed to load; this calling code's numbers are refused");
+                }
+                loaded
+            })
             .as_ref()
     }
 }

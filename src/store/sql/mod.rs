@@ -101,6 +101,14 @@ pub(crate) trait Dialect: Send + Sync + 'static {
 
     /// The scalar function for the larger of two values.
     const GREATEST: &'static str = "GREATEST";
+
+    /// Run first in the outbox claim's transaction, if any. PostgreSQL
+    /// estimates the claim (a recursive walk over accounts) costly enough to
+    /// JIT-compile it on every run: 1.2 s instead of 0.2 s per claim of 64
+    /// events from a 3,000-event backlog. Set per transaction, so it needs
+    /// no connection option (which PgBouncer and other poolers refuse) and
+    /// applies to pools a host passes in too.
+    const CLAIM_SETUP: Option<&'static str> = Some("SET LOCAL jit = off");
 }
 
 /// How many rows a statement changed: sqlx has no backend-neutral way to

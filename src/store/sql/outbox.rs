@@ -117,6 +117,12 @@ impl Db<D> {
             D::CLAIM_LOCK
         );
         let mut tx = self.write().await?;
+        if let Some(setup) = D::CLAIM_SETUP {
+            sqlx::query(setup)
+                .execute(tx.conn())
+                .await
+                .map_err(db_error)?;
+        }
         let rows: Vec<EventRow> = sqlx::query_as(&sql)
             .bind(now)
             .bind(sql_int(limit))

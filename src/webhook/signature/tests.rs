@@ -369,7 +369,7 @@ proptest! {
 
 proptest! {
     /// Wherever the matching signature sits among up to eight `v1` items
-    /// (beyond the four decoded inline too), verification finds it, and a
+    /// (beyond the two decoded inline too), verification finds it, and a
     /// header of only wrong signatures is a mismatch.
     #[test]
     fn the_matching_v1_is_found_at_any_position(count in 1usize..=8, position in 0usize..8) {
