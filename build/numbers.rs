@@ -63,6 +63,21 @@ fn syntax_config() -> syntax::Config {
     syntax::Config::new().unicode(false).utf8(false)
 }
 
+/// An anchored DFA builder over ASCII digits without captures; `config`
+/// says how matches are reported.
+fn builder(config: dense::Config) -> dense::Builder {
+    let mut builder = dense::Builder::new();
+    builder
+        .configure(config.start_kind(StartKind::Anchored))
+        .syntax(syntax_config())
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None),
+        );
+    builder
+}
+
 /// The type descriptors in mask-bit order (general first).
 fn descriptors(metadata: &Metadata) -> [(u16, Option<&Descriptor>); 11] {
     let d = metadata.descriptors();
@@ -168,21 +183,13 @@ fn calling_code(
         );
     }
 
-    let dfa = dense::Builder::new()
-        .configure(
-            dense::Config::new()
-                .match_kind(MatchKind::All)
-                .start_kind(StartKind::Anchored)
-                .minimize(true),
-        )
-        .syntax(syntax_config())
-        .thompson(
-            thompson::Config::new()
-                .utf8(false)
-                .which_captures(WhichCaptures::None),
-        )
-        .build_many(&patterns)
-        .map_err(|e| format!("+{code}: {e}"))?;
+    let dfa = builder(
+        dense::Config::new()
+            .match_kind(MatchKind::All)
+            .minimize(true),
+    )
+    .build_many(&patterns)
+    .map_err(|e| format!("+{code}: {e}"))?;
     if targets.len() != dfa.pattern_len() {
         return Err(format!("+{code}: pattern count mismatch"));
     }
@@ -225,18 +232,7 @@ fn national_prefix(
     if pattern.is_empty() {
         return Ok("None".into());
     }
-    let dfa = dense::Builder::new()
-        .configure(
-            dense::Config::new()
-                .match_kind(MatchKind::LeftmostFirst)
-                .start_kind(StartKind::Anchored),
-        )
-        .syntax(syntax_config())
-        .thompson(
-            thompson::Config::new()
-                .utf8(false)
-                .which_captures(WhichCaptures::None),
-        )
+    let dfa = builder(dense::Config::new().match_kind(MatchKind::LeftmostFirst))
         .build(&pattern)
         .map_err(|e| format!("+{code} national prefix: {e}"))?;
     let dfa = serialize(&dfa, little_endian, automata)?;
