@@ -317,6 +317,9 @@ impl CallStore for MemoryStore {
             let ended_at = call.record.ended_at.unwrap_or(call.created_at);
             let retention = inner.retention;
             inner.ended.ended(id.clone(), ended_at, retention);
+            if inner.recordings.contains_key(id) {
+                inner.ended.recorded(id.clone(), ended_at, retention);
+            }
             inner.apply_retention();
         }
         Ok(version)
@@ -422,10 +425,23 @@ impl CallStore for MemoryStore {
 
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
         let mut inner = self.write();
-        if !inner.calls.contains_key(id) {
+        let Some(call) = inner.calls.get(id) else {
             return Err(StoreError::NotFound(id.clone()));
+        };
+        // An ended call's recording starts its retention now; an open
+        // call's starts when the call ends (in `update`).
+        let ended_at = call
+            .record
+            .status
+            .is_terminal()
+            .then(|| call.record.ended_at.unwrap_or(call.created_at));
+        let replaced = inner.recordings.insert(id.clone(), recording).is_some();
+        if let Some(ended_at) = ended_at
+            && !replaced
+        {
+            let retention = inner.retention;
+            inner.ended.recorded(id.clone(), ended_at, retention);
         }
-        inner.recordings.insert(id.clone(), recording);
         Ok(())
     }
 
@@ -651,123 +667,4 @@ impl IdempotencyStore for MemoryStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn memory_store_passes_the_conformance_suite() {
-        super::super::conformance::run_all(&MemoryStore::new()).await;
-    }
-
-    #[tokio::test]
-    async fn memory_store_with_retention_passes_the_conformance_suite() {
-        let hour = std::time::Duration::from_secs(3600);
-        let store = MemoryStore::with_retention(MemoryRetention::new(Some(hour), Some(hour)));
-        super::super::conformance::run_all(&store).await;
-    }
-
-    fn at(seconds: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()
-    }
-
-    /// A call of `key` created at `created`, ended at `ended` (when given).
-    async fn call(store: &MemoryStore, key: &KeyId, created: i64) -> StoredCall {
-        use crate::domain::CallRecord;
-        let record = CallRecord::queued(CallId::generate(), "+14155550123", "objective");
-        let account = "acct_retention".parse().unwrap();
-        let call = StoredCall::new(record, account, key.clone(), at(created), "+14155550100");
-        store.insert(&call).await.unwrap();
-        call
-    }
-
-    async fn end(store: &MemoryStore, call: &StoredCall, ended: i64, events: Vec<NewEvent>) {
-        let mut next = call.clone();
-        next.record.status = crate::domain::CallStatus::Completed;
-        next.record.ended_at = Some(at(ended));
-        store.update(&next, events).await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn retention_drops_ended_calls_and_recordings_once_events_settle() {
-        use crate::domain::{ApiKey, EventKind};
-        let minute = std::time::Duration::from_secs(60);
-        let store =
-            MemoryStore::with_retention(MemoryRetention::new(Some(minute * 10), Some(minute)));
-        let key = ApiKey::new("retention").id();
-        let first = call(&store, &key, 0).await;
-        let event = NewEvent::new(
-            "e1",
-            first.record.id.clone(),
-            first.account_id.clone(),
-            EventKind::Completed,
-            "https://example.com/h",
-            bytes::Bytes::from_static(b"{}"),
-            at(10),
-        );
-        end(&store, &first, 10, vec![event]).await;
-        let wav = Recording::new("audio/wav", bytes::Bytes::from_static(b"RIFF"));
-        store.put_recording(&first.record.id, wav).await.unwrap();
-        let still_open = call(&store, &key, 20).await;
-
-        // Two minutes on: the recording is gone, the call is kept.
-        let second = call(&store, &key, 130).await;
-        end(&store, &second, 130, Vec::new()).await;
-        assert!(store.recording(&first.record.id).await.unwrap().is_none());
-        assert!(store.get(&first.record.id).await.unwrap().is_some());
-
-        // Past the call retention, its event is still pending: kept.
-        let third = call(&store, &key, 700).await;
-        end(&store, &third, 700, Vec::new()).await;
-        assert!(store.get(&first.record.id).await.unwrap().is_some());
-
-        // Delivered: dropped on a later write one period on, with its events.
-        let claimed = store.claim_due(at(710), 10, minute).await.unwrap();
-        assert_eq!(claimed.len(), 1);
-        let delivered = AttemptOutcome::Delivered { status: 200 };
-        let recorded = store
-            .record_attempt("e1", claimed[0].claim, at(710), delivered)
-            .await
-            .unwrap();
-        assert_eq!(recorded, RecordedAttempt::Applied);
-        let fourth = call(&store, &key, 1400).await;
-        end(&store, &fourth, 1400, Vec::new()).await;
-        assert!(store.get(&first.record.id).await.unwrap().is_none());
-        assert!(store.deliveries(&first.record.id).await.unwrap().is_empty());
-        assert!(store.get(&second.record.id).await.unwrap().is_none());
-        // The third ended more than ten minutes before the newest time too.
-        assert!(store.get(&third.record.id).await.unwrap().is_none());
-        // Unfinished and recent calls stay; lists never show dropped ones.
-        assert!(store.get(&still_open.record.id).await.unwrap().is_some());
-        let page = store.list(&ListQuery::new(key.clone(), 10)).await.unwrap();
-        let listed: Vec<_> = page.calls.iter().map(|c| c.record.id.clone()).collect();
-        assert_eq!(listed, [fourth.record.id.clone(), still_open.record.id]);
-        let inner = store.read();
-        assert_eq!(
-            (inner.calls.len(), inner.events.len(), inner.by_seq.len()),
-            (2, 0, 0)
-        );
-    }
-
-    #[tokio::test]
-    async fn a_rejected_requests_idempotency_record_is_freed_at_once() {
-        let store = MemoryStore::new();
-        let key = crate::domain::ApiKey::new("idem").id();
-        let day = std::time::Duration::from_secs(86_400);
-        for i in 0..100 {
-            let name = format!("k{i}");
-            let begin = store
-                .begin(&key, &name, [0; 32], at(i), day, day)
-                .await
-                .unwrap();
-            let IdempotencyBegin::Started(token) = begin else {
-                panic!("{begin:?}");
-            };
-            store.abandon(&key, &name, token).await.unwrap();
-        }
-        let inner = store.read();
-        assert_eq!(
-            (inner.idempotency.len(), inner.idempotency_order.len()),
-            (0, 0)
-        );
-    }
-}
+mod tests;

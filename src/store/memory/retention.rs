@@ -47,11 +47,19 @@ impl MemoryRetention {
 
 /// Ended calls in the order they ended, waiting for their retention to run
 /// out.
+///
+/// Each queue holds only what it will drop: `calls` one entry per ended
+/// call (plus one per call looked at again while its events are pending),
+/// `recordings` one per ended call that has a recording. So both are
+/// bounded by what the store keeps, never by the calls it ever placed (an
+/// entry per ended call under the default one-hour recording retention grew
+/// by ~52 bytes per call placed, whether or not it had a recording).
 #[derive(Debug, Default)]
 pub(super) struct EndedCalls {
     /// (ended at, call), oldest first; for the call retention.
     calls: VecDeque<(DateTime<Utc>, CallId)>,
-    /// (ended at, call), oldest first; for the recording retention.
+    /// (ended at, call) of ended calls with a recording, roughly oldest
+    /// first (see [`EndedCalls::recorded`]); for the recording retention.
     recordings: VecDeque<(DateTime<Utc>, CallId)>,
     /// The newest time the store has been shown.
     pub(super) clock: Option<DateTime<Utc>>,
@@ -74,11 +82,31 @@ impl EndedCalls {
     ) {
         self.observe(ended_at);
         if retention.ended_calls.is_some() {
-            self.calls.push_back((ended_at, id.clone()));
+            self.calls.push_back((ended_at, id));
         }
+    }
+
+    /// Notes that `id`, which ended at `ended_at`, has a recording: once the
+    /// call has ended and its recording is stored, whichever comes second.
+    ///
+    /// A recording stored after the queue has moved past `ended_at` sits
+    /// behind newer entries, so it may be dropped later than its time (by
+    /// at most how late it arrived), never earlier.
+    pub(super) fn recorded(
+        &mut self,
+        id: CallId,
+        ended_at: DateTime<Utc>,
+        retention: MemoryRetention,
+    ) {
         if retention.recordings.is_some() {
             self.recordings.push_back((ended_at, id));
         }
+    }
+
+    /// How many entries each queue holds (calls, recordings).
+    #[cfg(test)]
+    pub(super) fn queued(&self) -> (usize, usize) {
+        (self.calls.len(), self.recordings.len())
     }
 }
 
