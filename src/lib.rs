@@ -85,6 +85,7 @@ pub mod guardrails;
 pub mod manual;
 pub mod notify;
 pub mod relay;
+pub mod schedule;
 pub mod service;
 pub mod state;
 pub mod store;

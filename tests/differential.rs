@@ -1,50 +1,32 @@
-//! Differential check against Python `phonenumbers==9.0.33` (libphonenumber).
+//! Differential checks against Python `phonenumbers==9.0.33` (libphonenumber).
 //!
-//! Runs `tests/differential/gen_and_judge.py`, which generates several hundred
-//! thousand strict-E.164 inputs with a fixed seed and judges each with
-//! libphonenumber; every verdict must match ours. Skips (and passes) when
-//! `python3` or the pinned `phonenumbers` package is unavailable.
+//! - `tests/differential/gen_and_judge.py` generates several hundred thousand
+//!   strict-E.164 inputs with a fixed seed and judges each with
+//!   libphonenumber; every verdict must match ours.
+//! - `tests/differential/time_zones.py` gives the time zones of ~25,000
+//!   numbers (completions of every prefix of the time-zone map, and random
+//!   numbers under every calling code); `schedule::time_zones` must give
+//!   exactly the same.
+//!
+//! Each skips (and passes) when `python3` or the pinned `phonenumbers`
+//! package is unavailable, unless `AGENTCALL_REQUIRE_DIFFERENTIAL` is set
+//! (CI sets it).
 
 mod numbers_common;
 
 use std::process::Command;
 
 use agentcall::guardrails::{NumberClassifier, NumberError};
+use agentcall::schedule::time_zones;
 
 /// The script's exit status for "phonenumbers 9.0.33 not installed".
 const SKIP_STATUS: i32 = 3;
 
 #[test]
 fn agrees_with_python_phonenumbers() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/differential/gen_and_judge.py"
-    );
-    let out_path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.tsv");
-    let output = match Command::new("python3").arg(script).arg(&out_path).output() {
-        Ok(output) => output,
-        Err(err) => {
-            skip(&format!(
-                "skipped: install phonenumbers==9.0.33 (pip) [python3 not runnable: {err}]"
-            ));
-            return;
-        }
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if output.status.code() == Some(SKIP_STATUS) {
-        // The script explains itself: "skipped: install phonenumbers==9.0.33 (pip)".
-        skip(stdout.trim());
+    let Some(data) = judged("gen_and_judge.py", "differential.tsv") else {
         return;
-    }
-    assert!(
-        output.status.success(),
-        "generator failed: {}\n{stdout}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    println!("{}", stdout.trim());
-
-    let data = std::fs::read_to_string(&out_path).expect("read generated inputs");
+    };
     let classifier = NumberClassifier::new();
     let engine = agentcall::Guardrails::default();
     let mut total = 0usize;
@@ -110,4 +92,66 @@ fn skip(notice: &str) {
         "the differential check is required here but cannot run: {notice}"
     );
     println!("{notice}");
+}
+
+#[test]
+fn time_zones_agree_with_python_phonenumbers() {
+    let Some(data) = judged("time_zones.py", "time_zones.tsv") else {
+        return;
+    };
+    let mut total = 0usize;
+    let mut disagreements = Vec::new();
+    for line in data.lines() {
+        let (number, expected) = line.split_once('\t').expect("number TAB zones");
+        total += 1;
+        let ours: Vec<&str> = time_zones(number).map(|zone| zone.name()).collect();
+        if ours.join("&") != expected {
+            disagreements.push(format!("{number}: python {expected:?}, ours {ours:?}"));
+        }
+    }
+    println!(
+        "time zones: {} of {total} numbers agree",
+        total - disagreements.len()
+    );
+    assert!(total >= 20_000, "only {total} numbers judged");
+    assert!(
+        disagreements.is_empty(),
+        "{} of {total} disagree, e.g. {:#?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(20)]
+    );
+}
+
+/// Runs `tests/differential/<script>`, which writes its judgements to
+/// `<output>` in the test scratch directory, and returns them; `None` when
+/// the pinned reference cannot run here (and CI does not demand it).
+fn judged(script: &str, output: &str) -> Option<String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/differential")
+        .join(script);
+    let out_path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(output);
+    let output = match Command::new("python3").arg(&script).arg(&out_path).output() {
+        Ok(output) => output,
+        Err(err) => {
+            skip(&format!(
+                "skipped: install phonenumbers==9.0.33 (pip) [python3 not runnable: {err}]"
+            ));
+            return None;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if output.status.code() == Some(SKIP_STATUS) {
+        // The script explains itself: "skipped: install phonenumbers==9.0.33 (pip)".
+        skip(stdout.trim());
+        return None;
+    }
+    assert!(
+        output.status.success(),
+        "{} failed: {}\n{stdout}{}",
+        script.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{}", stdout.trim());
+    Some(std::fs::read_to_string(&out_path).expect("read the judgements"))
 }

@@ -18,16 +18,10 @@ import random
 import re
 import sys
 
-REQUIRED_VERSION = "9.0.33"
-try:
-    import phonenumbers
-    from phonenumbers import NumberParseException, PhoneNumberFormat, PhoneNumberType
-except ImportError:
-    print("skipped: install phonenumbers==9.0.33 (pip)")
-    sys.exit(3)
-if phonenumbers.__version__ != REQUIRED_VERSION:
-    print(f"skipped: install phonenumbers==9.0.33 (pip), found {phonenumbers.__version__}")
-    sys.exit(3)
+from pinned import require
+
+phonenumbers = require()
+from phonenumbers import NumberParseException, PhoneNumberFormat, PhoneNumberType  # noqa: E402
 
 SEED = 20250917
 MIN_INPUTS = 300_000
