@@ -78,6 +78,7 @@
 pub mod accounts;
 pub mod agent;
 pub mod api;
+pub mod clock;
 pub mod dialer;
 pub mod domain;
 pub mod extract;

@@ -714,8 +714,8 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
     let item = &json(&bytes)["calls"][0];
     assert_eq!(
         item.as_object().unwrap().len(),
-        13,
-        "list items have the record's shape: the twelve fields of 2.1 and metadata"
+        14,
+        "list items have the record's shape: the twelve fields of 2.1, metadata and scheduledAt"
     );
 }
 

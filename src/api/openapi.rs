@@ -18,6 +18,7 @@ use crate::webhook::EventPayload;
 
 use super::{ErrorBody, EvidenceResponse, ListResponse};
 use crate::extract::{Evidence, Party};
+use crate::schedule::WindowFields;
 
 #[derive(OpenApi)]
 #[openapi(components(schemas(
@@ -33,12 +34,13 @@ use crate::extract::{Evidence, Party};
     ErrorBody,
     EvidenceResponse,
     Evidence,
-    Party
+    Party,
+    WindowFields
 )))]
 struct Schemas;
 
 /// Tokens a placement can answer with, by status.
-const PLACEMENT_400: [ErrorToken; 15] = [
+const PLACEMENT_400: [ErrorToken; 18] = [
     ErrorToken::InvalidJson,
     ErrorToken::InvalidIdempotencyKey,
     ErrorToken::UnknownField,
@@ -52,6 +54,9 @@ const PLACEMENT_400: [ErrorToken; 15] = [
     ErrorToken::InvalidCallerId,
     ErrorToken::InvalidWebhookUrl,
     ErrorToken::InvalidMetadata,
+    ErrorToken::InvalidScheduledAt,
+    ErrorToken::InvalidCallingWindow,
+    ErrorToken::OutsideCallingWindow,
     ErrorToken::DestinationBlocked,
     ErrorToken::CallerIdNotOwned,
 ];
@@ -335,6 +340,9 @@ mod tests {
             Rejection::InvalidCallerId,
             Rejection::InvalidWebhookUrl(""),
             Rejection::InvalidMetadata(String::new()),
+            Rejection::InvalidScheduledAt(String::new()),
+            Rejection::InvalidCallingWindow(String::new()),
+            Rejection::OutsideCallingWindow,
             Rejection::DestinationBlocked(BlockReason::PremiumRate),
             Rejection::CallerIdNotOwned,
         ];

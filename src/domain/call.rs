@@ -88,7 +88,7 @@ impl FromStr for CallStatus {
 
 /// The call record exactly as the API returns it (spec 2.1): all twelve
 /// fields always present, camelCase, `null` when unset, plus the caller's
-/// `metadata` (an extension of this crate).
+/// `metadata` and `scheduledAt` (extensions of this crate).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -127,6 +127,11 @@ pub struct CallRecord {
     /// The caller's metadata from placement, string to string; `null` when none was given.
     #[serde(default)]
     pub metadata: Option<std::collections::BTreeMap<String, String>>,
+    /// The `scheduledAt` given at placement (an extension of this crate);
+    /// `null` when none was given.
+    #[serde(default, with = "iso8601_opt")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub scheduled_at: Option<DateTime<Utc>>,
 }
 
 impl CallRecord {
@@ -146,6 +151,7 @@ impl CallRecord {
             duration_sec: None,
             error: None,
             metadata: None,
+            scheduled_at: None,
         }
     }
 }
@@ -199,6 +205,7 @@ mod tests {
                 "metadata",
                 "objective",
                 "recordingUrl",
+                "scheduledAt",
                 "startedAt",
                 "status",
                 "summary",

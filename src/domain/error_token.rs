@@ -84,6 +84,12 @@ error_tokens! {
         "`webhookUrl` is not a valid HTTPS URL.";
     InvalidMetadata => "invalid_metadata", 400,
         "`metadata` is not an object of at most 50 short string entries.";
+    InvalidScheduledAt => "invalid_scheduled_at", 400,
+        "`scheduledAt` is not an RFC 3339 time with an offset, or is more than 30 days ahead.";
+    InvalidCallingWindow => "invalid_calling_window", 400,
+        "`callingWindow` is malformed: `start` and `end` must be 24-hour `HH:MM` with `start` before `end`, `days` from `mon` to `sun`.";
+    OutsideCallingWindow => "outside_calling_window", 400,
+        "The calling window can never open for this number (no days, or hours that never hold in all of its time zones).";
     DestinationBlocked => "destination_blocked", 400,
         "The destination is premium-rate, satellite, IRSF-listed or in a country not allowed.";
     CallerIdNotOwned => "caller_id_not_owned", 400,

@@ -58,6 +58,17 @@ pub struct PlacementRequest {
     /// in every event of the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<std::collections::BTreeMap<String, String>>,
+    /// When to place the call (RFC 3339 with an offset); the call waits in
+    /// `queued` until then. A past time means now; at most 30 days ahead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub scheduled_at: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// Local hours (on the called party's wall clock, in every time zone of
+    /// the number) when the call may ring; it waits in `queued` for the next
+    /// opening. Overrides the account's window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::schedule::WindowFields>))]
+    pub calling_window: Option<crate::schedule::CallingWindow>,
 }
 
 impl PlacementRequest {
@@ -71,6 +82,8 @@ impl PlacementRequest {
             webhook_url: None,
             caller_id: None,
             metadata: None,
+            scheduled_at: None,
+            calling_window: None,
         }
     }
 

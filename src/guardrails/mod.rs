@@ -13,6 +13,8 @@
 //!    canonical form),
 //! 3. `invalid_context` (and `context_too_long`), `invalid_fields`,
 //!    `invalid_caller_id`, `invalid_webhook_url`, `invalid_metadata`,
+//!    `invalid_scheduled_at` (not RFC 3339 with an offset),
+//!    `invalid_calling_window`,
 //! 4. `destination_blocked` (country allowlist, premium rate, US/CA 976,
 //!    non-geographic codes, IRSF prefixes, extra blocked types), then
 //!    `caller_id_not_owned`.
@@ -37,6 +39,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+
+use crate::schedule::CallingWindow;
 
 use crate::domain::{
     Account, ErrorToken, FieldDefinition, FieldType, MAX_CONTEXT_CHARS,
@@ -130,6 +134,15 @@ pub enum Rejection {
     /// `metadata` is not an object of at most 50 short string entries.
     #[error("metadata is malformed: {0}")]
     InvalidMetadata(String),
+    /// `scheduledAt` is not RFC 3339 with an offset, or too far ahead.
+    #[error("scheduledAt {0}")]
+    InvalidScheduledAt(String),
+    /// `callingWindow` is malformed.
+    #[error("callingWindow is malformed: {0}")]
+    InvalidCallingWindow(String),
+    /// The calling window never opens for the number.
+    #[error("the calling window never opens for this number")]
+    OutsideCallingWindow,
     /// The destination is blocked.
     #[error("destination blocked: {0}")]
     DestinationBlocked(BlockReason),
@@ -164,6 +177,9 @@ impl Rejection {
             Self::InvalidCallerId => ErrorToken::InvalidCallerId,
             Self::InvalidWebhookUrl(_) => ErrorToken::InvalidWebhookUrl,
             Self::InvalidMetadata(_) => ErrorToken::InvalidMetadata,
+            Self::InvalidScheduledAt(_) => ErrorToken::InvalidScheduledAt,
+            Self::InvalidCallingWindow(_) => ErrorToken::InvalidCallingWindow,
+            Self::OutsideCallingWindow => ErrorToken::OutsideCallingWindow,
             Self::DestinationBlocked(_) => ErrorToken::DestinationBlocked,
             Self::CallerIdNotOwned => ErrorToken::CallerIdNotOwned,
             Self::RateLimited(_) => ErrorToken::RateLimited,
@@ -433,6 +449,18 @@ impl Guardrails {
             None => None,
             Some(value) => Some(parse_metadata(value).map_err(Rejection::InvalidMetadata)?),
         };
+        let scheduled_at = match present("scheduledAt") {
+            None => None,
+            Some(Value::String(text)) => Some(parse_scheduled_at(text)?),
+            Some(_) => return Err(Rejection::InvalidScheduledAt("is not a string".into())),
+        };
+        let calling_window = match present("callingWindow") {
+            None => None,
+            Some(value) => Some(
+                serde_json::from_value::<CallingWindow>(value.clone())
+                    .map_err(|error| Rejection::InvalidCallingWindow(error.to_string()))?,
+            ),
+        };
         self.destination_policy(&destination)?;
         let caller = owned_caller_id(caller_id.as_deref(), account)?.to_owned();
         Ok(ApprovedPlacement {
@@ -445,6 +473,8 @@ impl Guardrails {
                 webhook_url,
                 caller_id,
                 metadata,
+                scheduled_at,
+                calling_window,
             },
             destination: destination.to_owned().map_err(Rejection::InvalidNumber)?,
         })
@@ -627,7 +657,7 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
 }
 
 /// The keys a placement body may have.
-const PLACEMENT_KEYS: [&str; 7] = [
+const PLACEMENT_KEYS: [&str; 9] = [
     "to",
     "objective",
     "context",
@@ -635,7 +665,12 @@ const PLACEMENT_KEYS: [&str; 7] = [
     "webhookUrl",
     "callerId",
     "metadata",
+    "scheduledAt",
+    "callingWindow",
 ];
+
+/// The keys a calling window may have.
+const WINDOW_KEYS: [&str; 3] = ["start", "end", "days"];
 
 /// The keys a field definition may have.
 const FIELD_KEYS: [&str; 3] = ["name", "type", "description"];
@@ -649,6 +684,13 @@ fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
         .find(|key| !PLACEMENT_KEYS.contains(&key.as_str()))
     {
         return Err(Rejection::UnknownField(key.clone()));
+    }
+    if let Some(Value::Object(window)) = body.get("callingWindow")
+        && let Some(key) = window
+            .keys()
+            .find(|key| !WINDOW_KEYS.contains(&key.as_str()))
+    {
+        return Err(Rejection::UnknownField(format!("callingWindow.{key}")));
     }
     let Some(Value::Array(items)) = body.get("fields") else {
         return Ok(());
@@ -665,6 +707,16 @@ fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
         }
     }
     Ok(())
+}
+
+/// `scheduledAt` from JSON: RFC 3339 with an explicit offset (`Z` or
+/// `±HH:MM`); how far ahead it may be is the service's check.
+fn parse_scheduled_at(text: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, Rejection> {
+    chrono::DateTime::parse_from_rfc3339(text).map_err(|_| {
+        Rejection::InvalidScheduledAt(format!(
+            "{text:?} is not an RFC 3339 time with an offset (e.g. 2026-12-01T09:30:00-05:00)"
+        ))
+    })
 }
 
 /// `metadata` from JSON: an object of strings, then the shared rules.

@@ -27,7 +27,7 @@ mod window;
 mod zones;
 
 pub use opening::{holds_at, next_opening};
-pub use window::{CallingWindow, Days, LocalTime, WindowError, day_name};
+pub use window::{CallingWindow, Days, LocalTime, WindowError, WindowFields, day_name};
 pub use zones::{Zone, time_zones};
 
 #[cfg(test)]

@@ -165,6 +165,59 @@ fn day_from_name(name: &str) -> Option<Weekday> {
     })
 }
 
+/// The JSON form of a [`CallingWindow`]:
+/// `{"start": "09:00", "end": "20:00", "days": ["mon", …]}`, `days`
+/// optional (every day when absent or `null`). Unknown keys are an error.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct WindowFields {
+    /// When calls may start ringing each day, 24-hour `HH:MM` (inclusive).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$", example = "09:00")
+    )]
+    pub start: String,
+    /// When they must stop, `HH:MM` (exclusive); after `start`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$", example = "20:00")
+    )]
+    pub end: String,
+    /// The days calls may ring (`mon` … `sun`); every day when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = true))]
+    pub days: Option<Vec<String>>,
+}
+
+impl TryFrom<WindowFields> for CallingWindow {
+    type Error = WindowError;
+
+    fn try_from(fields: WindowFields) -> Result<Self, Self::Error> {
+        let days = match &fields.days {
+            None => Days::EVERY_DAY,
+            Some(names) => Days::from_names(names.iter().map(String::as_str))?,
+        };
+        Self::new(fields.start.parse()?, fields.end.parse()?, days)
+    }
+}
+
+impl From<CallingWindow> for WindowFields {
+    fn from(window: CallingWindow) -> Self {
+        Self {
+            start: window.start.to_string(),
+            end: window.end.to_string(),
+            days: (window.days != Days::EVERY_DAY).then(|| {
+                window
+                    .days
+                    .iter()
+                    .map(|day| day_name(day).to_owned())
+                    .collect()
+            }),
+        }
+    }
+}
+
 /// The local hours when calls may ring: from `start` (inclusive) to `end`
 /// (exclusive) on each of `days`, on the wall clock of the called party.
 ///
@@ -177,7 +230,8 @@ fn day_from_name(name: &str) -> Option<Weekday> {
 /// assert!("21:00-08:00".parse::<CallingWindow>().is_err()); // crosses midnight
 /// # Ok::<(), agentcall::schedule::WindowError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "WindowFields", into = "WindowFields")]
 pub struct CallingWindow {
     start: LocalTime,
     end: LocalTime,

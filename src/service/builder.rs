@@ -1,6 +1,7 @@
 //! [`AgentCallBuilder`]: the service's parts, each with an embedded default,
 //! and its timing settings.
 
+use crate::clock::{Clock, SystemClock};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
@@ -86,6 +87,10 @@ pub enum BuildError {
     /// `build` was called outside a tokio runtime.
     #[error("AgentCall must be built inside a tokio runtime")]
     NoRuntime,
+    /// The instance id is the one waiting calls' leases use
+    /// ([`InstanceId::waiting`]).
+    #[error("the instance id {0} is reserved")]
+    ReservedInstanceId(String),
 }
 
 /// The store's three faces, usually one object.
@@ -111,6 +116,7 @@ pub struct AgentCallBuilder {
     timing: Timing,
     base_url: String,
     instance: InstanceId,
+    clock: Arc<dyn Clock>,
 }
 
 impl AgentCall {
@@ -131,6 +137,7 @@ impl AgentCall {
             timing: Timing::default(),
             base_url: "http://127.0.0.1:8080".into(),
             instance: InstanceId::generate(),
+            clock: Arc::new(SystemClock),
         }
     }
 }
@@ -291,6 +298,16 @@ impl AgentCallBuilder {
         self
     }
 
+    /// The clock placements, calling windows, scheduled calls and leases
+    /// judge by (default [`SystemClock`]). A
+    /// [`ManualClock`](crate::clock::ManualClock) lets tests move time on
+    /// instead of waiting for it; give every instance sharing a store the
+    /// same time.
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
     /// The base of recording URLs, e.g. `https://calls.example.com`
     /// (default `http://127.0.0.1:8080`).
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
@@ -304,6 +321,9 @@ impl AgentCallBuilder {
     /// microseconds), or all at once with `NumberClassifier::preload`.
     pub fn build(self) -> Result<AgentCall, BuildError> {
         tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
+        if self.instance == InstanceId::waiting() {
+            return Err(BuildError::ReservedInstanceId(self.instance.to_string()));
+        }
         let guardrails = self.guardrails.unwrap_or_default();
         let (store, outbox, idempotency) = self.store.unwrap_or_else(|| {
             let memory = Arc::new(MemoryStore::new());
@@ -348,6 +368,7 @@ impl AgentCallBuilder {
                 stop_delivery,
                 delivery_task: std::sync::Mutex::new(Some(delivery_task)),
                 instance: self.instance,
+                clock: self.clock,
                 following: std::sync::Mutex::new(HashSet::new()),
                 lookouts: std::sync::Mutex::default(),
                 store_health: std::sync::Mutex::default(),

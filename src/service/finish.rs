@@ -11,8 +11,6 @@ enum Kept {
     Failed,
 }
 
-use chrono::Utc;
-
 use super::AgentCall;
 use super::journal::{Actor, Notes};
 use crate::dialer::CarrierOutcome;
@@ -45,7 +43,7 @@ impl AgentCall {
         status: Option<CallStatus>,
     ) -> Option<(CarrierEnd, Actor)> {
         // The end happened now, whatever extraction takes afterwards.
-        let ended_at = Utc::now();
+        let ended_at = self.now();
         let status = self
             .repair_end(call_id, status, outcome.status, ended_at)
             .await;
@@ -124,7 +122,7 @@ impl AgentCall {
             };
             let next = StoredCall {
                 carrier_end: Some(end.clone()),
-                lease: Some(self.fresh_lease(Utc::now())),
+                lease: Some(self.fresh_lease(self.now())),
                 ..current
             };
             match self.inner.store.update(&next, Vec::new()).await {

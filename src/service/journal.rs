@@ -153,7 +153,7 @@ impl AgentCall {
                 tracing::info!(call_id = %call_id, holder = ?current.lease.as_ref().map(|l| &l.holder), "call taken over by another instance; move not written");
                 return Ok(None);
             }
-            let now = Utc::now();
+            let now = self.now();
             let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
                 Ok(step) => step,
                 Err(illegal) => {
@@ -178,7 +178,10 @@ impl AgentCall {
             }
             let first_delay = self.inner.delivery.first_delay();
             let events: Vec<NewEvent> = match (step.event, &next.webhook_url) {
-                (Some(kind), Some(url)) => vec![new_event(&next, kind, url, now, first_delay)],
+                // The outbox runs on real time, whatever the service's clock.
+                (Some(kind), Some(url)) => {
+                    vec![new_event(&next, kind, url, Utc::now(), first_delay)]
+                }
                 _ => Vec::new(),
             };
             let queued = !events.is_empty();

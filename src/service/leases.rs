@@ -20,9 +20,10 @@ use tokio::task::JoinHandle;
 use super::journal::Actor;
 use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
 use crate::dialer::ProgressHandle;
-use crate::domain::CallId;
+use crate::domain::{CallId, CallStatus, ErrorToken};
+use crate::schedule::{holds_at, next_opening, time_zones};
 use crate::state::Ending;
-use crate::store::{CallLease, LeaseClaim, StoreError, StoredCall};
+use crate::store::{CallLease, InstanceId, LeaseClaim, StoreError, StoredCall};
 
 /// Calls taken over per store round trip.
 const CLAIM_BATCH: usize = 100;
@@ -146,7 +147,7 @@ impl AgentCall {
             // A read of no call: only whether the store answers matters.
             self.inner.store.get(&CallId::lowest()).await.map(|_| ())
         } else {
-            let until = self.fresh_lease(Utc::now()).until;
+            let until = self.fresh_lease(self.now()).until;
             let renewed = self
                 .inner
                 .store
@@ -222,7 +223,7 @@ impl AgentCall {
         let _one_at_a_time = self.inner.takeover.lock().await;
         let mut report = RecoveryReport::default();
         loop {
-            let now = Utc::now();
+            let now = self.now();
             let mut claim = LeaseClaim::new(
                 self.inner.instance.clone(),
                 now,
@@ -274,6 +275,10 @@ impl AgentCall {
             self.unfollow(&call_id);
             return;
         }
+        if call.waiting_until.is_some() && call.record.status == CallStatus::Queued {
+            self.start_waiting(call, report).await;
+            return;
+        }
         if let Some(end) = call.carrier_end.clone() {
             report.finished += 1;
             if wait {
@@ -318,6 +323,87 @@ impl AgentCall {
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 self.unfollow(&call_id);
+                report.ended += 1;
+            }
+        }
+    }
+}
+
+impl AgentCall {
+    /// Starts a call that waited to be dialed, now that this instance took
+    /// over its lapsed waiting lease (and marked it followed). If its
+    /// calling window has closed meanwhile (this instance claimed it late),
+    /// it waits again for the next opening; a window that will never open
+    /// again ends it `failed` with `outside_calling_window`.
+    async fn start_waiting(&self, mut call: StoredCall, report: &mut RecoveryReport) {
+        let call_id = call.record.id.clone();
+        let now = self.now();
+        let zones = || time_zones(&call.record.to);
+        let reopens = match &call.calling_window {
+            Some(window) if !holds_at(window, zones(), now) => {
+                Some(next_opening(window, zones(), now))
+            }
+            _ => None,
+        };
+        match reopens {
+            Some(Some(at)) => {
+                call.waiting_until = Some(at);
+                call.lease = Some(CallLease::new(InstanceId::waiting(), at));
+                if let Err(error) = self.inner.store.update(&call, Vec::new()).await {
+                    tracing::warn!(call_id = %call_id, %error, "could not put a call back to wait; it is taken over again");
+                }
+                self.unfollow(&call_id);
+                return;
+            }
+            Some(None) => {
+                let ending = Ending::failed(ErrorToken::OutsideCallingWindow.as_str());
+                self.record_end(&call_id, ending, None, None, Actor::Holder)
+                    .await;
+                self.unfollow(&call_id);
+                report.ended += 1;
+                return;
+            }
+            None => {}
+        }
+        call.waiting_until = None;
+        match self.inner.store.update(&call, Vec::new()).await {
+            Ok(version) => call.version = version,
+            Err(error) => {
+                // Still waiting as stored, with this instance's lease: it is
+                // taken over (and started) once that lapses.
+                tracing::warn!(call_id = %call_id, %error, "could not start a waiting call");
+                self.unfollow(&call_id);
+                return;
+            }
+        }
+        self.inner.running.fetch_add(1, Ordering::SeqCst);
+        let (progress, reports) = ProgressHandle::channel(call_id.clone());
+        let limit = self.inner.timing.dial_timeout;
+        let dialed = tokio::time::timeout(
+            limit,
+            self.inner
+                .dialer
+                .dial(super::driver::dial_request(&call), progress),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(crate::dialer::DialError::Carrier(format!(
+                "the carrier did not accept the call within {limit:?}"
+            )))
+        });
+        match dialed {
+            Ok(()) => {
+                self.spawn_follow(call_id, reports);
+                report.started += 1;
+            }
+            Err(error) => {
+                tracing::warn!(call_id = %call_id, %error, "carrier could not start a waiting call");
+                let _ = self.hang_up(&call_id).await;
+                let ending = Ending::failed(super::PLACEMENT_FAILED_TOKEN);
+                self.record_end(&call_id, ending, None, None, Actor::Holder)
+                    .await;
+                self.unfollow(&call_id);
+                self.call_finished();
                 report.ended += 1;
             }
         }

@@ -21,6 +21,9 @@ pub struct RecoveryReport {
     pub finished: usize,
     /// Ended calls whose reservation had not been settled; now settled.
     pub settled: usize,
+    /// Calls that waited to be dialed (scheduled, or for their calling
+    /// window) whose time had come: dialed now.
+    pub started: usize,
 }
 
 impl AgentCall {

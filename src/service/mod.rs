@@ -134,6 +134,8 @@ struct Inner {
     delivery_task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// This instance's name in call leases.
     instance: InstanceId,
+    /// What "now" is (see [`AgentCallBuilder::clock`]).
+    clock: Arc<dyn crate::clock::Clock>,
     /// The calls this process follows (placing, following or finishing):
     /// a reclaim of this instance's own leases leaves them alone.
     following: std::sync::Mutex<HashSet<CallId>>,
@@ -150,6 +152,11 @@ struct Inner {
 }
 
 impl AgentCall {
+    /// The current time on the service's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.inner.clock.now()
+    }
+
     /// The store of idempotency keys (the HTTP layer keeps its answers there).
     pub fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
         &self.inner.idempotency

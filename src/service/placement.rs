@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::journal::Actor;
@@ -12,6 +12,7 @@ use crate::accounts::Principal;
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
+use crate::schedule::{CallingWindow, next_opening, time_zones};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -83,7 +84,8 @@ impl AgentCall {
     ) -> Result<Placed, ServiceError> {
         let inner = &self.inner;
         let account = &principal.account;
-        let now = Utc::now();
+        let now = self.now();
+        let start = plan_start(&approved.request, now)?;
         // An outage of either limit is a store error (503), never a 429:
         // the client should retry shortly, not back off as if over a limit.
         let permit = match inner
@@ -128,6 +130,15 @@ impl AgentCall {
             request.objective.clone(),
         );
         record.metadata = request.metadata;
+        record.scheduled_at = start.scheduled_at;
+        let waits = start.at > now;
+        let lease = if waits {
+            // Nobody's until it may start: the first instance to claim the
+            // lapsed lease then dials it (see `start_waiting`).
+            crate::store::CallLease::new(crate::store::InstanceId::waiting(), start.at)
+        } else {
+            self.fresh_lease(now)
+        };
         let call = StoredCall {
             record,
             account_id: account.id.clone(),
@@ -142,8 +153,10 @@ impl AgentCall {
             extraction_evidence: Default::default(),
             carrier_end: None,
             settled: false,
-            lease: Some(self.fresh_lease(now)),
+            lease: Some(lease),
             carrier_notes: Default::default(),
+            calling_window: start.window,
+            waiting_until: waits.then_some(start.at),
             version: 0,
         };
         // Followed from before the insert, so a concurrent `recover` that
@@ -168,6 +181,13 @@ impl AgentCall {
                     .await
             });
             return Err(error.into());
+        }
+        if waits {
+            tracing::info!(call_id = %call.record.id, starts_at = %start.at, "call waits to be dialed");
+            return Ok(Placed {
+                call_id: call.record.id,
+                status: CallStatus::Queued,
+            });
         }
         let call_id = call.record.id.clone();
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
@@ -277,6 +297,46 @@ impl AgentCall {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
+}
+
+/// When a placement may be dialed.
+struct Start {
+    /// The request's `scheduledAt`, in UTC.
+    scheduled_at: Option<DateTime<Utc>>,
+    /// The calling window the call keeps to.
+    window: Option<CallingWindow>,
+    /// The first instant it may ring: now, its `scheduledAt`, or the next
+    /// opening of its window after that.
+    at: DateTime<Utc>,
+}
+
+/// How far ahead `scheduledAt` may be.
+const MAX_SCHEDULE_AHEAD: chrono::Duration = chrono::Duration::days(30);
+
+/// Judges `scheduledAt` (a past time means now; more than 30 days ahead is
+/// an error) and the calling window (one that never opens for the number
+/// is an error), before any limit is charged.
+fn plan_start(request: &PlacementRequest, now: DateTime<Utc>) -> Result<Start, Rejection> {
+    let scheduled_at = request.scheduled_at.map(|at| at.with_timezone(&Utc));
+    if let Some(at) = scheduled_at
+        && at > now + MAX_SCHEDULE_AHEAD
+    {
+        return Err(Rejection::InvalidScheduledAt(
+            "is more than 30 days ahead".into(),
+        ));
+    }
+    let earliest = scheduled_at.map_or(now, |at| at.max(now));
+    let window = request.calling_window;
+    let at = match &window {
+        None => earliest,
+        Some(window) => next_opening(window, time_zones(&request.to), earliest)
+            .ok_or(Rejection::OutsideCallingWindow)?,
+    };
+    Ok(Start {
+        scheduled_at,
+        window,
+        at,
+    })
 }
 
 /// A placement counted in the service's running calls from admission on;

@@ -26,10 +26,22 @@ use chrono::{DateTime, Utc};
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InstanceId(String);
 
+/// See [`InstanceId::waiting`].
+const WAITING_HOLDER: &str = "agentcall:waiting";
+
 impl InstanceId {
     /// An instance named `name`.
     pub fn new(name: impl Into<String>) -> Self {
         Self(name.into())
+    }
+
+    /// The holder of the leases of calls waiting to be dialed (scheduled,
+    /// or outside their calling window): `agentcall:waiting`, a name no
+    /// instance may take. Such a lease runs until the call may start, so
+    /// the first instance to claim it once lapsed dials the call, exactly
+    /// once across instances.
+    pub fn waiting() -> Self {
+        Self(WAITING_HOLDER.to_owned())
     }
 
     /// A fresh random name, `instance_` and 32 hex digits.

@@ -118,6 +118,13 @@ pub struct StoredCall {
     /// What the carrier has told about the call so far, for whichever
     /// instance its next callback reaches.
     pub carrier_notes: CarrierNotes,
+    /// The calling window the call may ring in (the placement's, else the
+    /// account's or the default), on the called party's wall clock.
+    pub calling_window: Option<crate::schedule::CallingWindow>,
+    /// While the call waits in `queued` to be dialed: when it may start.
+    /// Its lease is then held by [`InstanceId::waiting`] until that time,
+    /// so whichever instance first claims the lapsed lease dials it.
+    pub waiting_until: Option<DateTime<Utc>>,
     /// Optimistic-concurrency version; bumped by every successful update.
     pub version: u64,
 }
@@ -149,6 +156,8 @@ impl StoredCall {
             settled: false,
             lease: None,
             carrier_notes: CarrierNotes::default(),
+            calling_window: None,
+            waiting_until: None,
             version: 0,
         }
     }

@@ -29,6 +29,8 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         carrier_end: None,
         settled: false,
         lease: None,
+        calling_window: None,
+        waiting_until: None,
         carrier_notes: Default::default(),
         version: 0,
     }

@@ -41,6 +41,8 @@ pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCa
         carrier_end: None,
         settled: false,
         lease: None,
+        calling_window: None,
+        waiting_until: None,
         carrier_notes: CarrierNotes::default(),
         version: 0,
     }

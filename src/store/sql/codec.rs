@@ -295,6 +295,10 @@ struct CallDocument {
     settled: bool,
     #[serde(default)]
     carrier_notes: CarrierNotes,
+    #[serde(default)]
+    calling_window: Option<crate::schedule::CallingWindow>,
+    #[serde(default)]
+    waiting_until: Option<DateTime<Utc>>,
 }
 
 fn settled_by_default() -> bool {
@@ -315,6 +319,10 @@ struct RecordDocument {
     ended_at: Option<DateTime<Utc>>,
     duration_sec: Option<u64>,
     error: Option<String>,
+    #[serde(default)]
+    metadata: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    scheduled_at: Option<DateTime<Utc>>,
 }
 
 impl From<&StoredCall> for CallDocument {
@@ -334,6 +342,8 @@ impl From<&StoredCall> for CallDocument {
                 ended_at: r.ended_at,
                 duration_sec: r.duration_sec,
                 error: r.error.clone(),
+                metadata: r.metadata.clone(),
+                scheduled_at: r.scheduled_at,
             },
             account_id: call.account_id.clone(),
             key_id: call.key_id.clone(),
@@ -348,6 +358,8 @@ impl From<&StoredCall> for CallDocument {
             carrier_end: call.carrier_end.clone(),
             settled: call.settled,
             carrier_notes: call.carrier_notes.clone(),
+            calling_window: call.calling_window,
+            waiting_until: call.waiting_until,
         }
     }
 }
@@ -365,6 +377,8 @@ impl CallDocument {
         record.ended_at = r.ended_at;
         record.duration_sec = r.duration_sec;
         record.error = r.error;
+        record.metadata = r.metadata;
+        record.scheduled_at = r.scheduled_at;
         StoredCall {
             record,
             account_id: self.account_id,
@@ -381,6 +395,8 @@ impl CallDocument {
             settled: self.settled,
             lease: None,
             carrier_notes: self.carrier_notes,
+            calling_window: self.calling_window,
+            waiting_until: self.waiting_until,
             version,
         }
     }
@@ -550,6 +566,8 @@ mod tests {
         let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "Say hi");
         record.status = CallStatus::Completed;
         record.started_at = Some(from_nanos(1_800_000_000_123_456_789));
+        record.metadata = Some(BTreeMap::from([("order".into(), "1234".into())]));
+        record.scheduled_at = Some(from_nanos(1_799_999_999_000_000_007));
         record.extracted = Some(
             serde_json::json!({"ok": true, "n": 1.5, "s": "x", "none": null})
                 .as_object()
@@ -584,6 +602,8 @@ mod tests {
             settled: false,
             lease: None,
             carrier_notes: Default::default(),
+            calling_window: Some("09:00-20:00".parse().unwrap()),
+            waiting_until: Some(from_nanos(1_800_000_100_000_000_001)),
             version: 42,
         }
     }

@@ -1,0 +1,384 @@
+//! Scheduled calls and calling windows through the HTTP API, on a clock the
+//! tests set by hand (no test waits for the time of day).
+//!
+//! A call that may not ring yet is stored `queued` with a waiting lease
+//! that runs until it may start; whichever instance first takes over the
+//! lapsed lease dials it. `recover()` runs that takeover at once (the
+//! lease keeper runs it every third of a lease).
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agentcall::clock::ManualClock;
+use agentcall::dialer::{DialError, DialRequest, ProgressHandle};
+use agentcall::{AgentCall, Api, CallId, CallStatus, Dialer, SimulatedDialer};
+use chrono::{DateTime, Utc};
+use common::*;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// 212 is New York (America/New_York).
+const NEW_YORK: &str = "+12125550170";
+/// Idaho's 208 spans America/Boise (Mountain) and America/Los_Angeles.
+const IDAHO: &str = "+12085550170";
+
+fn utc(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+fn eight_to_nine() -> Value {
+    json!({"start": "08:00", "end": "21:00"})
+}
+
+/// The simulated carrier, counting how often each call is dialed.
+#[derive(Debug, Default)]
+struct CountingDialer {
+    inner: SimulatedDialer,
+    dials: Mutex<HashMap<CallId, usize>>,
+}
+
+impl CountingDialer {
+    fn new() -> Self {
+        Self {
+            inner: SimulatedDialer::new(fast_simulation()),
+            dials: Mutex::default(),
+        }
+    }
+
+    fn dials(&self, id: &str) -> usize {
+        let id: CallId = id.parse().unwrap();
+        self.dials.lock().unwrap().get(&id).copied().unwrap_or(0)
+    }
+}
+
+#[async_trait::async_trait]
+impl Dialer for CountingDialer {
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        *self
+            .dials
+            .lock()
+            .unwrap()
+            .entry(request.call_id.clone())
+            .or_default() += 1;
+        self.inner.dial(request, progress).await
+    }
+
+    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+        self.inner.hang_up(id).await
+    }
+}
+
+struct Setup {
+    service: AgentCall,
+    api: Api,
+    clock: Arc<ManualClock>,
+    dialer: Arc<CountingDialer>,
+}
+
+fn setup(now: &str) -> Setup {
+    let clock = Arc::new(ManualClock::new(utc(now)));
+    let dialer = Arc::new(CountingDialer::new());
+    let service = builder()
+        .clock(clock.clone())
+        .dialer(dialer.clone())
+        .build()
+        .unwrap();
+    Setup {
+        api: Api::new(service.clone()),
+        service,
+        clock,
+        dialer,
+    }
+}
+
+async fn record(api: &Api, id: &str) -> Value {
+    let (status, _, bytes) = send(api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    json(&bytes)
+}
+
+async fn rejected(api: &Api, body: Value) -> (StatusCode, Value) {
+    let (status, _, bytes) = send(api, post(Some(KEY_A1), body.to_string())).await;
+    (status, json(&bytes))
+}
+
+/// Places `body`, then checks that its call is not dialed at `before` and
+/// is dialed once at `after`, and runs to completion.
+async fn waits_until(s: &Setup, body: Value, before: &str, after: &str) -> String {
+    let id = place(&s.api, KEY_A1, body).await;
+    assert_eq!(record(&s.api, &id).await["status"], "queued");
+    s.clock.set(utc(before));
+    assert_eq!(
+        s.service.recover().await.unwrap().started,
+        0,
+        "started at {before}"
+    );
+    assert_eq!(s.dialer.dials(&id), 0);
+    s.clock.set(utc(after));
+    assert_eq!(
+        s.service.recover().await.unwrap().started,
+        1,
+        "not started at {after}"
+    );
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!(ended.status, CallStatus::Completed);
+    assert_eq!(s.dialer.dials(&id), 1);
+    id
+}
+
+#[tokio::test]
+async fn a_new_york_call_placed_at_half_past_nine_at_night_waits_until_eight() {
+    // 2026-12-01 21:30 EST (UTC-5); 08:00 EST is 13:00Z.
+    let s = setup("2026-12-02T02:30:00Z");
+    let body = json!({"to": NEW_YORK, "objective": "Confirm the delivery", "callingWindow": eight_to_nine()});
+    waits_until(&s, body, "2026-12-02T12:59:00Z", "2026-12-02T13:00:01Z").await;
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+}
+
+#[tokio::test]
+async fn a_number_spanning_two_zones_waits_for_the_later_one() {
+    // 08:30 in Boise is 07:30 in Los Angeles; 08:00 there is 16:00Z.
+    let s = setup("2026-12-01T15:30:00Z");
+    let body = json!({"to": IDAHO, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    waits_until(&s, body, "2026-12-01T15:59:59Z", "2026-12-01T16:00:01Z").await;
+}
+
+#[tokio::test]
+async fn the_wait_follows_daylight_saving() {
+    // Midnight EST on 2027-03-14, the day New York springs forward: 08:00
+    // that morning is EDT (UTC-4), 12:00Z, not 13:00Z.
+    let s = setup("2027-03-14T05:00:00Z");
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    waits_until(&s, body, "2027-03-14T11:59:59Z", "2027-03-14T12:00:01Z").await;
+}
+
+#[tokio::test]
+async fn a_scheduled_call_waits_for_its_time_and_shows_it() {
+    let s = setup("2026-12-01T12:00:00Z");
+    let body =
+        json!({"to": NEW_YORK, "objective": "Confirm", "scheduledAt": "2026-12-01T09:30:00-05:00"});
+    let id = waits_until(&s, body, "2026-12-01T14:29:59Z", "2026-12-01T14:30:01Z").await;
+    assert_eq!(
+        record(&s.api, &id).await["scheduledAt"],
+        "2026-12-01T14:30:00.000Z"
+    );
+
+    // A time in the past means now; no schedule shows as null.
+    let past =
+        json!({"to": NEW_YORK, "objective": "Confirm", "scheduledAt": "2026-11-30T09:30:00Z"});
+    let id = place(&s.api, KEY_A1, past).await;
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+    let plain = place(
+        &s.api,
+        KEY_A1,
+        json!({"to": NEW_YORK, "objective": "Confirm"}),
+    )
+    .await;
+    assert_eq!(record(&s.api, &plain).await["scheduledAt"], Value::Null);
+}
+
+#[tokio::test]
+async fn bad_schedules_and_windows_are_rejected_with_their_tokens() {
+    let s = setup("2026-12-01T12:00:00Z");
+    let base = |extra: Value| {
+        let mut body = json!({"to": NEW_YORK, "objective": "Confirm"});
+        for (key, value) in extra.as_object().unwrap() {
+            body[key] = value.clone();
+        }
+        body
+    };
+    let cases = [
+        (
+            json!({"scheduledAt": "2026-12-01T09:30:00"}),
+            "invalid_scheduled_at",
+        ),
+        (json!({"scheduledAt": "tomorrow"}), "invalid_scheduled_at"),
+        (
+            json!({"scheduledAt": 1_800_000_000}),
+            "invalid_scheduled_at",
+        ),
+        (
+            json!({"scheduledAt": "2027-01-01T12:00:01Z"}),
+            "invalid_scheduled_at",
+        ),
+        (
+            json!({"callingWindow": {"start": "9:00", "end": "17:00"}}),
+            "invalid_calling_window",
+        ),
+        (
+            json!({"callingWindow": {"start": "17:00", "end": "09:00"}}),
+            "invalid_calling_window",
+        ),
+        (
+            json!({"callingWindow": {"start": "09:00", "end": "17:00", "days": ["monday"]}}),
+            "invalid_calling_window",
+        ),
+        (
+            json!({"callingWindow": {"start": "09:00"}}),
+            "invalid_calling_window",
+        ),
+        (
+            json!({"callingWindow": "09:00-17:00"}),
+            "invalid_calling_window",
+        ),
+        (
+            json!({"callingWindow": {"start": "09:00", "end": "17:00", "days": []}}),
+            "outside_calling_window",
+        ),
+    ];
+    for (extra, token) in cases {
+        let (status, body) = rejected(&s.api, base(extra.clone())).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(token)),
+            "{extra}"
+        );
+    }
+    // Strict bodies: a misspelt key, top level or inside the window.
+    let (status, body) = rejected(&s.api, base(json!({"callingWindo": eight_to_nine()}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        (body["error"].as_str(), body["field"].as_str()),
+        (Some("unknown_field"), Some("callingWindo"))
+    );
+    let window = json!({"start": "08:00", "end": "21:00", "dayz": ["mon"]});
+    let (_, body) = rejected(&s.api, base(json!({"callingWindow": window}))).await;
+    assert_eq!(
+        (body["error"].as_str(), body["field"].as_str()),
+        (Some("unknown_field"), Some("callingWindow.dayz"))
+    );
+    // Thirty days ahead is still accepted.
+    place(
+        &s.api,
+        KEY_A1,
+        base(json!({"scheduledAt": "2026-12-31T12:00:00Z"})),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_it_waits_is_never_dialed() {
+    let s = setup("2026-12-02T02:30:00Z");
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    let id = place(&s.api, KEY_A1, body).await;
+    let (status, _, bytes) = send(&s.api, post_to(&format!("/v1/agent/calls/{id}/cancel"))).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let canceled = json(&bytes);
+    assert_eq!(
+        (canceled["status"].as_str(), canceled["error"].as_str()),
+        (Some("failed"), Some("canceled"))
+    );
+    s.clock.set(utc("2026-12-02T13:00:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(s.dialer.dials(&id), 0);
+    assert_eq!(record(&s.api, &id).await["status"], "failed");
+}
+
+#[tokio::test]
+async fn the_lease_keeper_starts_a_waiting_call_on_its_own() {
+    let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
+    let service = builder()
+        .clock(clock.clone())
+        .call_lease(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let api = Api::new(service);
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    let id = place(&api, KEY_A1, body).await;
+    clock.set(utc("2026-12-02T13:00:01Z"));
+    // No `recover()`: the keeper's next takeover dials it.
+    assert_eq!(
+        wait_terminal(&api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+}
+
+/// A POST without a body, as the cancel route takes.
+fn post_to(path: &str) -> http::Request<String> {
+    http::Request::post(path)
+        .header("authorization", format!("Bearer {KEY_A1}"))
+        .body(String::new())
+        .unwrap()
+}
+
+#[cfg(feature = "sqlite")]
+mod sqlite {
+    use super::*;
+    use agentcall::store::SqliteStore;
+
+    async fn instance(
+        path: &std::path::Path,
+        clock: Arc<ManualClock>,
+        dialer: Arc<CountingDialer>,
+    ) -> AgentCall {
+        let store = Arc::new(SqliteStore::open(path).await.expect("open"));
+        builder()
+            .store(store)
+            .clock(clock)
+            .dialer(dialer)
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_waiting_call_survives_a_restart() {
+        let path = common::process::TempPath::unique("db");
+        let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
+        let dialer = Arc::new(CountingDialer::new());
+        let first = instance(&path.0, clock.clone(), dialer.clone()).await;
+        let body =
+            json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+        let id = place(&Api::new(first.clone()), KEY_A1, body).await;
+        first.shutdown(Duration::from_secs(5)).await;
+        drop(first);
+
+        let second = instance(&path.0, clock.clone(), dialer.clone()).await;
+        assert_eq!(second.recover().await.unwrap().started, 0);
+        clock.set(utc("2026-12-02T13:00:01Z"));
+        assert_eq!(second.recover().await.unwrap().started, 1);
+        let api = Api::new(second);
+        assert_eq!(
+            wait_terminal(&api, KEY_A1, &id).await.status,
+            CallStatus::Completed
+        );
+        assert_eq!(dialer.dials(&id), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_instances_never_start_the_same_waiting_call_twice() {
+        let path = common::process::TempPath::unique("db");
+        let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
+        let dialer = Arc::new(CountingDialer::new());
+        let a = instance(&path.0, clock.clone(), dialer.clone()).await;
+        let b = instance(&path.0, clock.clone(), dialer.clone()).await;
+        let api = Api::new(a.clone());
+        let mut ids = Vec::new();
+        for _ in 0..30 {
+            let body =
+                json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+            ids.push(place(&api, KEY_A1, body).await);
+        }
+        clock.set(utc("2026-12-02T13:00:01Z"));
+        let (from_a, from_b) = tokio::join!(a.recover(), b.recover());
+        let started = from_a.unwrap().started + from_b.unwrap().started;
+        assert_eq!(started, ids.len());
+        for id in &ids {
+            assert_eq!(
+                wait_terminal(&api, KEY_A1, id).await.status,
+                CallStatus::Completed
+            );
+            assert_eq!(dialer.dials(id), 1, "{id}");
+        }
+    }
+}
