@@ -25,6 +25,11 @@ struct ScriptedCarrier(Vec<(Duration, CarrierReport)>);
 
 #[async_trait::async_trait]
 impl Dialer for ScriptedCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         let script = self.0.clone();
         tokio::spawn(async move {
@@ -47,6 +52,11 @@ struct SilentCarrier(std::sync::Mutex<Vec<ProgressHandle>>);
 
 #[async_trait::async_trait]
 impl Dialer for SilentCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         self.0.lock().unwrap().push(progress);
         Ok(())

@@ -44,6 +44,11 @@ struct SlowDialer {
 
 #[async_trait::async_trait]
 impl Dialer for SlowDialer {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         self.entered
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -195,6 +200,11 @@ struct HeldDialer {
 
 #[async_trait::async_trait]
 impl Dialer for HeldDialer {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         self.held.lock().unwrap().push(progress);
         Ok(())

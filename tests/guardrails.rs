@@ -165,6 +165,11 @@ struct RecordingDialer {
 
 #[async_trait::async_trait]
 impl Dialer for RecordingDialer {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         self.limits.lock().unwrap().push(request.max_duration);
         self.inner.dial(request, progress).await

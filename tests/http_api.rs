@@ -430,6 +430,11 @@ struct DownCarrier;
 
 #[async_trait::async_trait]
 impl Dialer for DownCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, _: DialRequest, _: ProgressHandle) -> Result<(), DialError> {
         Err(DialError::Carrier("trunk unreachable".into()))
     }

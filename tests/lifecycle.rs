@@ -203,6 +203,11 @@ struct SilentCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>);
 
 #[async_trait::async_trait]
 impl agentcall::Dialer for SilentCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(
         &self,
         _: agentcall::dialer::DialRequest,
@@ -311,6 +316,11 @@ struct ScriptedCarrier(Vec<agentcall::dialer::CarrierReport>);
 
 #[async_trait::async_trait]
 impl agentcall::Dialer for ScriptedCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(
         &self,
         _: agentcall::dialer::DialRequest,
@@ -718,6 +728,11 @@ struct ResumingCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>)
 
 #[async_trait::async_trait]
 impl agentcall::Dialer for ResumingCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(
         &self,
         _: agentcall::dialer::DialRequest,
@@ -930,6 +945,11 @@ struct CallbackCarrier(Arc<std::sync::OnceLock<agentcall::AgentCall>>);
 
 #[async_trait::async_trait]
 impl agentcall::Dialer for CallbackCarrier {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(
         &self,
         request: agentcall::dialer::DialRequest,

@@ -56,6 +56,11 @@ impl CountingDialer {
 
 #[async_trait::async_trait]
 impl Dialer for CountingDialer {
+    /// A test carrier rings no one (the default calling window stays off).
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         *self
             .dials
@@ -79,19 +84,7 @@ struct Setup {
 }
 
 fn setup(now: &str) -> Setup {
-    let clock = Arc::new(ManualClock::new(utc(now)));
-    let dialer = Arc::new(CountingDialer::new());
-    let service = builder()
-        .clock(clock.clone())
-        .dialer(dialer.clone())
-        .build()
-        .unwrap();
-    Setup {
-        api: Api::new(service.clone()),
-        service,
-        clock,
-        dialer,
-    }
+    setup_with(now, |builder| builder)
 }
 
 async fn record(api: &Api, id: &str) -> Value {
@@ -181,6 +174,50 @@ async fn a_scheduled_call_waits_for_its_time_and_shows_it() {
     )
     .await;
     assert_eq!(record(&s.api, &plain).await["scheduledAt"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_call_is_started_only_with_room_to_ring_before_the_window_closes() {
+    // 20:58 EST: the 5-minute ring would run past 21:00, so it waits.
+    let s = setup("2026-12-02T01:58:00Z");
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    waits_until(&s, body, "2026-12-02T12:59:00Z", "2026-12-02T13:00:01Z").await;
+}
+
+#[tokio::test]
+async fn an_instance_that_claims_a_waiting_call_late_puts_it_back_until_the_next_opening() {
+    // Due at 08:00 EST on 2 December; nobody looks until 21:30 that night.
+    let s = setup("2026-12-02T02:30:00Z");
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    let id = place(&s.api, KEY_A1, body).await;
+    s.clock.set(utc("2026-12-03T02:30:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(
+        (
+            record(&s.api, &id).await["status"].as_str(),
+            s.dialer.dials(&id)
+        ),
+        (Some("queued"), 0)
+    );
+    s.clock.set(utc("2026-12-03T12:59:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    s.clock.set(utc("2026-12-03T13:00:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_schedule_and_a_weekday_window_combine() {
+    // Scheduled for Saturday 2026-12-05 10:00 EST with a weekday window:
+    // it waits for Monday 09:00 EST.
+    let s = setup("2026-12-01T12:00:00Z");
+    let window =
+        json!({"start": "09:00", "end": "17:00", "days": ["mon", "tue", "wed", "thu", "fri"]});
+    let body = json!({"to": NEW_YORK, "objective": "Confirm", "scheduledAt": "2026-12-05T10:00:00-05:00", "callingWindow": window});
+    waits_until(&s, body, "2026-12-07T13:59:59Z", "2026-12-07T14:00:01Z").await;
 }
 
 #[tokio::test]
@@ -304,6 +341,108 @@ async fn the_lease_keeper_starts_a_waiting_call_on_its_own() {
     );
 }
 
+/// The counting carrier, saying it rings real phones (the trait's default).
+#[derive(Debug)]
+struct RealPhones(Arc<CountingDialer>);
+
+#[async_trait::async_trait]
+impl Dialer for RealPhones {
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        self.0.dial(request, progress).await
+    }
+
+    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+        self.0.hang_up(id).await
+    }
+}
+
+fn setup_with(
+    now: &str,
+    configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
+) -> Setup {
+    let clock = Arc::new(ManualClock::new(utc(now)));
+    let dialer = Arc::new(CountingDialer::new());
+    let service = configure(builder().clock(clock.clone()).dialer(dialer.clone()))
+        .build()
+        .unwrap();
+    Setup {
+        api: Api::new(service.clone()),
+        service,
+        clock,
+        dialer,
+    }
+}
+
+#[tokio::test]
+async fn an_accounts_window_applies_unless_the_placement_gives_its_own() {
+    let mut account = account_a();
+    account.calling_window = Some("10:00-16:00".parse().unwrap());
+    // 09:30 EST.
+    let s = setup_with("2026-12-01T14:30:00Z", |builder| {
+        builder.directory(Arc::new(directory_with(account, account_b())))
+    });
+    let own = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+    let id = place(&s.api, KEY_A1, own).await;
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+    let body = json!({"to": NEW_YORK, "objective": "Confirm"});
+    waits_until(&s, body, "2026-12-01T14:59:59Z", "2026-12-01T15:00:01Z").await;
+}
+
+#[tokio::test]
+async fn the_default_window_keeps_us_numbers_to_eight_to_nine_when_real_phones_ring() {
+    // 21:30 EST: a US number waits for 08:00, a UK number (02:30 there, but
+    // only US and CA numbers have a default window) is dialed at once.
+    let s = setup_with("2026-12-02T02:30:00Z", |builder| {
+        builder.default_calling_windows(true)
+    });
+    let uk = place(
+        &s.api,
+        KEY_A1,
+        json!({"to": NUMBER_B, "objective": "Confirm"}),
+    )
+    .await;
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &uk).await.status,
+        CallStatus::Completed
+    );
+    let us = json!({"to": NEW_YORK, "objective": "Confirm"});
+    waits_until(&s, us, "2026-12-02T12:59:00Z", "2026-12-02T13:00:01Z").await;
+
+    // A carrier that rings real phones turns it on by itself...
+    let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
+    let counting = Arc::new(CountingDialer::new());
+    let real = builder()
+        .clock(clock)
+        .dialer(Arc::new(RealPhones(counting.clone())))
+        .build()
+        .unwrap();
+    let api = Api::new(real);
+    let id = place(
+        &api,
+        KEY_A1,
+        json!({"to": NEW_YORK, "objective": "Confirm"}),
+    )
+    .await;
+    assert_eq!(record(&api, &id).await["status"], "queued");
+    assert_eq!(counting.dials(&id), 0);
+
+    // ...and the simulated carrier, which rings no one, leaves it off.
+    let off = setup("2026-12-02T02:30:00Z");
+    let id = place(
+        &off.api,
+        KEY_A1,
+        json!({"to": NEW_YORK, "objective": "Confirm"}),
+    )
+    .await;
+    assert_eq!(
+        wait_terminal(&off.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+}
+
 /// A POST without a body, as the cancel route takes.
 fn post_to(path: &str) -> http::Request<String> {
     http::Request::post(path)
@@ -362,23 +501,65 @@ mod sqlite {
         let dialer = Arc::new(CountingDialer::new());
         let a = instance(&path.0, clock.clone(), dialer.clone()).await;
         let b = instance(&path.0, clock.clone(), dialer.clone()).await;
-        let api = Api::new(a.clone());
-        let mut ids = Vec::new();
-        for _ in 0..30 {
-            let body =
-                json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
-            ids.push(place(&api, KEY_A1, body).await);
-        }
-        clock.set(utc("2026-12-02T13:00:01Z"));
-        let (from_a, from_b) = tokio::join!(a.recover(), b.recover());
-        let started = from_a.unwrap().started + from_b.unwrap().started;
-        assert_eq!(started, ids.len());
-        for id in &ids {
-            assert_eq!(
-                wait_terminal(&api, KEY_A1, id).await.status,
-                CallStatus::Completed
-            );
-            assert_eq!(dialer.dials(id), 1, "{id}");
-        }
+        race_two_instances(a, b, &clock, &dialer).await;
     }
+}
+
+/// Two instances on one store both take over 30 calls whose wait is over,
+/// at once: each call is started by exactly one of them, and dialed once.
+async fn race_two_instances(
+    a: AgentCall,
+    b: AgentCall,
+    clock: &ManualClock,
+    dialer: &CountingDialer,
+) {
+    let api = Api::new(a.clone());
+    let mut ids = Vec::new();
+    for _ in 0..30 {
+        let body =
+            json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
+        ids.push(place(&api, KEY_A1, body).await);
+    }
+    clock.set(utc("2026-12-02T13:00:01Z"));
+    let (from_a, from_b) = tokio::join!(a.recover(), b.recover());
+    let started = from_a.unwrap().started + from_b.unwrap().started;
+    assert_eq!(started, ids.len());
+    for id in &ids {
+        assert_eq!(
+            wait_terminal(&api, KEY_A1, id).await.status,
+            CallStatus::Completed
+        );
+        assert_eq!(dialer.dials(id), 1, "{id}");
+    }
+}
+
+#[cfg(feature = "postgres")]
+#[path = "common/pg.rs"]
+mod pg;
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_on_postgresql_never_start_the_same_waiting_call_twice() {
+    let Some(schema) = pg::TestSchema::create().await else {
+        return;
+    };
+    let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
+    let dialer = Arc::new(CountingDialer::new());
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let store = Arc::new(schema.store(4).await);
+        let service = builder()
+            .store(store)
+            .clock(clock.clone())
+            .dialer(dialer.clone())
+            .build()
+            .unwrap();
+        instances.push(service);
+    }
+    let b = instances.pop().unwrap();
+    let a = instances.pop().unwrap();
+    race_two_instances(a.clone(), b.clone(), &clock, &dialer).await;
+    a.shutdown(Duration::from_secs(5)).await;
+    b.shutdown(Duration::from_secs(5)).await;
+    schema.drop().await;
 }

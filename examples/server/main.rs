@@ -79,6 +79,11 @@ struct Config {
     /// Which carrier places the calls: the simulated one when absent.
     #[serde(default)]
     carrier: carrier::CarrierFile,
+    /// Whether US and CA numbers without a window keep to 08:00–21:00
+    /// local; when absent, on with a real carrier and off with the
+    /// simulated one.
+    #[serde(default)]
+    default_calling_windows: Option<bool>,
 }
 
 /// `"agent"`: the conversation engine's settings.
@@ -202,6 +207,10 @@ struct AccountConfig {
     #[serde(default = "default_minute_cap")]
     minute_cap: u64,
     webhook_secret: String,
+    /// `{"start": "09:00", "end": "20:00", "days": [...]}`: when the
+    /// account's calls may ring, unless a placement gives its own.
+    #[serde(default)]
+    calling_window: Option<agentcall::schedule::CallingWindow>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -261,6 +270,7 @@ fn demo_config() -> (Config, String) {
             calls_per_minute: default_calls_per_minute(),
             minute_cap: default_minute_cap(),
             webhook_secret: "whsec_demo".into(),
+            calling_window: None,
         }],
         allow_insecure_loopback_webhooks: false,
         simulation: SimulationFile::default(),
@@ -276,6 +286,7 @@ fn demo_config() -> (Config, String) {
         instance_id: None,
         agent: AgentFile::default(),
         carrier: carrier::CarrierFile::default(),
+        default_calling_windows: None,
     };
     (config, key)
 }
@@ -423,6 +434,7 @@ async fn build_service(
         account.default_caller_id = entry.default_caller_id.clone();
         account.calls_per_minute = entry.calls_per_minute;
         account.minute_cap = entry.minute_cap;
+        account.calling_window = entry.calling_window;
         directory = directory.with_account(account, entry.api_keys.iter().map(ApiKey::new));
     }
     let mut guardrails = GuardrailConfig {
@@ -460,6 +472,10 @@ async fn build_service(
         .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))
         .call_lease(Duration::from_millis(config.call_lease_ms))
         .base_url(config.base_url.clone().unwrap_or(base_url));
+    let builder = match config.default_calling_windows {
+        Some(on) => builder.default_calling_windows(on),
+        None => builder,
+    };
     let builder = match &config.instance_id {
         Some(id) => builder.instance_id(InstanceId::new(id.clone())),
         None => builder,

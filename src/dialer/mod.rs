@@ -190,4 +190,12 @@ pub trait Dialer: Send + Sync + Debug {
         let _ = (request, progress);
         Ok(false)
     }
+
+    /// Whether this carrier rings real people's phones (`true`, the
+    /// default, so an adapter that does not say is treated as real). The
+    /// default calling window (US and Canadian numbers 08:00–21:00 local)
+    /// applies to such carriers only; the simulated carrier says `false`.
+    fn rings_real_phones(&self) -> bool {
+        true
+    }
 }

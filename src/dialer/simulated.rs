@@ -134,6 +134,11 @@ impl Dialer for SimulatedDialer {
         Ok(())
     }
 
+    /// It rings no one: the default calling window does not apply.
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
     async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError> {
         let sender = self.hang_ups().remove(call_id);
         match sender {

@@ -18,6 +18,10 @@ pub struct Account {
     pub minute_cap: u64,
     /// The secret that signs this account's webhook events.
     pub webhook_secret: WebhookSecret,
+    /// The local hours its calls may ring, unless a placement gives its
+    /// own `callingWindow`; `None` leaves the default (see
+    /// [`AgentCallBuilder::default_calling_windows`](crate::AgentCallBuilder::default_calling_windows)).
+    pub calling_window: Option<crate::schedule::CallingWindow>,
 }
 
 impl Account {
@@ -30,6 +34,7 @@ impl Account {
             calls_per_minute: 60,
             minute_cap: 1_000,
             webhook_secret,
+            calling_window: None,
         }
     }
 

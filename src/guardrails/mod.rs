@@ -19,7 +19,10 @@
 //!    non-geographic codes, IRSF prefixes, extra blocked types), then
 //!    `caller_id_not_owned`.
 //!
-//! The service then charges the [`RateLimiter`] (`rate_limited`) and reserves
+//! The service then judges the time: `invalid_scheduled_at` for a
+//! `scheduledAt` more than 30 days ahead, `outside_calling_window` for a
+//! window (the placement's, the account's or the default) that never leaves
+//! room to ring within 30 days; then it charges the [`RateLimiter`] (`rate_limited`) and reserves
 //! minutes in the [`UsageLedger`] (`over_minute_cap`), refunding the rate
 //! permit if the reservation fails, so a rejected request costs nothing.
 //! When either limit cannot reach its backend ([`LimitError::Unavailable`],
@@ -712,11 +715,17 @@ fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
 /// `scheduledAt` from JSON: RFC 3339 with an explicit offset (`Z` or
 /// `±HH:MM`); how far ahead it may be is the service's check.
 fn parse_scheduled_at(text: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, Rejection> {
-    chrono::DateTime::parse_from_rfc3339(text).map_err(|_| {
+    let malformed = || {
         Rejection::InvalidScheduledAt(format!(
             "{text:?} is not an RFC 3339 time with an offset (e.g. 2026-12-01T09:30:00-05:00)"
         ))
-    })
+    };
+    let at = chrono::DateTime::parse_from_rfc3339(text).map_err(|_| malformed())?;
+    // A leap second (`23:59:60`) names no instant a clock can wait for.
+    if at.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return Err(malformed());
+    }
+    Ok(at)
 }
 
 /// `metadata` from JSON: an object of strings, then the shared rules.

@@ -26,7 +26,7 @@ mod opening;
 mod window;
 mod zones;
 
-pub use opening::{holds_at, next_opening};
+pub use opening::{holds_at, next_opening, opening_with_room};
 pub use window::{CallingWindow, Days, LocalTime, WindowError, WindowFields, day_name};
 pub use zones::{Zone, time_zones};
 

@@ -16,9 +16,6 @@ const CHUNK: SignedDuration = SignedDuration::from_hours(8 * 24);
 /// coincide in winter).
 const CHUNKS: u32 = 47;
 
-/// Whether the window holds at `at` in every zone of `zones`, and when it
-/// next does.
-///
 /// The first instant `t >= after` at which `window` holds in every zone,
 /// or `None` if it never does within the next year (an empty `days`, hours
 /// that never coincide in all zones, no zones at all, or a zone the
@@ -83,6 +80,43 @@ pub fn next_opening(
             return from_timestamp(opens);
         }
         from = until;
+    }
+    None
+}
+
+/// The first instant `t >= after` from which the window holds in every
+/// zone for `room` as well (at `t` and at `t + room`): a call started then
+/// can ring for `room` without ringing outside the window. `None` when no
+/// such instant comes within the search of [`next_opening`] (a window
+/// shorter than `room` never has room).
+///
+/// ```
+/// use agentcall::schedule::{opening_with_room, time_zones, CallingWindow};
+/// use chrono::{DateTime, Utc};
+///
+/// // 20:58 in New York: too late to ring for five minutes before 21:00.
+/// let late: DateTime<Utc> = "2026-12-02T01:58:00Z".parse()?;
+/// let room = std::time::Duration::from_secs(300);
+/// let opens = opening_with_room(&CallingWindow::US_DEFAULT, time_zones("+12125550123"), late, room);
+/// assert_eq!(opens, Some("2026-12-02T13:00:00Z".parse()?));
+/// # Ok::<(), chrono::ParseError>(())
+/// ```
+pub fn opening_with_room(
+    window: &CallingWindow,
+    zones: impl IntoIterator<Item = Zone> + Clone,
+    after: DateTime<Utc>,
+    room: std::time::Duration,
+) -> Option<DateTime<Utc>> {
+    let room = chrono::Duration::from_std(room).ok()?;
+    let mut from = after;
+    // Each miss moves past one opening's day; a year of days at most.
+    for _ in 0..400 {
+        let opens = next_opening(window, zones.clone(), from)?;
+        let rings_until = opens.checked_add_signed(room)?;
+        if holds_at(window, zones.clone(), rings_until) {
+            return Some(opens);
+        }
+        from = rings_until;
     }
     None
 }

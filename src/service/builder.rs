@@ -117,6 +117,7 @@ pub struct AgentCallBuilder {
     base_url: String,
     instance: InstanceId,
     clock: Arc<dyn Clock>,
+    default_calling_windows: Option<bool>,
 }
 
 impl AgentCall {
@@ -138,6 +139,7 @@ impl AgentCall {
             base_url: "http://127.0.0.1:8080".into(),
             instance: InstanceId::generate(),
             clock: Arc::new(SystemClock),
+            default_calling_windows: None,
         }
     }
 }
@@ -308,6 +310,20 @@ impl AgentCallBuilder {
         self
     }
 
+    /// Whether calls to US and Canadian numbers that neither the placement
+    /// nor the account gives a `callingWindow` keep to 08:00–21:00 on the
+    /// called party's clock, every day ([`CallingWindow::US_DEFAULT`], after
+    /// 47 CFR § 64.1200(c)(1)); other numbers are unrestricted. By default
+    /// it applies exactly when the dialer rings real phones
+    /// ([`Dialer::rings_real_phones`]): on with a real carrier, off with the
+    /// simulated one, so examples and tests behave alike at any hour.
+    ///
+    /// [`CallingWindow::US_DEFAULT`]: crate::schedule::CallingWindow::US_DEFAULT
+    pub fn default_calling_windows(mut self, on: bool) -> Self {
+        self.default_calling_windows = Some(on);
+        self
+    }
+
     /// The base of recording URLs, e.g. `https://calls.example.com`
     /// (default `http://127.0.0.1:8080`).
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
@@ -321,6 +337,9 @@ impl AgentCallBuilder {
     /// microseconds), or all at once with `NumberClassifier::preload`.
     pub fn build(self) -> Result<AgentCall, BuildError> {
         tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
+        let default_calling_windows = self
+            .default_calling_windows
+            .unwrap_or_else(|| self.dialer.rings_real_phones());
         if self.instance == InstanceId::waiting() {
             return Err(BuildError::ReservedInstanceId(self.instance.to_string()));
         }
@@ -369,6 +388,7 @@ impl AgentCallBuilder {
                 delivery_task: std::sync::Mutex::new(Some(delivery_task)),
                 instance: self.instance,
                 clock: self.clock,
+                default_calling_windows,
                 following: std::sync::Mutex::new(HashSet::new()),
                 lookouts: std::sync::Mutex::default(),
                 store_health: std::sync::Mutex::default(),

@@ -1,9 +1,10 @@
 //! Following a running call: the carrier's reports move it, deadlines end
 //! a carrier that goes quiet, and shutdown stops it.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use std::sync::atomic::Ordering;
+use chrono::{DateTime, Utc};
 
 use super::journal::Actor;
 use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
@@ -82,13 +83,13 @@ enum Checked {
 /// The deadline of an answered call: its reservation plus a minute from
 /// its answer, which may be a while back (a call taken over, or answered as
 /// reported to another instance).
-fn answered_deadline(call: &StoredCall) -> Option<tokio::time::Instant> {
+fn answered_deadline(call: &StoredCall, now: DateTime<Utc>) -> Option<tokio::time::Instant> {
     let limit = call.reserved_minutes.saturating_mul(60).saturating_add(60);
     let limit = Duration::from_secs(limit);
     let since = call
         .record
         .started_at
-        .and_then(|at| (chrono::Utc::now() - at).to_std().ok())
+        .and_then(|at| (now - at).to_std().ok())
         .unwrap_or_default();
     tokio::time::Instant::now().checked_add(limit.saturating_sub(since))
 }
@@ -192,7 +193,10 @@ impl AgentCall {
             Checked::TakenOver
         } else {
             Checked::Running {
-                answered_deadline: call.record.started_at.map(|_| answered_deadline(&call)),
+                answered_deadline: call
+                    .record
+                    .started_at
+                    .map(|_| answered_deadline(&call, self.now())),
             }
         })
     }
@@ -201,7 +205,7 @@ impl AgentCall {
     /// be read).
     async fn answered_deadline(&self, call_id: &CallId) -> Option<tokio::time::Instant> {
         let call = self.inner.store.get(call_id).await.ok()??;
-        answered_deadline(&call)
+        answered_deadline(&call, self.now())
     }
 
     /// Drives one call from the carrier's reports until it ends, looking at

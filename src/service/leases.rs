@@ -21,7 +21,7 @@ use super::journal::Actor;
 use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallStatus, ErrorToken};
-use crate::schedule::{holds_at, next_opening, time_zones};
+use crate::schedule::{holds_at, opening_with_room, time_zones};
 use crate::state::Ending;
 use crate::store::{CallLease, InstanceId, LeaseClaim, StoreError, StoredCall};
 
@@ -337,12 +337,36 @@ impl AgentCall {
     /// again ends it `failed` with `outside_calling_window`.
     async fn start_waiting(&self, mut call: StoredCall, report: &mut RecoveryReport) {
         let call_id = call.record.id.clone();
-        let now = self.now();
-        let zones = || time_zones(&call.record.to);
-        let reopens = match &call.calling_window {
-            Some(window) if !holds_at(window, zones(), now) => {
-                Some(next_opening(window, zones(), now))
+        // Counted before the check, as a placement is: shutdown either
+        // sees this start or it is refused here.
+        self.inner.running.fetch_add(1, Ordering::SeqCst);
+        if !self.inner.accepting.load(Ordering::SeqCst) {
+            // Shutting down: back to waiting, for another instance at once.
+            call.lease = Some(CallLease::new(InstanceId::waiting(), self.now()));
+            if let Err(error) = self.inner.store.update(&call, Vec::new()).await {
+                tracing::warn!(call_id = %call_id, %error, "could not hand a waiting call back; it is taken over once this lease lapses");
             }
+            self.unfollow(&call_id);
+            self.call_finished();
+            return;
+        }
+        let now = self.now();
+        let ring = chrono::Duration::from_std(self.inner.timing.ring_timeout)
+            .unwrap_or(chrono::Duration::MAX);
+        let zones = || time_zones(&call.record.to);
+        let has_room = |window: &crate::schedule::CallingWindow| {
+            holds_at(window, zones(), now)
+                && now
+                    .checked_add_signed(ring)
+                    .is_some_and(|until| holds_at(window, zones(), until))
+        };
+        let reopens = match &call.calling_window {
+            Some(window) if !has_room(window) => Some(opening_with_room(
+                window,
+                zones(),
+                now,
+                self.inner.timing.ring_timeout,
+            )),
             _ => None,
         };
         match reopens {
@@ -353,6 +377,7 @@ impl AgentCall {
                     tracing::warn!(call_id = %call_id, %error, "could not put a call back to wait; it is taken over again");
                 }
                 self.unfollow(&call_id);
+                self.call_finished();
                 return;
             }
             Some(None) => {
@@ -360,6 +385,7 @@ impl AgentCall {
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 self.unfollow(&call_id);
+                self.call_finished();
                 report.ended += 1;
                 return;
             }
@@ -369,14 +395,15 @@ impl AgentCall {
         match self.inner.store.update(&call, Vec::new()).await {
             Ok(version) => call.version = version,
             Err(error) => {
-                // Still waiting as stored, with this instance's lease: it is
-                // taken over (and started) once that lapses.
+                // A cancel got there first (a conflict), or the store
+                // failed: as stored, the call is ended, or still waiting
+                // under this instance's lease and taken over once it lapses.
                 tracing::warn!(call_id = %call_id, %error, "could not start a waiting call");
                 self.unfollow(&call_id);
+                self.call_finished();
                 return;
             }
         }
-        self.inner.running.fetch_add(1, Ordering::SeqCst);
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
         let limit = self.inner.timing.dial_timeout;
         let dialed = tokio::time::timeout(
@@ -393,6 +420,15 @@ impl AgentCall {
         });
         match dialed {
             Ok(()) => {
+                // A cancel between the start and the dial found nothing to
+                // hang up yet: look again, now that the carrier has it.
+                let canceled = matches!(
+                    self.inner.store.get(&call_id).await,
+                    Ok(Some(current)) if current.record.status.is_terminal()
+                );
+                if canceled {
+                    let _ = self.hang_up(&call_id).await;
+                }
                 self.spawn_follow(call_id, reports);
                 report.started += 1;
             }

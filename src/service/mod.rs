@@ -136,6 +136,9 @@ struct Inner {
     instance: InstanceId,
     /// What "now" is (see [`AgentCallBuilder::clock`]).
     clock: Arc<dyn crate::clock::Clock>,
+    /// Whether US and CA numbers without a window keep to the default one
+    /// (see [`AgentCallBuilder::default_calling_windows`]).
+    default_calling_windows: bool,
     /// The calls this process follows (placing, following or finishing):
     /// a reclaim of this instance's own leases leaves them alone.
     following: std::sync::Mutex<HashSet<CallId>>,

@@ -12,7 +12,7 @@ use crate::accounts::Principal;
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
-use crate::schedule::{CallingWindow, next_opening, time_zones};
+use crate::schedule::{CallingWindow, opening_with_room, time_zones};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -85,7 +85,16 @@ impl AgentCall {
         let inner = &self.inner;
         let account = &principal.account;
         let now = self.now();
-        let start = plan_start(&approved.request, now)?;
+        let window = approved
+            .request
+            .calling_window
+            .or(account.calling_window)
+            .or_else(|| {
+                let region = approved.destination.region;
+                (inner.default_calling_windows && matches!(region, Some("US" | "CA")))
+                    .then_some(CallingWindow::US_DEFAULT)
+            });
+        let start = plan_start(&approved.request, window, inner.timing.ring_timeout, now)?;
         // An outage of either limit is a store error (503), never a 429:
         // the client should retry shortly, not back off as if over a limit.
         let permit = match inner
@@ -314,22 +323,35 @@ struct Start {
 const MAX_SCHEDULE_AHEAD: chrono::Duration = chrono::Duration::days(30);
 
 /// Judges `scheduledAt` (a past time means now; more than 30 days ahead is
-/// an error) and the calling window (one that never opens for the number
-/// is an error), before any limit is charged.
-fn plan_start(request: &PlacementRequest, now: DateTime<Utc>) -> Result<Start, Rejection> {
+/// an error) and the calling window that applies (the placement's, else
+/// the account's, else the default), before any limit is charged. The call
+/// starts only where the window leaves it `ring` to ring; a window with no
+/// such room within 30 days of the earliest start is
+/// `outside_calling_window`.
+fn plan_start(
+    request: &PlacementRequest,
+    window: Option<CallingWindow>,
+    ring: std::time::Duration,
+    now: DateTime<Utc>,
+) -> Result<Start, Rejection> {
     let scheduled_at = request.scheduled_at.map(|at| at.with_timezone(&Utc));
+    let latest = now.checked_add_signed(MAX_SCHEDULE_AHEAD);
     if let Some(at) = scheduled_at
-        && at > now + MAX_SCHEDULE_AHEAD
+        && latest.is_none_or(|latest| at > latest)
     {
         return Err(Rejection::InvalidScheduledAt(
             "is more than 30 days ahead".into(),
         ));
     }
     let earliest = scheduled_at.map_or(now, |at| at.max(now));
-    let window = request.calling_window;
     let at = match &window {
         None => earliest,
-        Some(window) => next_opening(window, time_zones(&request.to), earliest)
+        Some(window) => opening_with_room(window, time_zones(&request.to), earliest, ring)
+            .filter(|&at| {
+                earliest
+                    .checked_add_signed(MAX_SCHEDULE_AHEAD)
+                    .is_some_and(|limit| at <= limit)
+            })
             .ok_or(Rejection::OutsideCallingWindow)?,
     };
     Ok(Start {
