@@ -324,21 +324,18 @@ async fn a_call_cancelled_while_it_waits_is_never_dialed() {
 
 #[tokio::test]
 async fn the_lease_keeper_starts_a_waiting_call_on_its_own() {
-    let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
-    let service = builder()
-        .clock(clock.clone())
-        .call_lease(Duration::from_secs(1))
-        .build()
-        .unwrap();
-    let api = Api::new(service);
+    let s = setup_with("2026-12-02T02:30:00Z", |builder| {
+        builder.call_lease(Duration::from_secs(1))
+    });
     let body = json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
-    let id = place(&api, KEY_A1, body).await;
-    clock.set(utc("2026-12-02T13:00:01Z"));
+    let id = place(&s.api, KEY_A1, body).await;
+    s.clock.set(utc("2026-12-02T13:00:01Z"));
     // No `recover()`: the keeper's next takeover dials it.
     assert_eq!(
-        wait_terminal(&api, KEY_A1, &id).await.status,
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
         CallStatus::Completed
     );
+    assert_eq!(s.dialer.dials(&id), 1);
 }
 
 /// The counting carrier, saying it rings real phones (the trait's default).

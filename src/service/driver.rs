@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::journal::Actor;
 use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
-use crate::dialer::{CarrierReport, DialRequest};
+use crate::dialer::{CarrierReport, DialError, DialRequest, ProgressHandle};
 use crate::domain::{CallId, CallStatus};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
@@ -95,6 +95,30 @@ fn answered_deadline(call: &StoredCall, now: DateTime<Utc>) -> Option<tokio::tim
 }
 
 impl AgentCall {
+    /// Asks the carrier to start a stored call, waiting at most the dial
+    /// timeout for it to accept; returns the call's progress reports. On a
+    /// timeout the carrier may still start the call after we gave up on it,
+    /// so it is told to drop whatever it has. Placement and the start of a
+    /// waiting call dial this way.
+    pub(super) async fn dial_stored(
+        &self,
+        call: &StoredCall,
+    ) -> Result<crate::dialer::ProgressReports, DialError> {
+        let call_id = &call.record.id;
+        let (progress, reports) = ProgressHandle::channel(call_id.clone());
+        let limit = self.inner.timing.dial_timeout;
+        let dialed = self.inner.dialer.dial(dial_request(call), progress);
+        match tokio::time::timeout(limit, dialed).await {
+            Ok(dialed) => dialed.map(|()| reports),
+            Err(_) => {
+                let _ = self.hang_up(call_id).await;
+                Err(DialError::Carrier(format!(
+                    "the carrier did not accept the call within {limit:?}"
+                )))
+            }
+        }
+    }
+
     /// Runs [`AgentCall::follow`] in a task of its own. The caller has
     /// counted the call in `running` and marked it followed already; the
     /// task undoes both.

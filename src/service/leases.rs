@@ -21,7 +21,7 @@ use super::journal::Actor;
 use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
 use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallStatus, ErrorToken};
-use crate::schedule::{holds_at, opening_with_room, time_zones};
+use crate::schedule::{opening_with_room, time_zones};
 use crate::state::Ending;
 use crate::store::{CallLease, InstanceId, LeaseClaim, StoreError, StoredCall};
 
@@ -350,27 +350,21 @@ impl AgentCall {
             self.call_finished();
             return;
         }
+        // The first instant from which the call has room to ring inside
+        // its window: now when it has room now, later when the window has
+        // closed (or is about to) since the call's time came.
         let now = self.now();
-        let ring = chrono::Duration::from_std(self.inner.timing.ring_timeout)
-            .unwrap_or(chrono::Duration::MAX);
-        let zones = || time_zones(&call.record.to);
-        let has_room = |window: &crate::schedule::CallingWindow| {
-            holds_at(window, zones(), now)
-                && now
-                    .checked_add_signed(ring)
-                    .is_some_and(|until| holds_at(window, zones(), until))
-        };
-        let reopens = match &call.calling_window {
-            Some(window) if !has_room(window) => Some(opening_with_room(
+        let opens = match &call.calling_window {
+            None => Some(now),
+            Some(window) => opening_with_room(
                 window,
-                zones(),
+                time_zones(&call.record.to),
                 now,
                 self.inner.timing.ring_timeout,
-            )),
-            _ => None,
+            ),
         };
-        match reopens {
-            Some(Some(at)) => {
+        match opens {
+            Some(at) if at > now => {
                 call.waiting_until = Some(at);
                 call.lease = Some(CallLease::new(InstanceId::waiting(), at));
                 if let Err(error) = self.inner.store.update(&call, Vec::new()).await {
@@ -380,7 +374,7 @@ impl AgentCall {
                 self.call_finished();
                 return;
             }
-            Some(None) => {
+            None => {
                 let ending = Ending::failed(ErrorToken::OutsideCallingWindow.as_str());
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
@@ -389,7 +383,7 @@ impl AgentCall {
                 report.ended += 1;
                 return;
             }
-            None => {}
+            Some(_) => {}
         }
         call.waiting_until = None;
         match self.inner.store.update(&call, Vec::new()).await {
@@ -404,22 +398,8 @@ impl AgentCall {
                 return;
             }
         }
-        let (progress, reports) = ProgressHandle::channel(call_id.clone());
-        let limit = self.inner.timing.dial_timeout;
-        let dialed = tokio::time::timeout(
-            limit,
-            self.inner
-                .dialer
-                .dial(super::driver::dial_request(&call), progress),
-        )
-        .await
-        .unwrap_or_else(|_| {
-            Err(crate::dialer::DialError::Carrier(format!(
-                "the carrier did not accept the call within {limit:?}"
-            )))
-        });
-        match dialed {
-            Ok(()) => {
+        match self.dial_stored(&call).await {
+            Ok(reports) => {
                 // A cancel between the start and the dial found nothing to
                 // hang up yet: look again, now that the carrier has it.
                 let canceled = matches!(
@@ -434,7 +414,6 @@ impl AgentCall {
             }
             Err(error) => {
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start a waiting call");
-                let _ = self.hang_up(&call_id).await;
                 let ending = Ending::failed(super::PLACEMENT_FAILED_TOKEN);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;

@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 use super::journal::Actor;
 use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
 use crate::accounts::Principal;
-use crate::dialer::ProgressHandle;
 use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
 use crate::schedule::{CallingWindow, opening_with_room, time_zones};
@@ -199,34 +198,21 @@ impl AgentCall {
             });
         }
         let call_id = call.record.id.clone();
-        let (progress, reports) = ProgressHandle::channel(call_id.clone());
-        let dial_timeout = inner.timing.dial_timeout;
-        let dialed = inner
-            .dialer
-            .dial(super::driver::dial_request(&call), progress);
-        let dialed = match tokio::time::timeout(dial_timeout, dialed).await {
-            Ok(dialed) => dialed,
-            Err(_) => {
-                // The carrier may still start the call after we gave up on
-                // it: tell it to drop whatever it has.
-                let _ = self.hang_up(&call_id).await;
-                Err(crate::dialer::DialError::Carrier(format!(
-                    "the carrier did not accept the call within {dial_timeout:?}"
-                )))
+        let reports = match self.dial_stored(&call).await {
+            Ok(reports) => reports,
+            Err(error) => {
+                tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
+                let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
+                // A single attempt, unlike the call task's retrying end: the
+                // client is still waiting and gets a store error as it is.
+                let result = self
+                    .apply_transition(&call_id, Transition::End(ending), None, None, Actor::Holder)
+                    .await;
+                drop(admission);
+                result?;
+                return Err(ServiceError::PlacementFailed(error.to_string()));
             }
         };
-        if let Err(error) = dialed {
-            tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
-            let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
-            // A single attempt, unlike the call task's retrying end: the
-            // client is still waiting and gets a store error as it is.
-            let result = self
-                .apply_transition(&call_id, Transition::End(ending), None, None, Actor::Holder)
-                .await;
-            drop(admission);
-            result?;
-            return Err(ServiceError::PlacementFailed(error.to_string()));
-        }
         // From here the call's task holds the count and uncounts it at the end.
         admission.hand_over();
         following.hand_over();
