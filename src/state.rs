@@ -11,6 +11,15 @@
 //! | queued, dialing | [`Transition::End`] | no_answer, declined, failed |
 //! | in_progress | [`Transition::End`] | completed, voicemail, failed |
 //! | queued, dialing | [`Transition::Cancel`] | failed, error `canceled` |
+//! | queued, dialing | [`Transition::Retry`] | queued (the attempt ended as no_answer, declined or failed) |
+//! | in_progress | [`Transition::Retry`] | queued (the attempt ended as voicemail) |
+//! | queued, after a retry | [`Transition::NextAttempt`] | queued, `attempt` raised |
+//!
+//! A retry ends one attempt without ending the call: the attempt's outcome
+//! moves to `attempts`, the record's own fields are cleared for the next
+//! one, and no event fires. Whether an attempt is retried is the service's
+//! decision (its retry policy); the state machine only keeps the record
+//! straight.
 //!
 //! Cancelling an answered call is not a move of its own: the service hangs
 //! up through the carrier, which then reports the end (`completed`, with what
@@ -25,14 +34,16 @@
 //! `startedAt <= endedAt` always holds. The talk time is the carrier's
 //! ([`Ending::duration_sec`]) when it gave one, answer to end otherwise.
 //!
-//! Terminal statuses are final. Every move into `in_progress` or a terminal
-//! status emits exactly one event, so a call emits at most two: one
+//! Terminal statuses are final. Every move into a terminal status emits
+//! exactly one event, and the first answer of a call emits
+//! `call.in_progress` (a later attempt's answer, after a voicemail that was
+//! retried, emits nothing), so a call emits at most two: one
 //! `call.in_progress` only if answered, and exactly one terminal event.
 //! An illegal move is an [`IllegalTransition`] and the record is untouched.
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{CallRecord, CallStatus, EventKind};
+use crate::domain::{AttemptOutcome, CallRecord, CallStatus, EventKind};
 
 /// Error token stored on a failed call when the carrier gave none.
 pub const DEFAULT_FAILURE_TOKEN: &str = "carrier_error";
@@ -94,6 +105,11 @@ pub enum Transition {
     End(Ending),
     /// The caller cancelled the call before it was answered.
     Cancel,
+    /// The attempt ended with this (not terminal for the call): another
+    /// attempt follows.
+    Retry(Ending),
+    /// A retry's dial starts: the next attempt.
+    NextAttempt,
 }
 
 impl Transition {
@@ -102,6 +118,8 @@ impl Transition {
             Self::Dial => "dial",
             Self::Answer => "answer",
             Self::Cancel => "cancel",
+            Self::Retry(_) => "retry",
+            Self::NextAttempt => "start the next attempt of",
             Self::End(ending) => match ending.status {
                 CallStatus::Completed => "end as completed",
                 CallStatus::NoAnswer => "end as no_answer",
@@ -145,11 +163,57 @@ pub fn apply(
         transition: t.name(),
     };
     let mut next = record.clone();
+    // An attempt that ended and was retried: only the next attempt, a
+    // cancel or the service's own failure (the retry cannot be made) may
+    // follow; a late report about the ended attempt changes nothing.
+    let waits_for_retry =
+        record.status == Queued && record.attempts.len() == record.attempt as usize;
+    let stale = waits_for_retry
+        && match &transition {
+            Transition::Dial | Transition::Answer | Transition::Retry(_) => true,
+            Transition::End(ending) => ending.status != Failed,
+            Transition::Cancel | Transition::NextAttempt => false,
+        };
+    if stale {
+        return Err(illegal(&transition));
+    }
     match (&transition, record.status) {
         (Transition::Dial, Queued) => next.status = Dialing,
         (Transition::Answer, Dialing) => {
             next.status = InProgress;
             next.started_at = Some(now);
+            if record.attempts.iter().any(|a| a.started_at.is_some()) {
+                // Answered before, in an attempt that was retried: the call
+                // has had its `call.in_progress`.
+                return Ok(Step {
+                    record: next,
+                    event: None,
+                });
+            }
+        }
+        (Transition::Retry(ending), from) if retryable(from, ending.status) => {
+            let mut ended = record.clone();
+            end(&mut ended, ending.clone(), now);
+            next.attempts.push(AttemptOutcome {
+                attempt: record.attempt,
+                status: ended.status,
+                error: ended.error,
+                started_at: ended.started_at,
+                ended_at: now,
+                duration_sec: ended.duration_sec.unwrap_or(0),
+            });
+            next.status = Queued;
+            next.started_at = None;
+            next.ended_at = None;
+            next.duration_sec = None;
+            next.transcript = None;
+            next.summary = None;
+            next.extracted = None;
+            next.recording_url = None;
+            next.error = None;
+        }
+        (Transition::NextAttempt, Queued) if record.attempts.len() == record.attempt as usize => {
+            next.attempt += 1;
         }
         (Transition::End(ending), from) if may_end(from, ending.status) => {
             end(&mut next, ending.clone(), now);
@@ -164,6 +228,17 @@ pub fn apply(
         record: next,
         event,
     })
+}
+
+/// Whether an attempt of a call in `from` that ended as `to` may be retried:
+/// one that reached no one, or a machine.
+pub(crate) fn retryable(from: CallStatus, to: CallStatus) -> bool {
+    use CallStatus::*;
+    match from {
+        Queued | Dialing => matches!(to, NoAnswer | Declined | Failed),
+        InProgress => to == Voicemail,
+        _ => false,
+    }
 }
 
 /// Whether a call in `from` may end as `to`.
@@ -353,38 +428,122 @@ mod tests {
         assert_eq!(ended.duration_sec, Some(0));
     }
 
-    fn any_transition() -> impl Strategy<Value = Transition> {
-        let ending = (
+    #[test]
+    fn a_retried_voicemail_keeps_its_outcome_and_the_call_one_in_progress_event() {
+        let dialing = apply(&queued(), Transition::Dial, t0()).unwrap().record;
+        let answered = apply(&dialing, Transition::Answer, t0()).unwrap();
+        assert_eq!(answered.event, Some(EventKind::InProgress));
+        let end_at = t0() + Duration::seconds(20);
+        let retried = apply(
+            &answered.record,
+            Transition::Retry(Ending::new(CallStatus::Voicemail)),
+            end_at,
+        )
+        .unwrap();
+        assert_eq!(
+            (retried.record.status, retried.event),
+            (CallStatus::Queued, None)
+        );
+        assert_eq!(
+            retried.record.attempts,
+            [AttemptOutcome {
+                attempt: 1,
+                status: CallStatus::Voicemail,
+                error: None,
+                started_at: Some(t0()),
+                ended_at: end_at,
+                duration_sec: 20,
+            }]
+        );
+        assert_eq!(retried.record.started_at, None);
+        // Late reports about the retried attempt change nothing.
+        for late in [
+            Transition::Dial,
+            Transition::Answer,
+            Transition::End(Ending::new(CallStatus::Voicemail)),
+            Transition::Retry(Ending::new(CallStatus::NoAnswer)),
+        ] {
+            assert!(apply(&retried.record, late, end_at).is_err());
+        }
+        let second = apply(&retried.record, Transition::NextAttempt, end_at)
+            .unwrap()
+            .record;
+        assert_eq!(second.attempt, 2);
+        assert!(
+            apply(&second, Transition::NextAttempt, end_at).is_err(),
+            "one raise per retry"
+        );
+        let dialing = apply(&second, Transition::Dial, end_at).unwrap().record;
+        let answered = apply(&dialing, Transition::Answer, end_at).unwrap();
+        assert_eq!(answered.event, None, "the call was answered before");
+        let done = apply(
+            &answered.record,
+            Transition::End(Ending::new(CallStatus::Completed)),
+            end_at,
+        )
+        .unwrap();
+        assert_eq!(done.event, Some(EventKind::Completed));
+        // A completed or answered-then-failed attempt is never retried.
+        assert!(
+            apply(
+                &answered.record,
+                Transition::Retry(Ending::new(CallStatus::Completed)),
+                end_at
+            )
+            .is_err()
+        );
+        assert!(
+            apply(
+                &answered.record,
+                Transition::Retry(Ending::failed("x")),
+                end_at
+            )
+            .is_err()
+        );
+    }
+
+    fn any_ending() -> impl Strategy<Value = Ending> {
+        (
             prop::sample::select(CallStatus::ALL.to_vec()),
             prop::option::of(0u64..10_000),
         )
             .prop_map(|(status, duration_sec)| Ending {
                 duration_sec,
                 ..Ending::new(status)
-            });
+            })
+    }
+
+    fn any_transition() -> impl Strategy<Value = Transition> {
         prop_oneof![
             Just(Transition::Dial),
             Just(Transition::Answer),
             Just(Transition::Cancel),
-            ending.prop_map(Transition::End),
+            Just(Transition::NextAttempt),
+            any_ending().prop_map(Transition::End),
+            any_ending().prop_map(Transition::Retry),
         ]
     }
 
     proptest! {
-        /// Random carrier reports: whatever arrives, the invariants of spec 3 and 6.1 hold.
+        /// Random carrier reports and retries: whatever arrives, the
+        /// invariants of spec 3 and 6.1 hold for the call as a whole, and
+        /// each attempt's outcome is kept in order.
         #[test]
         fn random_report_sequences_keep_the_invariants(
-            transitions in prop::collection::vec(any_transition(), 0..12),
-            gaps in prop::collection::vec(0i64..100_000, 12),
+            transitions in prop::collection::vec(any_transition(), 0..16),
+            gaps in prop::collection::vec(0i64..100_000, 16),
         ) {
             let mut record = queued();
             let mut now = t0();
             let mut events = Vec::new();
+            let mut answered_ever = false;
             let mut answered = false;
             for (transition, gap) in transitions.into_iter().zip(gaps) {
                 now += Duration::milliseconds(gap);
                 let before = record.clone();
                 let cancel = transition == Transition::Cancel;
+                let retry = matches!(transition, Transition::Retry(_));
+                let next_attempt = transition == Transition::NextAttempt;
                 match apply(&record, transition, now) {
                     Ok(step) => {
                         prop_assert!(!before.status.is_terminal(), "moved out of a terminal status");
@@ -394,7 +553,25 @@ mod tests {
                             prop_assert_eq!(step.record.error.as_deref(), Some(CANCELED_TOKEN));
                             prop_assert_eq!(step.record.duration_sec, Some(0), "nothing to bill");
                         }
-                        answered |= step.record.status == CallStatus::InProgress;
+                        if retry {
+                            prop_assert_eq!(step.record.status, CallStatus::Queued);
+                            prop_assert_eq!(step.event, None);
+                            prop_assert_eq!(step.record.attempts.len(), before.attempts.len() + 1);
+                            let outcome = step.record.attempts.last().unwrap();
+                            prop_assert_eq!(outcome.attempt, before.attempt);
+                            prop_assert!(outcome.status.is_terminal() && outcome.status != CallStatus::Completed);
+                            prop_assert!(outcome.started_at.is_none_or(|s| s <= outcome.ended_at));
+                            prop_assert!(step.record.started_at.is_none() && step.record.ended_at.is_none());
+                            answered = false;
+                        }
+                        if next_attempt {
+                            prop_assert_eq!(step.record.attempt, before.attempt + 1);
+                            prop_assert_eq!(step.event, None);
+                        }
+                        if step.record.status == CallStatus::InProgress && !answered {
+                            answered = true;
+                            answered_ever = true;
+                        }
                         events.extend(step.event);
                         record = step.record;
                     }
@@ -407,17 +584,20 @@ mod tests {
             prop_assert!(events.len() <= 2);
             let in_progress = events.iter().filter(|e| **e == EventKind::InProgress).count();
             let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
-            prop_assert_eq!(in_progress, usize::from(answered));
+            prop_assert_eq!(in_progress, usize::from(answered_ever));
             prop_assert!(terminal.len() <= 1);
             if let Some(last) = terminal.first() {
                 prop_assert_eq!(events.last(), Some(*last), "terminal event is last");
             }
             prop_assert_eq!(terminal.len(), usize::from(record.status.is_terminal()));
+            // Attempts are numbered in order, each kept once.
+            for (index, outcome) in record.attempts.iter().enumerate() {
+                prop_assert_eq!(outcome.attempt as usize, index + 1);
+            }
+            prop_assert!(record.attempt as usize >= record.attempts.len());
+            prop_assert!(record.attempt as usize <= record.attempts.len() + 1);
             if record.status.is_terminal() {
                 prop_assert!(record.ended_at.is_some() && record.duration_sec.is_some());
-                if matches!(record.status, CallStatus::NoAnswer | CallStatus::Declined | CallStatus::Failed) && !answered {
-                    prop_assert_eq!(in_progress, 0);
-                }
                 if matches!(record.status, CallStatus::Completed | CallStatus::Voicemail) {
                     prop_assert!(answered, "completed and voicemail are connected calls");
                     prop_assert_eq!(in_progress, 1);

@@ -295,16 +295,19 @@ impl UsageLedger for FlakyLedger {
     async fn reserve(
         &self,
         account: &AccountId,
+        attempt: &agentcall::domain::CallAttempt,
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
     ) -> Result<u64, ReserveError> {
-        self.ledger.reserve(account, period, cap, max_minutes).await
+        self.ledger
+            .reserve(account, attempt, period, cap, max_minutes)
+            .await
     }
     async fn settle(
         &self,
         account: &AccountId,
-        call: &agentcall::CallId,
+        call: &agentcall::domain::CallAttempt,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,

@@ -719,8 +719,8 @@ async fn lists_are_most_recent_first_with_limits_clamped() {
     let item = &json(&bytes)["calls"][0];
     assert_eq!(
         item.as_object().unwrap().len(),
-        14,
-        "list items have the record's shape: the twelve fields of 2.1, metadata and scheduledAt"
+        16,
+        "list items have the record's shape: the twelve fields of 2.1, metadata, scheduledAt, attempt and attempts"
     );
 }
 

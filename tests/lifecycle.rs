@@ -961,7 +961,7 @@ impl agentcall::Dialer for CallbackCarrier {
         // simulated carrier: 5 completed, 3 declined, 1 no answer, 2 voicemail.
         let status = agentcall::SimulatedDialer::outcome_for(&request.to);
         tokio::spawn(async move {
-            let id = request.call_id;
+            let id = agentcall::domain::CallAttempt::new(request.call_id, request.attempt);
             if matches!(status, CallStatus::Completed | CallStatus::Voicemail) {
                 service
                     .carrier_report(&id, CarrierReport::Answered)

@@ -141,6 +141,7 @@ impl UsageLedger for Ledger {
     async fn reserve(
         &self,
         account: &AccountId,
+        attempt: &agentcall::domain::CallAttempt,
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
@@ -148,13 +149,15 @@ impl UsageLedger for Ledger {
         if self.reserve_down.load(Ordering::SeqCst) {
             return Err(ReserveError::Unavailable(down()));
         }
-        self.inner.reserve(account, period, cap, max_minutes).await
+        self.inner
+            .reserve(account, attempt, period, cap, max_minutes)
+            .await
     }
 
     async fn settle(
         &self,
         account: &AccountId,
-        call: &agentcall::CallId,
+        call: &agentcall::domain::CallAttempt,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,

@@ -155,6 +155,7 @@ async fn reservations_across_instances_never_pass_the_cap() {
         Arc::new(stores[0].usage_ledger()),
         Arc::new(stores[1].usage_ledger()),
     ];
+    store_common::each_attempt_settles_once(ledgers[0].as_ref()).await;
     store_common::reservations_never_pass_the_cap(ledgers).await;
     for store in stores {
         store.close().await;

@@ -80,6 +80,7 @@ async fn two_processes_on_one_file_keep_every_contract() {
     store_common::lease_claims_are_never_handed_out_twice(stores.clone()).await;
     store_common::one_begin_starts(stores.clone()).await;
     let ledgers = stores.map(|store| Arc::new(store.usage_ledger()));
+    store_common::each_attempt_settles_once(ledgers[0].as_ref()).await;
     store_common::reservations_never_pass_the_cap(ledgers).await;
 }
 

@@ -211,6 +211,10 @@ struct AccountConfig {
     /// account's calls may ring, unless a placement gives its own.
     #[serde(default)]
     calling_window: Option<agentcall::schedule::CallingWindow>,
+    /// `{"maxAttempts": 3, "on": ["no_answer"], "delayMinutes": [30]}`: how
+    /// the account's calls are tried again, unless a placement says.
+    #[serde(default)]
+    retry: Option<agentcall::schedule::RetryPolicy>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -271,6 +275,7 @@ fn demo_config() -> (Config, String) {
             minute_cap: default_minute_cap(),
             webhook_secret: "whsec_demo".into(),
             calling_window: None,
+            retry: None,
         }],
         allow_insecure_loopback_webhooks: false,
         simulation: SimulationFile::default(),
@@ -435,6 +440,7 @@ async fn build_service(
         account.calls_per_minute = entry.calls_per_minute;
         account.minute_cap = entry.minute_cap;
         account.calling_window = entry.calling_window;
+        account.retry = entry.retry;
         directory = directory.with_account(account, entry.api_keys.iter().map(ApiKey::new));
     }
     let mut guardrails = GuardrailConfig {

@@ -11,14 +11,15 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::domain::{
-    CallRecord, CallStatus, ErrorToken, EventKind, FieldDefinition, FieldType, PlacementRequest,
+    AttemptOutcome, CallRecord, CallStatus, ErrorToken, EventKind, FieldDefinition, FieldType,
+    PlacementRequest,
 };
 use crate::service::Placed;
 use crate::webhook::EventPayload;
 
 use super::{ErrorBody, EvidenceResponse, ListResponse};
 use crate::extract::{Evidence, Party};
-use crate::schedule::WindowFields;
+use crate::schedule::{RetryFields, WindowFields};
 
 #[derive(OpenApi)]
 #[openapi(components(schemas(
@@ -35,12 +36,14 @@ use crate::schedule::WindowFields;
     EvidenceResponse,
     Evidence,
     Party,
-    WindowFields
+    WindowFields,
+    RetryFields,
+    AttemptOutcome
 )))]
 struct Schemas;
 
 /// Tokens a placement can answer with, by status.
-const PLACEMENT_400: [ErrorToken; 18] = [
+const PLACEMENT_400: [ErrorToken; 19] = [
     ErrorToken::InvalidJson,
     ErrorToken::InvalidIdempotencyKey,
     ErrorToken::UnknownField,
@@ -56,6 +59,7 @@ const PLACEMENT_400: [ErrorToken; 18] = [
     ErrorToken::InvalidMetadata,
     ErrorToken::InvalidScheduledAt,
     ErrorToken::InvalidCallingWindow,
+    ErrorToken::InvalidRetry,
     ErrorToken::OutsideCallingWindow,
     ErrorToken::DestinationBlocked,
     ErrorToken::CallerIdNotOwned,
@@ -319,6 +323,8 @@ mod tests {
             "Placed",
             "EvidenceResponse",
             "Evidence",
+            "RetryFields",
+            "AttemptOutcome",
         ] {
             assert!(doc["components"]["schemas"][schema].is_object(), "{schema}");
         }
@@ -342,6 +348,7 @@ mod tests {
             Rejection::InvalidMetadata(String::new()),
             Rejection::InvalidScheduledAt(String::new()),
             Rejection::InvalidCallingWindow(String::new()),
+            Rejection::InvalidRetry(String::new()),
             Rejection::OutsideCallingWindow,
             Rejection::DestinationBlocked(BlockReason::PremiumRate),
             Rejection::CallerIdNotOwned,

@@ -27,6 +27,12 @@ pub(crate) use wav::sine_wav;
 pub struct DialRequest {
     /// The service's id for the call.
     pub call_id: CallId,
+    /// Which attempt this dial is: 1 for the first, more for a retry of a
+    /// call that reached no one (the same call id, dialed again). A carrier
+    /// whose reports arrive as callbacks hands it back with each report
+    /// ([`AgentCall::carrier_report`](crate::AgentCall::carrier_report)),
+    /// so a late report about an earlier attempt changes nothing.
+    pub attempt: u32,
     /// Destination, E.164 (already checked by the guardrails).
     pub to: String,
     /// Caller ID to present, E.164, owned by the account.

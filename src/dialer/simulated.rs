@@ -344,6 +344,7 @@ mod tests {
     fn request(fields: Vec<FieldDefinition>, max_duration: Duration) -> DialRequest {
         DialRequest {
             call_id: CallId::generate(),
+            attempt: 1,
             to: "+14155550109".into(),
             caller_id: "+14155550100".into(),
             objective: "Confirm the delivery and collect the details.".into(),
@@ -455,6 +456,7 @@ mod tests {
         let (progress, mut reports) = ProgressHandle::channel(call_id.clone());
         let request = DialRequest {
             call_id,
+            attempt: 1,
             to: "+14155550109".into(),
             caller_id: "+14155550100".into(),
             objective: "Confirm the delivery window.".into(),

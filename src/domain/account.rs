@@ -22,6 +22,9 @@ pub struct Account {
     /// own `callingWindow`; `None` leaves the default (see
     /// [`AgentCallBuilder::default_calling_windows`](crate::AgentCallBuilder::default_calling_windows)).
     pub calling_window: Option<crate::schedule::CallingWindow>,
+    /// How its calls are tried again when an attempt reaches no one,
+    /// unless a placement gives its own `retry`; `None`: never.
+    pub retry: Option<crate::schedule::RetryPolicy>,
 }
 
 impl Account {
@@ -35,6 +38,7 @@ impl Account {
             minute_cap: 1_000,
             webhook_secret,
             calling_window: None,
+            retry: None,
         }
     }
 

@@ -88,7 +88,8 @@ impl FromStr for CallStatus {
 
 /// The call record exactly as the API returns it (spec 2.1): all twelve
 /// fields always present, camelCase, `null` when unset, plus the caller's
-/// `metadata` and `scheduledAt` (extensions of this crate).
+/// `metadata`, `scheduledAt`, `attempt` and `attempts` (extensions of this
+/// crate).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -132,6 +133,43 @@ pub struct CallRecord {
     #[serde(default, with = "iso8601_opt")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub scheduled_at: Option<DateTime<Utc>>,
+    /// Which dial the record describes (an extension of this crate): 1 for
+    /// the first, raised when a retry's dial starts.
+    #[serde(default = "first_attempt")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5))]
+    pub attempt: u32,
+    /// The attempts that ended without ending the call, each one followed
+    /// by a retry, oldest first (an extension of this crate); empty for a
+    /// call dialed once. The record's own fields describe its last attempt.
+    #[serde(default)]
+    pub attempts: Vec<AttemptOutcome>,
+}
+
+fn first_attempt() -> u32 {
+    1
+}
+
+/// How one attempt of a call ended: an entry of [`CallRecord::attempts`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptOutcome {
+    /// The attempt's number, 1 for the first dial.
+    pub attempt: u32,
+    /// How it ended (`no_answer`, `declined`, `voicemail` or `failed`).
+    pub status: CallStatus,
+    /// Error token of a failed attempt.
+    pub error: Option<String>,
+    /// When it was answered (a machine, for voicemail).
+    #[serde(with = "iso8601_opt")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it ended.
+    #[serde(with = "iso8601")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub ended_at: DateTime<Utc>,
+    /// Talk time in whole seconds (billed as for any call); 0 when never answered.
+    pub duration_sec: u64,
 }
 
 impl CallRecord {
@@ -152,6 +190,8 @@ impl CallRecord {
             error: None,
             metadata: None,
             scheduled_at: None,
+            attempt: 1,
+            attempts: Vec::new(),
         }
     }
 }
@@ -160,6 +200,24 @@ impl CallRecord {
 /// precision and a `Z` suffix, e.g. `2026-11-22T02:11:09.123Z`.
 pub(crate) fn format_timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+pub(crate) mod iso8601 {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(
+        at: &DateTime<Utc>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&super::format_timestamp(*at))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<DateTime<Utc>, D::Error> {
+        DateTime::<Utc>::deserialize(deserializer)
+    }
 }
 
 pub(crate) mod iso8601_opt {
@@ -197,6 +255,8 @@ mod tests {
         assert_eq!(
             keys,
             [
+                "attempt",
+                "attempts",
                 "durationSec",
                 "endedAt",
                 "error",

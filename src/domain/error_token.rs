@@ -88,6 +88,8 @@ error_tokens! {
         "`scheduledAt` is not an RFC 3339 time with an offset, or is more than 30 days ahead.";
     InvalidCallingWindow => "invalid_calling_window", 400,
         "`callingWindow` is malformed: `start` and `end` must be 24-hour `HH:MM` with `start` before `end`, `days` from `mon` to `sun`.";
+    InvalidRetry => "invalid_retry", 400,
+        "`retry` is malformed: `maxAttempts` from 1 to 5, `on` from `no_answer`, `busy_or_declined`, `voicemail`, `delayMinutes` one to four delays of 1 to 10,080 minutes.";
     OutsideCallingWindow => "outside_calling_window", 400,
         "The calling window can never open for this number (no days, or hours that never hold in all of its time zones).";
     DestinationBlocked => "destination_blocked", 400,

@@ -97,6 +97,34 @@ impl fmt::Display for CallId {
     }
 }
 
+/// One attempt (dial) of a call: what the usage ledger reserves minutes
+/// for and settles, once each. A call dialed once has only attempt 1.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallAttempt {
+    /// The call.
+    pub call: CallId,
+    /// The attempt's number, 1 for the first dial.
+    pub attempt: u32,
+}
+
+impl CallAttempt {
+    /// Attempt `attempt` of `call`.
+    pub fn new(call: CallId, attempt: u32) -> Self {
+        Self { call, attempt }
+    }
+
+    /// The first dial of `call`.
+    pub fn first(call: CallId) -> Self {
+        Self::new(call, 1)
+    }
+}
+
+impl fmt::Display for CallAttempt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} attempt {}", self.call, self.attempt)
+    }
+}
+
 /// The identifier of an account, as the host names it (any non-empty text).
 /// Shared text: a clone (one per placement, per rate-limit and minute-cap
 /// entry) counts a reference instead of copying.

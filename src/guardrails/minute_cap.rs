@@ -11,6 +11,9 @@
 //! finds less than one whole minute to reserve gets `over_minute_cap`. When
 //! the call ends, its reservation is replaced by its billed minutes, which
 //! never exceed the reservation (the carrier hangs up when it is reached).
+//! A call retried after an unanswered attempt reserves again for each
+//! attempt ([`CallAttempt`]), in the period it was placed in, and each
+//! attempt is settled once.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -19,7 +22,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 
-use crate::domain::{AccountId, CallId};
+use crate::domain::{AccountId, CallAttempt};
 use crate::store::StoreError;
 
 /// How billing periods are cut.
@@ -95,16 +98,18 @@ impl Usage {
 /// # Contract
 ///
 /// - `reserve` atomically reserves `min(max_minutes, cap - billed - reserved)`
-///   in the period starting at `period`, or fails with
-///   [`ReserveError::OverCap`] when that is below one minute. Under any
+///   in the period starting at `period` for one attempt of a call, or fails
+///   with [`ReserveError::OverCap`] when that is below one minute. Under any
 ///   concurrency `billed + reserved` never exceeds `cap`.
-/// - `settle` replaces a call's reservation by its billed minutes (clamped
-///   to the reservation); settling with 0 billed releases it. A ledger that
-///   several service instances share settles each call once: a second
-///   settlement of the same `call` changes nothing and succeeds (after a
-///   crash between the ledger's settlement and the call's record of it,
-///   another instance settles the call again). [`MemoryUsageLedger`], which
-///   only one process ever uses, does not keep the calls it settled.
+/// - `settle` replaces an attempt's reservation by its billed minutes
+///   (clamped to the reservation); settling with 0 billed releases it.
+///   Each attempt is settled once: a second settlement of the same
+///   [`CallAttempt`] changes nothing and succeeds (after a crash between
+///   the ledger's settlement and the call's record of it, another instance
+///   settles the attempt again; a cancel may race the end of an attempt).
+///   The durable ledgers keep the attempts they settled;
+///   [`MemoryUsageLedger`] keeps each reservation until it is settled and
+///   ignores a settlement of an attempt it holds none for.
 /// - When the backend fails, `reserve` fails with
 ///   [`ReserveError::Unavailable`] and reserves nothing, `settle` with
 ///   [`StoreError::Unavailable`] and changes nothing (the caller may retry
@@ -114,10 +119,11 @@ impl Usage {
 ///   the outage.
 #[async_trait]
 pub trait UsageLedger: Send + Sync + Debug {
-    /// Reserves minutes for a call; returns how many.
+    /// Reserves minutes for one attempt of a call; returns how many.
     async fn reserve(
         &self,
         account: &AccountId,
+        attempt: &CallAttempt,
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
@@ -129,7 +135,7 @@ pub trait UsageLedger: Send + Sync + Debug {
     async fn settle(
         &self,
         account: &AccountId,
-        call: &CallId,
+        attempt: &CallAttempt,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
@@ -152,6 +158,10 @@ pub struct MemoryUsageLedger {
 #[derive(Debug, Default)]
 struct Periods {
     usage: HashMap<(AccountId, DateTime<Utc>), Usage, foldhash::fast::RandomState>,
+    /// The reservations not yet settled: whose, in which period, how many
+    /// minutes. A settlement takes its attempt's entry, so a second one
+    /// finds none and changes nothing.
+    held: HashMap<CallAttempt, (AccountId, DateTime<Utc>, u64), foldhash::fast::RandomState>,
     /// The newest period seen; older ones are dropped when settled.
     newest: Option<DateTime<Utc>>,
 }
@@ -181,6 +191,7 @@ impl UsageLedger for MemoryUsageLedger {
     async fn reserve(
         &self,
         account: &AccountId,
+        attempt: &CallAttempt,
         period: DateTime<Utc>,
         cap: u64,
         max_minutes: u64,
@@ -193,19 +204,31 @@ impl UsageLedger for MemoryUsageLedger {
             return Err(ReserveError::OverCap);
         }
         usage.reserved += reserve;
+        // A second reservation of one attempt (not something the service
+        // does) adds to the first, so the usage stays the sum of the held.
+        periods
+            .held
+            .entry(attempt.clone())
+            .or_insert_with(|| (account.clone(), period, 0))
+            .2 += reserve;
         Ok(reserve)
     }
 
     async fn settle(
         &self,
-        account: &AccountId,
-        _call: &CallId,
-        period: DateTime<Utc>,
-        reserved: u64,
+        _account: &AccountId,
+        attempt: &CallAttempt,
+        _period: DateTime<Utc>,
+        _reserved: u64,
         billed: u64,
     ) -> Result<(), StoreError> {
         let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
-        let usage = periods.entry(account, period);
+        // What was reserved is known here: the caller's figures only
+        // matter to ledgers that keep no reservations.
+        let Some((account, period, reserved)) = periods.held.remove(attempt) else {
+            return Ok(());
+        };
+        let usage = periods.entry(&account, period);
         usage.reserved = usage.reserved.saturating_sub(reserved);
         usage.billed += billed.min(reserved);
         Ok(())
@@ -224,6 +247,10 @@ impl UsageLedger for MemoryUsageLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn attempt() -> CallAttempt {
+        CallAttempt::first(crate::domain::CallId::generate())
+    }
 
     fn at(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -260,27 +287,29 @@ mod tests {
         let ledger = MemoryUsageLedger::new();
         let (october, november) = (at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z"));
         let accounts: Vec<AccountId> = (0..50).map(|i| format!("a{i}").parse().unwrap()).collect();
-        for account in &accounts {
+        use crate::domain::CallId;
+        let calls: Vec<CallAttempt> = accounts
+            .iter()
+            .map(|_| CallAttempt::first(CallId::generate()))
+            .collect();
+        for (account, call) in accounts.iter().zip(&calls) {
             assert_eq!(
-                ledger.reserve(account, october, 100, 10).await.ok(),
+                ledger.reserve(account, call, october, 100, 10).await.ok(),
                 Some(10)
             );
         }
         // One call of October is still running when November starts.
-        for account in &accounts[1..] {
-            ledger
-                .settle(account, &CallId::generate(), october, 10, 2)
-                .await
-                .unwrap();
+        for (account, call) in accounts.iter().zip(&calls).skip(1) {
+            ledger.settle(account, call, october, 10, 2).await.unwrap();
         }
         ledger
-            .reserve(&accounts[1], november, 100, 10)
+            .reserve(&accounts[1], &attempt(), november, 100, 10)
             .await
             .unwrap();
         assert_eq!(ledger.periods.lock().unwrap().usage.len(), 2);
         // Its late settlement still lands in October.
         ledger
-            .settle(&accounts[0], &CallId::generate(), october, 10, 4)
+            .settle(&accounts[0], &calls[0], october, 10, 4)
             .await
             .unwrap();
         assert_eq!(
@@ -294,17 +323,26 @@ mod tests {
         let ledger = MemoryUsageLedger::new();
         let acct: AccountId = "a".parse().unwrap();
         let p = at("2026-11-01T00:00:00Z");
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(10));
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(10));
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(5));
+        let calls: Vec<CallAttempt> = (0..5).map(|_| attempt()).collect();
+        assert_eq!(
+            ledger.reserve(&acct, &calls[0], p, 25, 10).await.ok(),
+            Some(10)
+        );
+        assert_eq!(
+            ledger.reserve(&acct, &calls[1], p, 25, 10).await.ok(),
+            Some(10)
+        );
+        assert_eq!(
+            ledger.reserve(&acct, &calls[2], p, 25, 10).await.ok(),
+            Some(5)
+        );
         assert!(matches!(
-            ledger.reserve(&acct, p, 25, 10).await,
+            ledger.reserve(&acct, &calls[3], p, 25, 10).await,
             Err(ReserveError::OverCap)
         ));
-        ledger
-            .settle(&acct, &CallId::generate(), p, 10, 3)
-            .await
-            .unwrap();
+        ledger.settle(&acct, &calls[0], p, 10, 3).await.unwrap();
+        // Settled once: a repeat (a cancel racing the end) changes nothing.
+        ledger.settle(&acct, &calls[0], p, 10, 3).await.unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await.unwrap(),
             Usage {
@@ -312,11 +350,13 @@ mod tests {
                 reserved: 15
             }
         );
-        assert_eq!(ledger.reserve(&acct, p, 25, 10).await.ok(), Some(7));
-        ledger
-            .settle(&acct, &CallId::generate(), p, 5, 99)
-            .await
-            .unwrap();
+        assert_eq!(
+            ledger.reserve(&acct, &calls[4], p, 25, 10).await.ok(),
+            Some(7)
+        );
+        ledger.settle(&acct, &calls[2], p, 5, 99).await.unwrap();
+        // An attempt that holds no reservation settles nothing.
+        ledger.settle(&acct, &attempt(), p, 5, 5).await.unwrap();
         assert_eq!(
             ledger.usage(&acct, p).await.unwrap().billed,
             8,

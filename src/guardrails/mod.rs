@@ -14,7 +14,7 @@
 //! 3. `invalid_context` (and `context_too_long`), `invalid_fields`,
 //!    `invalid_caller_id`, `invalid_webhook_url`, `invalid_metadata`,
 //!    `invalid_scheduled_at` (not RFC 3339 with an offset),
-//!    `invalid_calling_window`,
+//!    `invalid_calling_window`, `invalid_retry`,
 //! 4. `destination_blocked` (country allowlist, premium rate, US/CA 976,
 //!    non-geographic codes, IRSF prefixes, extra blocked types), then
 //!    `caller_id_not_owned`.
@@ -43,7 +43,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::schedule::CallingWindow;
+use crate::schedule::{CallingWindow, RetryPolicy};
 
 use crate::domain::{
     Account, ErrorToken, FieldDefinition, FieldType, MAX_CONTEXT_CHARS,
@@ -143,6 +143,9 @@ pub enum Rejection {
     /// `callingWindow` is malformed.
     #[error("callingWindow is malformed: {0}")]
     InvalidCallingWindow(String),
+    /// `retry` is malformed.
+    #[error("retry is malformed: {0}")]
+    InvalidRetry(String),
     /// The calling window never opens for the number.
     #[error("the calling window never opens for this number")]
     OutsideCallingWindow,
@@ -182,6 +185,7 @@ impl Rejection {
             Self::InvalidMetadata(_) => ErrorToken::InvalidMetadata,
             Self::InvalidScheduledAt(_) => ErrorToken::InvalidScheduledAt,
             Self::InvalidCallingWindow(_) => ErrorToken::InvalidCallingWindow,
+            Self::InvalidRetry(_) => ErrorToken::InvalidRetry,
             Self::OutsideCallingWindow => ErrorToken::OutsideCallingWindow,
             Self::DestinationBlocked(_) => ErrorToken::DestinationBlocked,
             Self::CallerIdNotOwned => ErrorToken::CallerIdNotOwned,
@@ -459,10 +463,13 @@ impl Guardrails {
         };
         let calling_window = match present("callingWindow") {
             None => None,
-            Some(value) => Some(
-                serde_json::from_value::<CallingWindow>(value.clone())
-                    .map_err(|error| Rejection::InvalidCallingWindow(error.to_string()))?,
-            ),
+            Some(value) => {
+                Some(object_as::<CallingWindow>(value).map_err(Rejection::InvalidCallingWindow)?)
+            }
+        };
+        let retry = match present("retry") {
+            None => None,
+            Some(value) => Some(object_as::<RetryPolicy>(value).map_err(Rejection::InvalidRetry)?),
         };
         self.destination_policy(&destination)?;
         let caller = owned_caller_id(caller_id.as_deref(), account)?.to_owned();
@@ -478,6 +485,7 @@ impl Guardrails {
                 metadata,
                 scheduled_at,
                 calling_window,
+                retry,
             },
             destination: destination.to_owned().map_err(Rejection::InvalidNumber)?,
         })
@@ -660,7 +668,7 @@ fn check_fields(fields: &[FieldDefinition]) -> Result<(), String> {
 }
 
 /// The keys a placement body may have.
-const PLACEMENT_KEYS: [&str; 9] = [
+const PLACEMENT_KEYS: [&str; 10] = [
     "to",
     "objective",
     "context",
@@ -670,7 +678,11 @@ const PLACEMENT_KEYS: [&str; 9] = [
     "metadata",
     "scheduledAt",
     "callingWindow",
+    "retry",
 ];
+
+/// The keys a retry policy may have.
+const RETRY_KEYS: [&str; 3] = ["maxAttempts", "on", "delayMinutes"];
 
 /// The keys a calling window may have.
 const WINDOW_KEYS: [&str; 3] = ["start", "end", "days"];
@@ -678,8 +690,8 @@ const WINDOW_KEYS: [&str; 3] = ["start", "end", "days"];
 /// The keys a field definition may have.
 const FIELD_KEYS: [&str; 3] = ["name", "type", "description"];
 
-/// Rejects the first key, top level or inside a field definition, that the
-/// API does not know. `metadata` holds the caller's own keys and is not
+/// Rejects the first key, top level or inside a field definition, a
+/// calling window or a retry policy, that the API does not know. `metadata` holds the caller's own keys and is not
 /// checked here.
 fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
     if let Some(key) = body
@@ -694,6 +706,11 @@ fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
             .find(|key| !WINDOW_KEYS.contains(&key.as_str()))
     {
         return Err(Rejection::UnknownField(format!("callingWindow.{key}")));
+    }
+    if let Some(Value::Object(retry)) = body.get("retry")
+        && let Some(key) = retry.keys().find(|key| !RETRY_KEYS.contains(&key.as_str()))
+    {
+        return Err(Rejection::UnknownField(format!("retry.{key}")));
     }
     let Some(Value::Array(items)) = body.get("fields") else {
         return Ok(());
@@ -710,6 +727,15 @@ fn check_known_keys(body: &Map<String, Value>) -> Result<(), Rejection> {
         }
     }
     Ok(())
+}
+
+/// A JSON object read as `T` (serde would also take an array of the
+/// values in order, which the API does not).
+fn object_as<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, String> {
+    if !value.is_object() {
+        return Err("not an object".into());
+    }
+    serde_json::from_value(value.clone()).map_err(|error| error.to_string())
 }
 
 /// `scheduledAt` from JSON: RFC 3339 with an explicit offset (`Z` or

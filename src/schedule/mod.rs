@@ -9,6 +9,8 @@
 //!   a window holds in every zone of a number, daylight saving included
 //!   (the time-zone database is bundled with the crate, so every host
 //!   answers alike).
+//! - [`RetryPolicy`]: how a call that reached no one is tried again (how
+//!   many dials in all, after which outcomes, and after what delay).
 //!
 //! ```
 //! use agentcall::schedule::{next_opening, time_zones, CallingWindow};
@@ -23,10 +25,15 @@
 //! ```
 
 mod opening;
+mod retry;
 mod window;
 mod zones;
 
 pub use opening::{holds_at, next_opening, opening_with_room};
+pub use retry::{
+    DEFAULT_DELAY_MINUTES, MAX_ATTEMPTS, MAX_DELAY_MINUTES, RetryError, RetryFields, RetryOn,
+    RetryPolicy, TRANSIENT_FAILURE_TOKEN,
+};
 pub use window::{CallingWindow, Days, LocalTime, WindowError, WindowFields, day_name};
 pub use zones::{Zone, time_zones};
 

@@ -5,7 +5,7 @@
 use super::driver::dial_request;
 use super::{AgentCall, ServiceError};
 use crate::dialer::DialRequest;
-use crate::domain::CallId;
+use crate::domain::{CallAttempt, CallId};
 use crate::store::{CarrierNotes, Recording, note_carrier};
 
 impl AgentCall {
@@ -37,10 +37,11 @@ impl AgentCall {
         Ok(call.carrier_notes)
     }
 
-    /// What the carrier runs for a call that has not ended, as placement
-    /// gave it to the dialer: for a conversation session that starts on an
-    /// instance other than the one that placed the call. `NotFound` for an
-    /// unknown or ended call.
+    /// What the carrier runs for a call's attempt in flight, as it was given
+    /// to the dialer: for a conversation session that starts on an instance
+    /// other than the one that placed the call. `NotFound` for an unknown or
+    /// ended call, and for one waiting for its next attempt (check the
+    /// request's `attempt` against a report's).
     pub async fn dial_request(&self, call_id: &CallId) -> Result<DialRequest, ServiceError> {
         let call = self
             .inner
@@ -48,7 +49,10 @@ impl AgentCall {
             .get(call_id)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        if call.record.status.is_terminal() || call.carrier_end.is_some() {
+        if call.record.status.is_terminal()
+            || call.carrier_end.is_some()
+            || super::journal::waits_for_retry(&call)
+        {
             return Err(ServiceError::NotFound);
         }
         Ok(dial_request(&call))
@@ -56,6 +60,20 @@ impl AgentCall {
 }
 
 impl AgentCall {
+    /// Whether `attempt` is the call's latest, and was not retried: it is
+    /// running, or it ended the call. A carrier drops what it learns late
+    /// about an earlier attempt (a machine verdict, a recording).
+    /// `NotFound` for an unknown call.
+    pub async fn is_latest_attempt(&self, attempt: &CallAttempt) -> Result<bool, ServiceError> {
+        let call = self
+            .inner
+            .store
+            .get(&attempt.call)
+            .await?
+            .ok_or(ServiceError::NotFound)?;
+        Ok(call.record.attempt == attempt.attempt && !super::journal::waits_for_retry(&call))
+    }
+
     /// Stores a recording that the carrier delivers on its own schedule
     /// (often after the call has ended) and points the call's
     /// `recordingUrl` at it. `NotFound` for an unknown call.

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::journal::Actor;
 use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
 use crate::dialer::{CarrierReport, DialError, DialRequest, ProgressHandle};
-use crate::domain::{CallId, CallStatus};
+use crate::domain::{CallAttempt, CallId, CallStatus};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -18,6 +18,7 @@ use crate::store::StoredCall;
 pub(super) fn dial_request(call: &StoredCall) -> DialRequest {
     DialRequest {
         call_id: call.record.id.clone(),
+        attempt: call.record.attempt,
         to: call.record.to.clone(),
         caller_id: call.caller_id.clone(),
         objective: call.record.objective.clone(),
@@ -25,6 +26,12 @@ pub(super) fn dial_request(call: &StoredCall) -> DialRequest {
         fields: call.fields.clone(),
         max_duration: Duration::from_secs(call.reserved_minutes.saturating_mul(60)),
     }
+}
+
+/// Whether `attempt` is the call's attempt in flight: its number, and not
+/// yet ended and retried.
+pub(super) fn is_current(call: &StoredCall, attempt: u32) -> bool {
+    call.record.attempt == attempt && !super::journal::waits_for_retry(call)
 }
 
 /// Sleeps until `deadline`, or forever without one.
@@ -132,11 +139,13 @@ impl AgentCall {
         tokio::spawn(fut);
     }
 
-    /// Applies a carrier's report about a call, read from and written to the
-    /// store, on whichever instance receives it: a carrier whose reports
-    /// arrive as HTTP callbacks (at any instance behind a load balancer)
-    /// hands them here. A report about a call that already ended, or that
-    /// another instance is finishing, changes nothing.
+    /// Applies a carrier's report about an attempt of a call, read from and
+    /// written to the store, on whichever instance receives it: a carrier
+    /// whose reports arrive as HTTP callbacks (at any instance behind a load
+    /// balancer) hands them here, with the attempt its dial was for
+    /// ([`DialRequest::attempt`]). A report about a call that already ended,
+    /// that another instance is finishing, or about an earlier attempt of
+    /// a call that was retried, changes nothing.
     ///
     /// Returns once the report is stored. For an end, that is once the
     /// carrier's outcome is kept on the call ([`StoredCall::carrier_end`]);
@@ -146,16 +155,20 @@ impl AgentCall {
     /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
     pub async fn carrier_report(
         &self,
-        call_id: &CallId,
+        attempt: &CallAttempt,
         report: CarrierReport,
     ) -> Result<(), ServiceError> {
+        let call_id = &attempt.call;
         let call = self
             .inner
             .store
             .get(call_id)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        if call.record.status.is_terminal() || call.carrier_end.is_some() {
+        if call.record.status.is_terminal()
+            || call.carrier_end.is_some()
+            || !is_current(&call, attempt.attempt)
+        {
             return Ok(());
         }
         let status = call.record.status;

@@ -15,14 +15,24 @@
 //! cancel; [`Actor::Anyone`]) are written by whichever instance learns them.
 //! The instance that ends a call takes its lease until the call is settled.
 //!
-//! Settlement is reconcilable: the terminal update stores the call with
+//! Retries: an end that the call's retry policy retries (see
+//! [`RetryPolicy`](crate::schedule::RetryPolicy)) is written as
+//! [`Transition::Retry`] instead: the attempt's outcome is kept, the call
+//! goes back to `queued` and waits (a lease of [`InstanceId::waiting`]) for
+//! its next attempt, at the delay after the end or at the next opening of
+//! its calling window after that. No event fires; the call's one terminal
+//! event is its final attempt's.
+//!
+//! Settlement is per attempt and reconcilable: the update that ends an
+//! attempt (the call, or an attempt that is retried) stores the call with
 //! `settled: false`, the ledger is told (retried with backoff while it
 //! fails), and only then is `settled: true` written. A crash or a ledger
 //! that stays down in between leaves a terminal, unsettled call that
 //! [`AgentCall::recover`] settles. A crash after the ledger accepted and
-//! before `settled` was written makes recovery settle the call again; the
-//! ledger settles each call once (the durable ledgers keep the settled call
-//! ids), so the second settlement changes nothing.
+//! before `settled` was written makes recovery settle the attempt again; the
+//! ledger settles each attempt once (see
+//! [`UsageLedger`](crate::guardrails::UsageLedger)), so the second
+//! settlement changes nothing.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -30,11 +40,12 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::AgentCall;
-use crate::domain::{AccountId, CallId, EventKind};
+use crate::domain::{AccountId, CallAttempt, CallId, EventKind};
 use crate::extract::Evidence;
 use crate::guardrails::{BillingPeriod, billed_minutes};
+use crate::schedule::{opening_with_room, time_zones};
 use crate::state::{self, Ending, Transition};
-use crate::store::{NewEvent, StoreError, StoredCall};
+use crate::store::{CallLease, CarrierNotes, InstanceId, NewEvent, StoreError, StoredCall};
 use crate::webhook::EventPayload;
 
 /// What extraction leaves on a call besides its values: why each null
@@ -67,10 +78,13 @@ pub(super) enum Actor {
     Anyone,
 }
 
-/// What the usage ledger is told when a call ends: its reservation is
-/// replaced by its billed minutes, in the period it was placed in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the usage ledger is told when an attempt of a call ends: its
+/// reservation is replaced by its billed minutes, in the period the call
+/// was placed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Settlement {
+    /// The attempt settled.
+    pub(super) attempt: CallAttempt,
     /// The billing period the reservation was taken in.
     pub(super) period: DateTime<Utc>,
     /// Minutes reserved at placement, all released.
@@ -80,23 +94,44 @@ pub(super) struct Settlement {
     pub(super) billed: u64,
 }
 
-/// The settlement of an ended call. The period follows `created_at`, not
-/// the end, because that is where [`AgentCall::place_json`] reserved.
+/// The settlement of a call's current attempt, once it ended: as the
+/// record shows it, or, when the attempt was retried, as kept in
+/// `attempts` (a cancel while the call waits for its retry settles the same
+/// attempt with the same figures). The period follows `created_at`, not
+/// the end, because that is where every attempt reserved.
 pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> Settlement {
+    let record = &call.record;
+    let retried = (record.attempt as usize)
+        .checked_sub(1)
+        .and_then(|index| record.attempts.get(index));
+    let (started, duration) = match retried {
+        Some(retried) => (retried.started_at, Some(retried.duration_sec)),
+        None => (record.started_at, record.duration_sec),
+    };
+    let minutes = billed_minutes(duration.unwrap_or(0));
     Settlement {
+        attempt: CallAttempt::new(record.id.clone(), record.attempt),
         period: billing_period.start_of(call.created_at),
         reserved: call.reserved_minutes,
-        billed: {
-            let minutes = billed_minutes(call.record.duration_sec.unwrap_or(0));
-            // A connected call is billed at least its first minute, so no
-            // end (a voicemail drop, a lost answer report) is free.
-            if call.record.started_at.is_some() {
-                minutes.max(1)
-            } else {
-                minutes
-            }
+        // A connected attempt is billed at least its first minute, so no
+        // end (a voicemail drop, a lost answer report) is free.
+        billed: if started.is_some() {
+            minutes.max(1)
+        } else {
+            minutes
         },
     }
+}
+
+/// Whether the call's current attempt has ended and was retried: the call
+/// waits in `queued` for its next attempt.
+pub(super) fn waits_for_retry(call: &StoredCall) -> bool {
+    call.record.attempts.len() == call.record.attempt as usize
+}
+
+/// Whether the call's last ended attempt still has a reservation to settle.
+pub(super) fn unsettled(call: &StoredCall) -> bool {
+    !call.settled && (call.record.status.is_terminal() || waits_for_retry(call))
 }
 
 /// The outbox row for an event the move to `call` emits, first due
@@ -154,7 +189,16 @@ impl AgentCall {
                 return Ok(None);
             }
             let now = self.now();
-            let step = match state::apply(&current.record, transition.clone(), at.unwrap_or(now)) {
+            let ended_at = at.unwrap_or(now);
+            // An end the retry policy retries is a retry instead.
+            let (transition, retry_at) = match &transition {
+                Transition::End(ending) => match self.retry_at(&current, ending, ended_at) {
+                    Some(next) => (Transition::Retry(ending.clone()), Some(next)),
+                    None => (transition.clone(), None),
+                },
+                other => (other.clone(), None),
+            };
+            let step = match state::apply(&current.record, transition, ended_at) {
                 Ok(step) => step,
                 Err(illegal) => {
                     tracing::warn!(call_id = %call_id, %illegal, "ignored an illegal move");
@@ -165,12 +209,19 @@ impl AgentCall {
                 record: step.record,
                 ..current.clone()
             };
-            if next.record.status.is_terminal() {
-                // Finished: the carrier's end is now the record's, and this
-                // instance holds the call until it has settled it.
+            if next.record.status.is_terminal() || retry_at.is_some() {
+                // The attempt is over: the carrier's end is now the record's,
+                // and this instance holds the call until it has settled it.
                 next.carrier_end = None;
                 next.settled = false;
                 next.lease = Some(self.fresh_lease(now));
+            }
+            if let Some(next_attempt) = retry_at {
+                // The next attempt starts afresh with the carrier.
+                next.waiting_until = Some(next_attempt);
+                next.carrier_notes = CarrierNotes::default();
+                next.extraction_notes.clear();
+                next.extraction_evidence.clear();
             }
             if let Some(notes) = &notes {
                 next.extraction_notes = notes.reasons.clone();
@@ -191,8 +242,12 @@ impl AgentCall {
                         self.inner.wake.notify_one();
                     }
                     next.version = version;
-                    // Terminal statuses are final, so this runs once per call.
-                    if next.record.status.is_terminal() {
+                    // Terminal statuses are final and an attempt is retried
+                    // once, so this runs once per attempt.
+                    if next.record.status.is_terminal() || retry_at.is_some() {
+                        if let Some(at) = retry_at {
+                            tracing::info!(call_id = %call_id, attempt = next.record.attempt, next_attempt_at = %at, "attempt retried");
+                        }
                         return Ok(Some(self.settle(next).await));
                     }
                     return Ok(Some(next));
@@ -200,6 +255,39 @@ impl AgentCall {
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(error) => return Err(error),
             }
+        }
+    }
+
+    /// When the next attempt of `call` may start, if its attempt that ended
+    /// with `ending` at `ended_at` is retried: the policy must retry the
+    /// outcome, allow another attempt, and the calling window must open
+    /// again (at the policy's delay after the end, or later with room to
+    /// ring). `None`: the end is the call's.
+    fn retry_at(
+        &self,
+        call: &StoredCall,
+        ending: &Ending,
+        ended_at: DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        let policy = call.retry?;
+        let attempt = call.record.attempt;
+        let retried = attempt < u32::from(policy.max_attempts())
+            && !waits_for_retry(call)
+            && policy.retries(ending.status, ending.error.as_deref())
+            && state::retryable(call.record.status, ending.status);
+        if !retried {
+            return None;
+        }
+        let delay = chrono::Duration::from_std(policy.delay_after(attempt)).ok()?;
+        let earliest = ended_at.checked_add_signed(delay)?;
+        match &call.calling_window {
+            None => Some(earliest),
+            Some(window) => opening_with_room(
+                window,
+                time_zones(&call.record.to),
+                earliest,
+                self.inner.timing.ring_timeout,
+            ),
         }
     }
 
@@ -246,28 +334,41 @@ impl AgentCall {
         }
     }
 
-    /// Replaces an ended call's reservation by its billed minutes (the
-    /// ledger retried with backoff, see [`AgentCall::settle_retrying`]), then
-    /// records that it did (`settled`, and the lease released: the call
-    /// needs no one any more). When the ledger stays down, or the
-    /// store fails, the call is returned as it was and stays unsettled, for
-    /// [`AgentCall::recover`] to settle.
+    /// Replaces the reservation of a call's last ended attempt (the call's
+    /// end, or an attempt that was retried) by its billed minutes (the
+    /// ledger retried with backoff, see [`AgentCall::settle_retrying`]),
+    /// then records that it did: `settled`, and the lease released (an
+    /// ended call needs no one any more; a retried one waits for its next
+    /// attempt under [`InstanceId::waiting`]). When the ledger stays down,
+    /// or the store fails, the call is returned as it was and stays
+    /// unsettled, under this instance's lapsing lease, for whoever takes it
+    /// over to settle.
     pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
         let settlement = settlement(&call, &self.inner.billing_period);
-        if !self
-            .settle_retrying(&call.account_id, &call.record.id, settlement)
-            .await
+        // Nothing reserved, nothing to tell (a ledger settles an attempt
+        // once, so even a second settlement would change nothing).
+        if settlement.reserved > 0
+            && !self
+                .settle_retrying(&call.account_id, settlement.clone())
+                .await
         {
             tracing::warn!(call_id = %call.record.id, "settlement failed; recovery settles the call");
             return call;
         }
         let mut current = call;
         loop {
+            let waiting = (!current.record.status.is_terminal())
+                .then_some(current.waiting_until)
+                .flatten();
             let mut next = StoredCall {
                 settled: true,
-                lease: None,
+                lease: waiting.map(|until| CallLease::new(InstanceId::waiting(), until)),
                 ..current.clone()
             };
+            if waiting.is_some() {
+                // Settled: the next attempt reserves its own minutes.
+                next.reserved_minutes = 0;
+            }
             match self.inner.store.update(&next, Vec::new()).await {
                 Ok(version) => {
                     next.version = version;
@@ -275,7 +376,14 @@ impl AgentCall {
                 }
                 Err(StoreError::Conflict { .. }) => {
                     match self.inner.store.get(&current.record.id).await {
-                        Ok(Some(fresh)) if !fresh.settled => current = fresh,
+                        // The same attempt, still unsettled (a cancel came
+                        // between): record the settlement on what is stored.
+                        Ok(Some(fresh))
+                            if unsettled(&fresh)
+                                && fresh.record.attempt == settlement.attempt.attempt =>
+                        {
+                            current = fresh
+                        }
                         Ok(Some(fresh)) => return fresh,
                         _ => return current,
                     }
@@ -297,10 +405,10 @@ impl AgentCall {
     pub(super) async fn settle_retrying(
         &self,
         account: &AccountId,
-        call: &CallId,
         settlement: Settlement,
     ) -> bool {
         let Settlement {
+            attempt: call,
             period,
             reserved,
             billed,
@@ -308,11 +416,14 @@ impl AgentCall {
         let ledger = &self.inner.ledger;
         let mut backoff = SETTLE_FIRST_BACKOFF;
         for attempt in 1..=SETTLE_ATTEMPTS {
-            match ledger.settle(account, call, period, reserved, billed).await {
+            match ledger
+                .settle(account, &call, period, reserved, billed)
+                .await
+            {
                 Ok(()) => return true,
                 Err(error) if attempt == SETTLE_ATTEMPTS => {
                     tracing::error!(
-                        %account, %period, reserved, billed, %error,
+                        %account, %call, %period, reserved, billed, %error,
                         "settlement not applied: the usage ledger failed {SETTLE_ATTEMPTS} times"
                     );
                 }

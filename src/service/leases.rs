@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 use super::journal::Actor;
 use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
 use crate::dialer::ProgressHandle;
-use crate::domain::{CallId, CallStatus, ErrorToken};
+use crate::domain::{CallAttempt, CallId, CallStatus, ErrorToken};
 use crate::schedule::{opening_with_room, time_zones};
 use crate::state::Ending;
 use crate::store::{CallLease, InstanceId, LeaseClaim, StoreError, StoredCall};
@@ -329,61 +329,124 @@ impl AgentCall {
     }
 }
 
+/// How long a retry waits when a backend it needs (the account directory,
+/// the rate limiter, the usage ledger) cannot answer, before it is tried
+/// again.
+const RETRY_BACKEND_WAIT: chrono::Duration = chrono::Duration::minutes(1);
+
+/// What became of charging the limits for a retry's attempt.
+enum Charged {
+    /// The rate permit and the minutes reserved for the attempt.
+    Yes(crate::guardrails::RatePermit, u64),
+    /// Not now: the call waits until then and is looked at again.
+    Later(DateTime<Utc>),
+    /// Never: the call ends `failed` with this error token.
+    Never(ErrorToken),
+}
+
 impl AgentCall {
-    /// Starts a call that waited to be dialed, now that this instance took
-    /// over its lapsed waiting lease (and marked it followed). If its
-    /// calling window has closed meanwhile (this instance claimed it late),
-    /// it waits again for the next opening; a window that will never open
-    /// again ends it `failed` with `outside_calling_window`.
+    /// Starts a call that waited to be dialed (scheduled, outside its
+    /// calling window, or between the attempts of a retry), now that this
+    /// instance took over its lapsed waiting lease (and marked it
+    /// followed). A retried attempt whose settlement did not land is
+    /// settled first. If its time has not come (a requeue whose instance
+    /// died) or its calling window has closed meanwhile (this instance
+    /// claimed it late), it waits again; a window that will never open
+    /// again ends it `failed` with `outside_calling_window`. A retry's
+    /// attempt is charged like a placement: the key's rate limit (a spent
+    /// budget waits) and a fresh minute reservation (a reached cap ends the
+    /// call `failed` with `over_minute_cap`).
     async fn start_waiting(&self, mut call: StoredCall, report: &mut RecoveryReport) {
         let call_id = call.record.id.clone();
         // Counted before the check, as a placement is: shutdown either
         // sees this start or it is refused here.
         self.inner.running.fetch_add(1, Ordering::SeqCst);
+        let done = |service: &Self| {
+            service.unfollow(&call_id);
+            service.call_finished();
+        };
         if !self.inner.accepting.load(Ordering::SeqCst) {
             // Shutting down: back to waiting, for another instance at once.
             call.lease = Some(CallLease::new(InstanceId::waiting(), self.now()));
             if let Err(error) = self.inner.store.update(&call, Vec::new()).await {
                 tracing::warn!(call_id = %call_id, %error, "could not hand a waiting call back; it is taken over once this lease lapses");
             }
-            self.unfollow(&call_id);
-            self.call_finished();
+            done(self);
             return;
         }
+        if super::journal::unsettled(&call) {
+            call = self.settle(call).await;
+            if !call.settled {
+                // The ledger is down: the lease lapses and the next taker
+                // settles it.
+                done(self);
+                return;
+            }
+            call.lease = Some(self.fresh_lease(self.now()));
+        }
         // The first instant from which the call has room to ring inside
-        // its window: now when it has room now, later when the window has
-        // closed (or is about to) since the call's time came.
+        // its window: now when it has room now, later when its time has
+        // not come or the window has closed (or is about to) meanwhile.
         let now = self.now();
+        let earliest = call.waiting_until.map_or(now, |at| at.max(now));
         let opens = match &call.calling_window {
-            None => Some(now),
+            None => Some(earliest),
             Some(window) => opening_with_room(
                 window,
                 time_zones(&call.record.to),
-                now,
+                earliest,
                 self.inner.timing.ring_timeout,
             ),
         };
         match opens {
             Some(at) if at > now => {
-                call.waiting_until = Some(at);
-                call.lease = Some(CallLease::new(InstanceId::waiting(), at));
-                if let Err(error) = self.inner.store.update(&call, Vec::new()).await {
-                    tracing::warn!(call_id = %call_id, %error, "could not put a call back to wait; it is taken over again");
-                }
-                self.unfollow(&call_id);
-                self.call_finished();
+                self.park(&mut call, at).await;
+                done(self);
                 return;
             }
             None => {
                 let ending = Ending::failed(ErrorToken::OutsideCallingWindow.as_str());
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
-                self.unfollow(&call_id);
-                self.call_finished();
+                done(self);
                 report.ended += 1;
                 return;
             }
             Some(_) => {}
+        }
+        let mut charged = None;
+        if super::journal::waits_for_retry(&call) {
+            match self.charge_retry(&call, now).await {
+                Charged::Yes(permit, reserved) => {
+                    let next = crate::state::apply(
+                        &call.record,
+                        crate::state::Transition::NextAttempt,
+                        now,
+                    );
+                    let Ok(next) = next else {
+                        // Cannot happen: the call waits for its retry.
+                        done(self);
+                        return;
+                    };
+                    call.record = next.record;
+                    call.reserved_minutes = reserved;
+                    call.settled = false;
+                    charged = Some(permit);
+                }
+                Charged::Later(at) => {
+                    self.park(&mut call, at).await;
+                    done(self);
+                    return;
+                }
+                Charged::Never(token) => {
+                    let ending = Ending::failed(token.as_str());
+                    self.record_end(&call_id, ending, None, None, Actor::Holder)
+                        .await;
+                    done(self);
+                    report.ended += 1;
+                    return;
+                }
+            }
         }
         call.waiting_until = None;
         match self.inner.store.update(&call, Vec::new()).await {
@@ -393,10 +456,21 @@ impl AgentCall {
                 // failed: as stored, the call is ended, or still waiting
                 // under this instance's lease and taken over once it lapses.
                 tracing::warn!(call_id = %call_id, %error, "could not start a waiting call");
-                self.unfollow(&call_id);
-                self.call_finished();
+                if let Some(permit) = charged {
+                    // The attempt never started: give back what it took.
+                    self.refund(permit).await;
+                    let release = super::journal::Settlement {
+                        billed: 0,
+                        ..super::journal::settlement(&call, &self.inner.billing_period)
+                    };
+                    self.settle_retrying(&call.account_id, release).await;
+                }
+                done(self);
                 return;
             }
+        }
+        if call.record.attempt > 1 {
+            tracing::info!(call_id = %call_id, attempt = call.record.attempt, "retrying a call");
         }
         match self.dial_stored(&call).await {
             Ok(reports) => {
@@ -417,9 +491,91 @@ impl AgentCall {
                 let ending = Ending::failed(super::PLACEMENT_FAILED_TOKEN);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
-                self.unfollow(&call_id);
-                self.call_finished();
+                done(self);
                 report.ended += 1;
+            }
+        }
+    }
+
+    /// Puts a call back to wait until `at`, under a lease nobody holds
+    /// until then.
+    async fn park(&self, call: &mut StoredCall, at: DateTime<Utc>) {
+        call.waiting_until = Some(at);
+        call.lease = Some(CallLease::new(InstanceId::waiting(), at));
+        if let Err(error) = self.inner.store.update(call, Vec::new()).await {
+            tracing::warn!(call_id = %call.record.id, %error, "could not put a call back to wait; it is taken over again");
+        }
+    }
+
+    /// Charges the limits for the next attempt of a retried call, as a
+    /// placement is charged: a rate permit of the key that placed it (at
+    /// its account's per-minute limit) and a reservation of minutes in the
+    /// period it was placed in.
+    async fn charge_retry(&self, call: &StoredCall, now: DateTime<Utc>) -> Charged {
+        let wait = now
+            .checked_add_signed(RETRY_BACKEND_WAIT)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let limit = self.inner.timing.account_lookup_timeout;
+        let account = match tokio::time::timeout(
+            limit,
+            self.inner.directory.account(&call.account_id),
+        )
+        .await
+        {
+            Ok(Ok(Some(account))) => account,
+            Ok(Ok(None)) => {
+                tracing::warn!(call_id = %call.record.id, account = %call.account_id, "the account of a retried call is gone; not retrying");
+                return Charged::Never(ErrorToken::PlacementFailed);
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(call_id = %call.record.id, %error, "account lookup failed; the retry waits");
+                return Charged::Later(wait);
+            }
+            Err(_) => return Charged::Later(wait),
+        };
+        let permit = match self
+            .inner
+            .rate_limiter
+            .try_acquire(&call.key_id, account.calls_per_minute, now)
+            .await
+        {
+            Ok(permit) => permit,
+            Err(crate::guardrails::LimitError::Limited(limited)) => {
+                let after =
+                    chrono::Duration::from_std(limited.retry_after).unwrap_or(RETRY_BACKEND_WAIT);
+                return Charged::Later(now.checked_add_signed(after).unwrap_or(wait));
+            }
+            Err(crate::guardrails::LimitError::Unavailable(error)) => {
+                tracing::warn!(call_id = %call.record.id, %error, "rate limiter unavailable; the retry waits");
+                return Charged::Later(wait);
+            }
+        };
+        let next = CallAttempt::new(call.record.id.clone(), call.record.attempt + 1);
+        let period = self.inner.billing_period.start_of(call.created_at);
+        let reserved = self
+            .inner
+            .ledger
+            .reserve(
+                &account.id,
+                &next,
+                period,
+                account.minute_cap,
+                self.max_call_minutes(),
+            )
+            .await;
+        match reserved {
+            Ok(minutes) => Charged::Yes(permit, minutes),
+            Err(error) => {
+                self.refund(permit).await;
+                match error {
+                    crate::guardrails::ReserveError::OverCap => {
+                        Charged::Never(ErrorToken::OverMinuteCap)
+                    }
+                    crate::guardrails::ReserveError::Unavailable(error) => {
+                        tracing::warn!(call_id = %call.record.id, %error, "usage ledger unavailable; the retry waits");
+                        Charged::Later(wait)
+                    }
+                }
             }
         }
     }

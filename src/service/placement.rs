@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::journal::Actor;
 use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
 use crate::accounts::Principal;
-use crate::domain::{CallId, CallRecord, CallStatus, PlacementRequest};
+use crate::domain::{CallAttempt, CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
 use crate::schedule::{CallingWindow, opening_with_room, time_zones};
 use crate::state::{Ending, Transition};
@@ -110,16 +110,17 @@ impl AgentCall {
             }
         };
         let period = inner.billing_period.start_of(now);
-        let max_minutes = inner
-            .guardrails
-            .config()
-            .max_call_duration
-            .as_secs()
-            .div_ceil(60)
-            .max(1);
+        let call_id = CallId::generate();
+        let first = CallAttempt::first(call_id.clone());
         let reserved = match inner
             .ledger
-            .reserve(&account.id, period, account.minute_cap, max_minutes)
+            .reserve(
+                &account.id,
+                &first,
+                period,
+                account.minute_cap,
+                self.max_call_minutes(),
+            )
             .await
         {
             Ok(reserved) => reserved,
@@ -132,11 +133,7 @@ impl AgentCall {
             }
         };
         let request = approved.request;
-        let mut record = CallRecord::queued(
-            CallId::generate(),
-            request.to.clone(),
-            request.objective.clone(),
-        );
+        let mut record = CallRecord::queued(call_id, request.to.clone(), request.objective.clone());
         record.metadata = request.metadata;
         record.scheduled_at = start.scheduled_at;
         let waits = start.at > now;
@@ -165,6 +162,7 @@ impl AgentCall {
             carrier_notes: Default::default(),
             calling_window: start.window,
             waiting_until: waits.then_some(start.at),
+            retry: request.retry.or(account.retry),
             version: 0,
         };
         // Followed from before the insert, so a concurrent `recover` that
@@ -177,17 +175,13 @@ impl AgentCall {
             // answer now.
             self.refund(permit).await;
             let release = super::journal::Settlement {
+                attempt: first,
                 period,
                 reserved,
                 billed: 0,
             };
             let (service, account_id) = (self.clone(), account.id.clone());
-            let call_id = call.record.id.clone();
-            tokio::spawn(async move {
-                service
-                    .settle_retrying(&account_id, &call_id, release)
-                    .await
-            });
+            tokio::spawn(async move { service.settle_retrying(&account_id, release).await });
             return Err(error.into());
         }
         if waits {
@@ -223,9 +217,20 @@ impl AgentCall {
         })
     }
 
+    /// The most minutes one attempt reserves: the longest a call may last.
+    pub(super) fn max_call_minutes(&self) -> u64 {
+        self.inner
+            .guardrails
+            .config()
+            .max_call_duration
+            .as_secs()
+            .div_ceil(60)
+            .max(1)
+    }
+
     /// Gives a rate permit back; a failure is logged (the permit then counts
     /// until it leaves the window, at most a minute).
-    async fn refund(&self, permit: RatePermit) {
+    pub(super) async fn refund(&self, permit: RatePermit) {
         let key_id = permit.key_id.clone();
         if let Err(error) = self.inner.rate_limiter.refund(permit).await {
             tracing::warn!(%key_id, %error, "rate permit not refunded; it counts until it leaves the window");

@@ -93,7 +93,8 @@ pub struct StoredCall {
     pub fields: Vec<FieldDefinition>,
     /// Where events go, if anywhere.
     pub webhook_url: Option<String>,
-    /// Minutes reserved against the account's cap while the call runs.
+    /// Minutes reserved against the account's cap for the call's current
+    /// attempt (each attempt of a retried call reserves its own).
     pub reserved_minutes: u64,
     /// Why an extracted field came back null, by field name (host-readable;
     /// a value its evidence did not support has a reason starting with
@@ -107,9 +108,10 @@ pub struct StoredCall {
     /// (extraction), with what the carrier reported; the status is still
     /// the running one. Recovery finishes such a call with this outcome.
     pub carrier_end: Option<CarrierEnd>,
-    /// Whether the call's reservation has been settled in the usage ledger
-    /// (replaced by its billed minutes). Set after the ledger accepted the
-    /// settlement of a terminal call; a terminal call without it keeps its
+    /// Whether the reservation of the call's last ended attempt has been
+    /// settled in the usage ledger (replaced by its billed minutes). Set
+    /// after the ledger accepted the settlement of a terminal call, or of
+    /// an attempt that was retried; a terminal call without it keeps its
     /// lease, which lapses, and whoever takes it over settles it.
     pub settled: bool,
     /// Which instance follows the call, and until when; `None` once the
@@ -125,6 +127,9 @@ pub struct StoredCall {
     /// Its lease is then held by [`InstanceId::waiting`] until that time,
     /// so whichever instance first claims the lapsed lease dials it.
     pub waiting_until: Option<DateTime<Utc>>,
+    /// How the call is tried again when an attempt reaches no one (the
+    /// placement's policy, else the account's); `None`: never.
+    pub retry: Option<crate::schedule::RetryPolicy>,
     /// Optimistic-concurrency version; bumped by every successful update.
     pub version: u64,
 }
@@ -158,6 +163,7 @@ impl StoredCall {
             carrier_notes: CarrierNotes::default(),
             calling_window: None,
             waiting_until: None,
+            retry: None,
             version: 0,
         }
     }

@@ -24,7 +24,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use super::carrier::{TwilioCarrier, paths};
 use super::signature::{SIGNATURE_HEADER, TwilioSignature};
 use crate::dialer::{CarrierOutcome, CarrierReport};
-use crate::domain::{CallId, CallStatus};
+use crate::domain::{CallAttempt, CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
 use crate::service::{AgentCall, ServiceError};
 use crate::store::Recording;
@@ -238,14 +238,22 @@ impl TwilioCallbacks {
         let call_id = url::form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
             .find(|(key, _)| key == "callId")
             .and_then(|(_, id)| id.parse::<CallId>().ok());
-        let Some(call_id) = call_id else {
+        // A retry's attempt is named; the first is not (URLs as before).
+        let attempt = match url::form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+            .find(|(key, _)| key == "attempt")
+        {
+            None => Some(1),
+            Some((_, n)) => n.parse::<u32>().ok().filter(|&n| n >= 1),
+        };
+        let (Some(call_id), Some(attempt)) = (call_id, attempt) else {
             return reply(StatusCode::BAD_REQUEST, "");
         };
+        let attempt = CallAttempt::new(call_id.clone(), attempt);
         let form = Form(params);
         let handled = match uri.path() {
-            paths::STATUS => self.status(&call_id, &form).await,
-            paths::MACHINE => self.machine(&call_id, &form).await,
-            paths::RECORDING => self.recording(&call_id, &form).await,
+            paths::STATUS => self.status(&attempt, &form).await,
+            paths::MACHINE => self.machine(&attempt, &form).await,
+            paths::RECORDING => self.recording(&attempt, &form).await,
             paths::CONNECT_ACTION => {
                 // The relay session ended; nothing more runs on the line.
                 return reply(
@@ -265,8 +273,9 @@ impl TwilioCallbacks {
         }
     }
 
-    /// A status callback: the call's progress, or its end.
-    async fn status(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+    /// A status callback: the attempt's progress, or its end.
+    async fn status(&self, attempt: &CallAttempt, form: &Form) -> Result<(), ServiceError> {
+        let call_id = &attempt.call;
         let report = match form.get("CallStatus").unwrap_or_default() {
             "queued" | "initiated" | "ringing" => CarrierReport::Dialing,
             "in-progress" | "answered" => CarrierReport::Answered,
@@ -281,10 +290,10 @@ impl TwilioCallbacks {
             }
         };
         let ends = matches!(report, CarrierReport::Ended(_));
-        if !ends && !self.still_wanted(call_id, form).await? {
+        if !ends && !self.still_wanted(attempt, form).await? {
             return Ok(());
         }
-        self.service.carrier_report(call_id, report).await?;
+        self.service.carrier_report(attempt, report).await?;
         if ends {
             self.carrier.forget(call_id);
         }
@@ -293,15 +302,22 @@ impl TwilioCallbacks {
 
     /// Whether a call Twilio reports as live is one we still want. A call
     /// that is over here (cancelled while Twilio created it, or whose
-    /// creation we never heard back from) is ended at Twilio by the
-    /// `CallSid` in the signed callback, so no phone rings on for nothing;
-    /// a live one gets its `CallSid` noted if it was not yet.
-    async fn still_wanted(&self, call_id: &CallId, form: &Form) -> Result<bool, ServiceError> {
+    /// creation we never heard back from), or an earlier attempt of a call
+    /// that was retried, is ended at Twilio by the `CallSid` in the signed
+    /// callback, so no phone rings on for nothing; a live one gets its
+    /// `CallSid` noted if it was not yet.
+    async fn still_wanted(&self, attempt: &CallAttempt, form: &Form) -> Result<bool, ServiceError> {
+        let call_id = &attempt.call;
         let sid = form
             .get("CallSid")
             .and_then(|sid| sid.parse::<super::rest::CallSid>().ok());
-        match self.service.dial_request(call_id).await {
-            Ok(_) => {
+        let wanted = match self.service.dial_request(call_id).await {
+            Ok(request) if request.attempt == attempt.attempt => Ok(()),
+            Ok(_) => Err(ServiceError::NotFound),
+            Err(error) => Err(error),
+        };
+        match wanted {
+            Ok(()) => {
                 if let Some(sid) = &sid {
                     self.service
                         .note_carrier(call_id, |notes| {
@@ -363,10 +379,14 @@ impl TwilioCallbacks {
 
     /// The answering-machine verdict: noted; at a machine the agent leaves
     /// its message (Twilio speaks it in place of the relay) or hangs up.
-    async fn machine(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+    async fn machine(&self, attempt: &CallAttempt, form: &Form) -> Result<(), ServiceError> {
+        let call_id = &attempt.call;
         let Some(answered_by) = form.get("AnsweredBy").map(str::to_owned) else {
             return Ok(());
         };
+        if !self.service.is_latest_attempt(attempt).await? {
+            return Ok(());
+        }
         let machine = is_machine(&answered_by);
         let request = if machine {
             self.service.dial_request(call_id).await.ok()
@@ -411,7 +431,13 @@ impl TwilioCallbacks {
 
     /// A recording is ready: fetched with the account's credentials and
     /// kept, so the call's own `recordingUrl` serves it.
-    async fn recording(&self, call_id: &CallId, form: &Form) -> Result<(), ServiceError> {
+    async fn recording(&self, attempt: &CallAttempt, form: &Form) -> Result<(), ServiceError> {
+        let call_id = &attempt.call;
+        // An earlier attempt's recording (a voicemail that was retried)
+        // must not take the place of the call's own.
+        if !self.service.is_latest_attempt(attempt).await? {
+            return Ok(());
+        }
         if form
             .get("RecordingStatus")
             .is_some_and(|status| status != "completed")

@@ -87,12 +87,18 @@ impl TwilioConfig {
         }
     }
 
-    /// The public URL of `path` for a call (`?callId=…`).
-    pub fn callback_url(&self, path: &str, call_id: &CallId) -> String {
+    /// The public URL of `path` for an attempt of a call (`?callId=…`,
+    /// and `&attempt=N` for a retry's attempt `N`, so a late callback about
+    /// an earlier attempt is told apart).
+    pub fn callback_url(&self, path: &str, call_id: &CallId, attempt: u32) -> String {
         let mut url = self.public_url.clone();
         url.set_path(&join_path(self.public_url.path(), path));
-        url.query_pairs_mut()
-            .append_pair("callId", call_id.as_str());
+        let mut query = url.query_pairs_mut();
+        query.append_pair("callId", call_id.as_str());
+        if attempt > 1 {
+            query.append_pair("attempt", &attempt.to_string());
+        }
+        drop(query);
         url.to_string()
     }
 
@@ -182,7 +188,7 @@ impl TwilioCarrier {
         let config = &self.inner.config;
         let twiml = RelayTwiml::new(
             config.relay_url(&request.call_id),
-            config.callback_url(paths::CONNECT_ACTION, &request.call_id),
+            config.callback_url(paths::CONNECT_ACTION, &request.call_id, request.attempt),
             self.inner.agent.greeting(request),
             request.call_id.as_str(),
         )
@@ -191,19 +197,26 @@ impl TwilioCarrier {
             request.to.clone(),
             request.caller_id.clone(),
             twiml,
-            config.callback_url(paths::STATUS, &request.call_id),
+            config.callback_url(paths::STATUS, &request.call_id, request.attempt),
         )
         .time_limit(request.max_duration)
         .ring_timeout(config.ring_timeout);
         if config.machine_detection {
-            create =
-                create.machine_detection(config.callback_url(paths::MACHINE, &request.call_id));
+            create = create.machine_detection(config.callback_url(
+                paths::MACHINE,
+                &request.call_id,
+                request.attempt,
+            ));
             if self.inner.agent.voicemail() == VoicemailPolicy::LeaveMessage {
                 create = create.wait_for_beep();
             }
         }
         if config.record {
-            create = create.record(config.callback_url(paths::RECORDING, &request.call_id));
+            create = create.record(config.callback_url(
+                paths::RECORDING,
+                &request.call_id,
+                request.attempt,
+            ));
         }
         create
     }

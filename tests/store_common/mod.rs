@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use agentcall::domain::{ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
+use agentcall::domain::{ApiKey, CallAttempt, CallId, CallRecord, CallStatus, EventKind, KeyId};
 use agentcall::store::{CallLease, InstanceId, LeaseClaim, NewEvent, StoredCall};
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
@@ -174,12 +174,20 @@ where
         .expect("complete");
 
     let account = fresh_account();
-    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
+    let settled = CallAttempt::first(CallId::generate());
+    assert_eq!(
+        ledger.reserve(&account, &settled, t0(), 25, 10).await.ok(),
+        Some(10)
+    );
     ledger
-        .settle(&account, &CallId::generate(), t0(), 10, 3)
+        .settle(&account, &settled, t0(), 10, 3)
         .await
         .expect("settle");
-    assert_eq!(ledger.reserve(&account, t0(), 25, 10).await.ok(), Some(10));
+    let held = CallAttempt::first(CallId::generate());
+    assert_eq!(
+        ledger.reserve(&account, &held, t0(), 25, 10).await.ok(),
+        Some(10)
+    );
 
     done.version = 2;
     Written {
@@ -343,7 +351,11 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     for i in 0..64 {
         let ledger = Arc::clone(&ledgers[i % 2]);
         let account = account.clone();
-        tasks.spawn(async move { ledger.reserve(&account, t0(), 100, 7).await });
+        let attempt = CallAttempt::first(CallId::generate());
+        tasks.spawn(async move {
+            let reserved = ledger.reserve(&account, &attempt, t0(), 100, 7).await;
+            reserved.map(|grant| (attempt, grant))
+        });
     }
     let results = tasks.join_all().await;
     assert!(
@@ -352,8 +364,12 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
             .all(|r| matches!(r, Ok(_) | Err(ReserveError::OverCap))),
         "only the cap refuses: {results:?}"
     );
-    let grants: Vec<u64> = results.into_iter().flatten().collect();
-    assert_eq!(grants.iter().sum::<u64>(), 100, "grants: {grants:?}");
+    let grants: Vec<(CallAttempt, u64)> = results.into_iter().flatten().collect();
+    assert_eq!(
+        grants.iter().map(|(_, grant)| grant).sum::<u64>(),
+        100,
+        "grants: {grants:?}"
+    );
     assert_eq!(
         ledgers[0].usage(&account, t0()).await.expect("usage"),
         Usage::new(0, 100)
@@ -361,8 +377,7 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     // Every call settled through both handles at once (a call recovered by
     // a second instance while the first still settles it): each counts once.
     let mut tasks = JoinSet::new();
-    for grant in grants.iter().copied() {
-        let call = CallId::generate();
+    for (call, grant) in grants.iter().cloned() {
         for ledger in &ledgers {
             let (ledger, account, call) = (Arc::clone(ledger), account.clone(), call.clone());
             tasks
@@ -374,8 +389,48 @@ pub async fn reservations_never_pass_the_cap<L: UsageLedger + 'static>(ledgers: 
     }
     assert_eq!(
         ledgers[1].usage(&account, t0()).await.expect("usage"),
-        Usage::new(grants.iter().map(|g| g / 2).sum(), 0),
+        Usage::new(grants.iter().map(|(_, g)| g / 2).sum(), 0),
         "each call settled once"
+    );
+}
+
+/// A retried call reserves and settles each attempt on its own: both
+/// attempts count, each once however often it is settled.
+pub async fn each_attempt_settles_once<L: UsageLedger>(ledger: &L) {
+    let account = fresh_account();
+    let call = CallId::generate();
+    let (first, second) = (CallAttempt::new(call.clone(), 1), CallAttempt::new(call, 2));
+    assert_eq!(
+        ledger.reserve(&account, &first, t0(), 100, 10).await.ok(),
+        Some(10)
+    );
+    for _ in 0..2 {
+        ledger
+            .settle(&account, &first, t0(), 10, 1)
+            .await
+            .expect("settle");
+    }
+    assert_eq!(
+        ledger.usage(&account, t0()).await.expect("usage"),
+        Usage::new(1, 0)
+    );
+    assert_eq!(
+        ledger.reserve(&account, &second, t0(), 100, 10).await.ok(),
+        Some(10)
+    );
+    assert_eq!(
+        ledger.usage(&account, t0()).await.expect("usage"),
+        Usage::new(1, 10)
+    );
+    for _ in 0..2 {
+        ledger
+            .settle(&account, &second, t0(), 10, 4)
+            .await
+            .expect("settle");
+    }
+    assert_eq!(
+        ledger.usage(&account, t0()).await.expect("usage"),
+        Usage::new(5, 0)
     );
 }
 

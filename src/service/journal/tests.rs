@@ -31,6 +31,7 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         lease: None,
         calling_window: None,
         waiting_until: None,
+        retry: None,
         carrier_notes: Default::default(),
         version: 0,
     }
@@ -129,7 +130,11 @@ async fn the_move_that_ends_a_call_settles_it_once() {
     let period = BillingPeriod::default().start_of(placed);
     let account = call.account_id.clone();
     store.insert(&call).await.unwrap();
-    assert_eq!(ledger.reserve(&account, period, 100, 5).await.ok(), Some(5));
+    let first = crate::domain::CallAttempt::first(call.record.id.clone());
+    assert_eq!(
+        ledger.reserve(&account, &first, period, 100, 5).await.ok(),
+        Some(5)
+    );
     let id = &call.record.id;
     let reserved = Usage {
         billed: 0,

@@ -43,6 +43,7 @@ pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCa
         lease: None,
         calling_window: None,
         waiting_until: None,
+        retry: None,
         carrier_notes: CarrierNotes::default(),
         version: 0,
     }

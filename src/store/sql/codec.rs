@@ -299,6 +299,8 @@ struct CallDocument {
     calling_window: Option<crate::schedule::CallingWindow>,
     #[serde(default)]
     waiting_until: Option<DateTime<Utc>>,
+    #[serde(default)]
+    retry: Option<crate::schedule::RetryPolicy>,
 }
 
 fn settled_by_default() -> bool {
@@ -323,6 +325,26 @@ struct RecordDocument {
     metadata: Option<BTreeMap<String, String>>,
     #[serde(default)]
     scheduled_at: Option<DateTime<Utc>>,
+    #[serde(default = "first_attempt")]
+    attempt: u32,
+    #[serde(default)]
+    attempts: Vec<AttemptDocument>,
+}
+
+fn first_attempt() -> u32 {
+    1
+}
+
+/// An [`AttemptOutcome`](crate::domain::AttemptOutcome) as stored, with
+/// full-precision times.
+#[derive(Serialize, Deserialize)]
+struct AttemptDocument {
+    attempt: u32,
+    status: CallStatus,
+    error: Option<String>,
+    started_at: Option<DateTime<Utc>>,
+    ended_at: DateTime<Utc>,
+    duration_sec: u64,
 }
 
 impl From<&StoredCall> for CallDocument {
@@ -344,6 +366,19 @@ impl From<&StoredCall> for CallDocument {
                 error: r.error.clone(),
                 metadata: r.metadata.clone(),
                 scheduled_at: r.scheduled_at,
+                attempt: r.attempt,
+                attempts: r
+                    .attempts
+                    .iter()
+                    .map(|a| AttemptDocument {
+                        attempt: a.attempt,
+                        status: a.status,
+                        error: a.error.clone(),
+                        started_at: a.started_at,
+                        ended_at: a.ended_at,
+                        duration_sec: a.duration_sec,
+                    })
+                    .collect(),
             },
             account_id: call.account_id.clone(),
             key_id: call.key_id.clone(),
@@ -360,6 +395,7 @@ impl From<&StoredCall> for CallDocument {
             carrier_notes: call.carrier_notes.clone(),
             calling_window: call.calling_window,
             waiting_until: call.waiting_until,
+            retry: call.retry,
         }
     }
 }
@@ -379,6 +415,19 @@ impl CallDocument {
         record.error = r.error;
         record.metadata = r.metadata;
         record.scheduled_at = r.scheduled_at;
+        record.attempt = r.attempt;
+        record.attempts = r
+            .attempts
+            .into_iter()
+            .map(|a| crate::domain::AttemptOutcome {
+                attempt: a.attempt,
+                status: a.status,
+                error: a.error,
+                started_at: a.started_at,
+                ended_at: a.ended_at,
+                duration_sec: a.duration_sec,
+            })
+            .collect();
         StoredCall {
             record,
             account_id: self.account_id,
@@ -397,6 +446,7 @@ impl CallDocument {
             carrier_notes: self.carrier_notes,
             calling_window: self.calling_window,
             waiting_until: self.waiting_until,
+            retry: self.retry,
             version,
         }
     }
@@ -568,6 +618,15 @@ mod tests {
         record.started_at = Some(from_nanos(1_800_000_000_123_456_789));
         record.metadata = Some(BTreeMap::from([("order".into(), "1234".into())]));
         record.scheduled_at = Some(from_nanos(1_799_999_999_000_000_007));
+        record.attempt = 2;
+        record.attempts = vec![crate::domain::AttemptOutcome {
+            attempt: 1,
+            status: CallStatus::Voicemail,
+            error: None,
+            started_at: Some(from_nanos(1_799_999_999_500_000_003)),
+            ended_at: from_nanos(1_799_999_999_600_000_005),
+            duration_sec: 9,
+        }];
         record.extracted = Some(
             serde_json::json!({"ok": true, "n": 1.5, "s": "x", "none": null})
                 .as_object()
@@ -604,6 +663,14 @@ mod tests {
             carrier_notes: Default::default(),
             calling_window: Some("09:00-20:00".parse().unwrap()),
             waiting_until: Some(from_nanos(1_800_000_100_000_000_001)),
+            retry: Some(
+                crate::schedule::RetryPolicy::new(
+                    3,
+                    &[crate::schedule::RetryOn::Voicemail],
+                    &[30, 120],
+                )
+                .unwrap(),
+            ),
             version: 42,
         }
     }

@@ -499,6 +499,7 @@ macro_rules! delegate_store {
             async fn reserve(
                 &self,
                 account: &$crate::domain::AccountId,
+                _attempt: &$crate::domain::CallAttempt,
                 period: chrono::DateTime<chrono::Utc>,
                 cap: u64,
                 max_minutes: u64,
@@ -509,12 +510,12 @@ macro_rules! delegate_store {
             async fn settle(
                 &self,
                 account: &$crate::domain::AccountId,
-                call: &$crate::domain::CallId,
+                attempt: &$crate::domain::CallAttempt,
                 period: chrono::DateTime<chrono::Utc>,
                 reserved: u64,
                 billed: u64,
             ) -> Result<(), $crate::store::StoreError> {
-                self.db.settle(account, call, period, reserved, billed).await
+                self.db.settle(account, attempt, period, reserved, billed).await
             }
 
             async fn usage(

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 
 use super::codec::{db_error, minutes_to_reserve, nanos, sql_int, usage_counts};
 use super::{Db, RowsAffected, shared};
-use crate::domain::{AccountId, CallId};
+use crate::domain::{AccountId, CallAttempt};
 use crate::guardrails::{ReserveError, Usage};
 use crate::store::StoreError;
 
@@ -78,23 +78,24 @@ impl Db<D> {
         Ok(grant)
     }
 
-    /// `UsageLedger::settle`: records the call as settled and, the first
+    /// `UsageLedger::settle`: records the attempt as settled and, the first
     /// time only, releases the reservation and bills what was used, in one
     /// write transaction; nothing changes when it fails.
     pub(crate) async fn settle(
         &self,
         account: &AccountId,
-        call: &CallId,
+        attempt: &CallAttempt,
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
     ) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
         let first = sqlx::query(
-            "INSERT INTO settlements (call_id, account_id, period_ns) VALUES ($1, $2, $3) \
-             ON CONFLICT (call_id) DO NOTHING",
+            "INSERT INTO settlements (call_id, attempt, account_id, period_ns) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (call_id, attempt) DO NOTHING",
         )
-        .bind(call.as_str())
+        .bind(attempt.call.as_str())
+        .bind(i64::from(attempt.attempt))
         .bind(account.as_str())
         .bind(nanos(period))
         .execute(tx.conn())

@@ -1,0 +1,622 @@
+//! Retries of calls that reached no one, through the HTTP API, on a clock
+//! the tests set by hand: an attempt the policy retries goes back to
+//! `queued`, waits (a waiting lease, like a scheduled call) and is dialed
+//! again by whichever instance takes the lapsed lease over; `recover()`
+//! runs that takeover at once.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agentcall::clock::ManualClock;
+use agentcall::dialer::{DialError, DialRequest, ProgressHandle};
+use agentcall::domain::{CallAttempt, CallId};
+use agentcall::guardrails::{BillingPeriod, MemoryUsageLedger, Usage, UsageLedger};
+use agentcall::{AgentCall, Api, CallStatus, Dialer, SimulatedDialer};
+use chrono::{DateTime, Utc};
+use common::*;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// 212 is New York (America/New_York).
+const NEW_YORK: &str = "+12125550170";
+
+fn utc(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+/// The simulated carrier, with the outcome of each dial of a call set by
+/// the test: the `n`-th dial of a call gets the `n`-th outcome of the
+/// script (the last repeating), by handing the simulated carrier a
+/// destination whose last digit picks that outcome (see the README's test
+/// numbers). A completed dial is a whole simulated conversation.
+#[derive(Debug)]
+struct ScriptedDialer {
+    inner: SimulatedDialer,
+    script: Vec<CallStatus>,
+    dials: Mutex<HashMap<CallId, Vec<u32>>>,
+}
+
+impl ScriptedDialer {
+    fn new(script: &[CallStatus]) -> Self {
+        Self {
+            inner: SimulatedDialer::new(fast_simulation()),
+            script: script.to_vec(),
+            dials: Mutex::default(),
+        }
+    }
+
+    /// The attempt numbers the carrier was asked to dial, in order.
+    fn dials(&self, id: &str) -> Vec<u32> {
+        let id: CallId = id.parse().unwrap();
+        self.dials
+            .lock()
+            .unwrap()
+            .get(&id)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+#[async_trait::async_trait]
+impl Dialer for ScriptedDialer {
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
+    async fn dial(
+        &self,
+        mut request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), DialError> {
+        let dialed = {
+            let mut dials = self.dials.lock().unwrap();
+            let dials = dials.entry(request.call_id.clone()).or_default();
+            dials.push(request.attempt);
+            dials.len()
+        };
+        let outcome = self.script[(dialed - 1).min(self.script.len() - 1)];
+        let digit = match outcome {
+            CallStatus::NoAnswer => '1',
+            CallStatus::Voicemail => '2',
+            CallStatus::Declined => '3',
+            CallStatus::Failed => '4',
+            _ => '5',
+        };
+        request.to.pop();
+        request.to.push(digit);
+        self.inner.dial(request, progress).await
+    }
+
+    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+        self.inner.hang_up(id).await
+    }
+}
+
+struct Setup {
+    service: AgentCall,
+    api: Api,
+    clock: Arc<ManualClock>,
+    dialer: Arc<ScriptedDialer>,
+    ledger: Arc<MemoryUsageLedger>,
+}
+
+fn setup(now: &str, script: &[CallStatus]) -> Setup {
+    setup_with(now, script, |builder| builder)
+}
+
+fn setup_with(
+    now: &str,
+    script: &[CallStatus],
+    configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
+) -> Setup {
+    let clock = Arc::new(ManualClock::new(utc(now)));
+    let dialer = Arc::new(ScriptedDialer::new(script));
+    let ledger = Arc::new(MemoryUsageLedger::new());
+    let service = configure(
+        builder()
+            .clock(clock.clone())
+            .dialer(dialer.clone())
+            .usage_ledger(ledger.clone()),
+    )
+    .build()
+    .unwrap();
+    Setup {
+        api: Api::new(service.clone()),
+        service,
+        clock,
+        dialer,
+        ledger,
+    }
+}
+
+async fn record(api: &Api, id: &str) -> Value {
+    let (status, _, bytes) = send(api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    json(&bytes)
+}
+
+/// Polls until the call waits for its next attempt (its current attempt
+/// ended and was retried), and returns the record then.
+async fn wait_retried(api: &Api, id: &str, attempts: usize) -> Value {
+    for _ in 0..1_000 {
+        let record = record(api, id).await;
+        if record["attempts"].as_array().unwrap().len() == attempts {
+            assert_eq!(record["status"], "queued", "{record}");
+            return record;
+        }
+        assert!(
+            !record["status"]
+                .as_str()
+                .unwrap()
+                .parse::<CallStatus>()
+                .unwrap()
+                .is_terminal(),
+            "ended instead of being retried: {record}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("call {id} was not retried");
+}
+
+fn body(retry: Value) -> Value {
+    json!({"to": NEW_YORK, "objective": "Confirm the delivery", "retry": retry})
+}
+
+fn ms(at: &str) -> i64 {
+    utc(at).timestamp_millis()
+}
+
+/// The usage of account A in the period of `at`, once it is `expected`
+/// (a settlement lands just after the record's change); as it is after a
+/// second otherwise.
+async fn usage(s: &Setup, at: &str, expected: Usage) -> Usage {
+    let period = BillingPeriod::default().start_of(utc(at));
+    let mut usage = Usage::default();
+    for _ in 0..100 {
+        usage = s
+            .ledger
+            .usage(&"acct_a".parse().unwrap(), period)
+            .await
+            .unwrap();
+        if usage == expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    usage
+}
+
+#[tokio::test]
+async fn an_unanswered_call_is_retried_after_its_delay_and_then_completes() {
+    let receiver = Receiver::start().await;
+    let s = setup(
+        "2026-12-01T15:00:00Z",
+        &[CallStatus::NoAnswer, CallStatus::Completed],
+    );
+    let mut placement = body(json!({"maxAttempts": 3, "delayMinutes": [30]}));
+    placement["webhookUrl"] = json!(receiver.url);
+    placement["fields"] = json!([{"name": "confirmed", "type": "boolean"}]);
+    let id = place(&s.api, KEY_A1, placement).await;
+
+    let waiting = wait_retried(&s.api, &id, 1).await;
+    assert_eq!(waiting["attempt"], 1);
+    let first = &waiting["attempts"][0];
+    assert_eq!(
+        (first["attempt"].as_u64(), first["status"].as_str()),
+        (Some(1), Some("no_answer"))
+    );
+    assert_eq!(
+        (&first["startedAt"], first["durationSec"].as_u64()),
+        (&Value::Null, Some(0))
+    );
+    assert_eq!(first["endedAt"], "2026-12-01T15:00:00.000Z");
+    assert!(waiting["endedAt"].is_null() && waiting["durationSec"].is_null());
+    // The unanswered attempt is settled: nothing reserved, nothing billed.
+    let expected = Usage::new(0, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+
+    s.clock.set(utc("2026-12-01T15:29:59Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(s.dialer.dials(&id), [1]);
+    s.clock.set(utc("2026-12-01T15:30:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!(ended.status, CallStatus::Completed);
+    assert_eq!((ended.attempt, ended.attempts.len()), (2, 1));
+    assert!(ended.transcript.is_some() && ended.summary.is_some());
+    assert_eq!(s.dialer.dials(&id), [1, 2]);
+    let billed = agentcall::guardrails::billed_minutes(ended.duration_sec.unwrap()).max(1);
+    let expected = Usage::new(billed, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+
+    // One call.in_progress and one terminal event, for the last attempt;
+    // the retried attempt fired nothing.
+    receiver
+        .wait_for(|got| got.iter().any(|r| r.json()["event"] == "call.completed"))
+        .await;
+    let events: Vec<String> = receiver
+        .for_call(&id)
+        .iter()
+        .map(|r| r.json()["event"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(events, ["call.in_progress", "call.completed"]);
+    let completed = receiver
+        .for_call(&id)
+        .into_iter()
+        .find(|r| r.json()["event"] == "call.completed")
+        .unwrap()
+        .json();
+    assert!(completed["startedAt"].as_str().is_some());
+    assert!(ms(completed["startedAt"].as_str().unwrap()) >= ms("2026-12-01T15:30:00Z"));
+}
+
+#[tokio::test]
+async fn retries_stop_at_max_attempts_and_the_last_outcome_ends_the_call_once() {
+    let receiver = Receiver::start().await;
+    let s = setup("2026-12-01T15:00:00Z", &[CallStatus::NoAnswer]);
+    let mut placement = body(json!({"maxAttempts": 3, "delayMinutes": [10, 60]}));
+    placement["webhookUrl"] = json!(receiver.url);
+    let id = place(&s.api, KEY_A1, placement).await;
+    wait_retried(&s.api, &id, 1).await;
+    // The first delay, then the second.
+    s.clock.set(utc("2026-12-01T15:10:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    wait_retried(&s.api, &id, 2).await;
+    s.clock.set(utc("2026-12-01T16:10:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    s.clock.set(utc("2026-12-01T16:10:02Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!(ended.status, CallStatus::NoAnswer);
+    assert_eq!(ended.attempt, 3);
+    let statuses: Vec<(u32, CallStatus)> = ended
+        .attempts
+        .iter()
+        .map(|a| (a.attempt, a.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [(1, CallStatus::NoAnswer), (2, CallStatus::NoAnswer)]
+    );
+    assert_eq!(s.dialer.dials(&id), [1, 2, 3]);
+    s.clock.set(utc("2026-12-02T16:10:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    receiver
+        .wait_for(|got| got.iter().any(|r| r.json()["event"] == "call.no_answer"))
+        .await;
+    // Let any stray event arrive before counting.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(receiver.for_call(&id).len(), 1, "one terminal event");
+    let expected = Usage::new(0, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+}
+
+#[tokio::test]
+async fn only_the_listed_outcomes_and_transient_failures_are_retried() {
+    // Declined is not in `on`: the call ends at once.
+    let s = setup("2026-12-01T15:00:00Z", &[CallStatus::Declined]);
+    let id = place(
+        &s.api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "on": ["no_answer"]})),
+    )
+    .await;
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::Declined, 1));
+    assert!(ended.attempts.is_empty());
+
+    // A completed call is never retried.
+    let s = setup("2026-12-01T15:00:00Z", &[CallStatus::Completed]);
+    let id = place(&s.api, KEY_A1, body(json!({"maxAttempts": 5}))).await;
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+    s.clock.set(utc("2026-12-02T15:00:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(s.dialer.dials(&id), [1]);
+
+    // The carrier could not be reached (`carrier_unreachable`): retried
+    // whatever `on` says.
+    let s = setup(
+        "2026-12-01T15:00:00Z",
+        &[CallStatus::Failed, CallStatus::Completed],
+    );
+    let id = place(
+        &s.api,
+        KEY_A1,
+        body(json!({"maxAttempts": 2, "on": ["voicemail"], "delayMinutes": [5]})),
+    )
+    .await;
+    let waiting = wait_retried(&s.api, &id, 1).await;
+    assert_eq!(
+        (
+            waiting["attempts"][0]["status"].as_str(),
+            waiting["attempts"][0]["error"].as_str()
+        ),
+        (Some("failed"), Some("carrier_unreachable"))
+    );
+    s.clock.set(utc("2026-12-01T15:05:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_retried_voicemail_is_billed_and_the_call_is_answered_once() {
+    let receiver = Receiver::start().await;
+    let s = setup(
+        "2026-12-01T15:00:00Z",
+        &[CallStatus::Voicemail, CallStatus::Completed],
+    );
+    let mut placement = body(json!({"maxAttempts": 2, "on": ["voicemail"], "delayMinutes": [120]}));
+    placement["webhookUrl"] = json!(receiver.url);
+    let id = place(&s.api, KEY_A1, placement).await;
+    let waiting = wait_retried(&s.api, &id, 1).await;
+    let voicemail = &waiting["attempts"][0];
+    assert_eq!(voicemail["status"], "voicemail");
+    assert!(voicemail["startedAt"].is_string() && voicemail["durationSec"].as_u64().is_some());
+    // A voicemail is a connected call: its minute is billed now.
+    let expected = Usage::new(1, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+    s.clock.set(utc("2026-12-01T17:00:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!(ended.status, CallStatus::Completed);
+    let billed = agentcall::guardrails::billed_minutes(ended.duration_sec.unwrap()).max(1);
+    let expected = Usage::new(1 + billed, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+    receiver
+        .wait_for(|got| got.iter().any(|r| r.json()["event"] == "call.completed"))
+        .await;
+    let events: Vec<String> = receiver
+        .for_call(&id)
+        .iter()
+        .map(|r| r.json()["event"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        events,
+        ["call.in_progress", "call.completed"],
+        "answered twice, in_progress once"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_waits_for_the_calling_window() {
+    // 20:40 EST; the 30-minute delay ends at 21:10, after the window.
+    let s = setup(
+        "2026-12-02T01:40:00Z",
+        &[CallStatus::NoAnswer, CallStatus::Completed],
+    );
+    let mut placement = body(json!({"maxAttempts": 2, "delayMinutes": [30]}));
+    placement["callingWindow"] = json!({"start": "08:00", "end": "21:00"});
+    let id = place(&s.api, KEY_A1, placement).await;
+    wait_retried(&s.api, &id, 1).await;
+    s.clock.set(utc("2026-12-02T02:10:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    s.clock.set(utc("2026-12-02T12:59:59Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    s.clock.set(utc("2026-12-02T13:00:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_cancel_while_a_retry_waits_stops_it() {
+    let receiver = Receiver::start().await;
+    let s = setup("2026-12-01T15:00:00Z", &[CallStatus::NoAnswer]);
+    let mut placement = body(json!({"maxAttempts": 3, "delayMinutes": [30]}));
+    placement["webhookUrl"] = json!(receiver.url);
+    let id = place(&s.api, KEY_A1, placement).await;
+    wait_retried(&s.api, &id, 1).await;
+    let cancel = http::Request::post(format!("/v1/agent/calls/{id}/cancel"))
+        .header("authorization", format!("Bearer {KEY_A1}"))
+        .body(String::new())
+        .unwrap();
+    let (status, _, bytes) = send(&s.api, cancel).await;
+    assert_eq!(status, StatusCode::OK);
+    let canceled = json(&bytes);
+    assert_eq!(
+        (
+            canceled["status"].as_str(),
+            canceled["error"].as_str(),
+            canceled["attempts"].as_array().map(Vec::len)
+        ),
+        (Some("failed"), Some("canceled"), Some(1))
+    );
+    s.clock.set(utc("2026-12-01T16:00:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(s.dialer.dials(&id), [1]);
+    receiver
+        .wait_for(|got| got.iter().any(|r| r.json()["event"] == "call.failed"))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(receiver.for_call(&id).len(), 1);
+    let expected = Usage::new(0, 0);
+    assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
+}
+
+#[tokio::test]
+async fn the_accounts_policy_applies_unless_the_placement_gives_its_own() {
+    let mut account = account_a();
+    account.retry = Some(
+        agentcall::schedule::RetryPolicy::new(2, &[agentcall::schedule::RetryOn::NoAnswer], &[15])
+            .unwrap(),
+    );
+    let s = setup_with("2026-12-01T15:00:00Z", &[CallStatus::NoAnswer], |builder| {
+        builder.directory(Arc::new(directory_with(account, account_b())))
+    });
+    let by_account = place(
+        &s.api,
+        KEY_A1,
+        json!({"to": NEW_YORK, "objective": "Confirm"}),
+    )
+    .await;
+    wait_retried(&s.api, &by_account, 1).await;
+    // `maxAttempts: 1` turns the account's retries off for one call.
+    let once = place(&s.api, KEY_A1, body(json!({"maxAttempts": 1}))).await;
+    let ended = wait_terminal(&s.api, KEY_A1, &once).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::NoAnswer, 1));
+    s.clock.set(utc("2026-12-01T15:15:01Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    let ended = wait_terminal(&s.api, KEY_A1, &by_account).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::NoAnswer, 2));
+}
+
+#[tokio::test]
+async fn a_retry_is_charged_like_a_placement() {
+    // Two placements a minute for the key.
+    let mut account = account_a();
+    account.calls_per_minute = 2;
+    account.minute_cap = 30;
+    let s = setup_with(
+        "2026-12-01T15:00:00Z",
+        &[CallStatus::NoAnswer, CallStatus::Completed],
+        |builder| builder.directory(Arc::new(directory_with(account, account_b()))),
+    );
+    let id = place(
+        &s.api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "delayMinutes": [1]})),
+    )
+    .await;
+    wait_retried(&s.api, &id, 1).await;
+
+    // When the retry is due, two other placements have spent the minute's
+    // budget: the retry waits for the budget, it does not fail.
+    s.clock.set(utc("2026-12-01T15:01:30Z"));
+    for _ in 0..2 {
+        place(
+            &s.api,
+            KEY_A1,
+            json!({"to": NUMBER_B, "objective": "Other"}),
+        )
+        .await;
+    }
+    assert_eq!(s.service.recover().await.unwrap().started, 0);
+    assert_eq!(record(&s.api, &id).await["status"], "queued");
+    s.clock.set(utc("2026-12-01T15:02:31Z"));
+    assert_eq!(s.service.recover().await.unwrap().started, 1);
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+
+    // A retry that finds the minute cap used up ends the call.
+    let id = place(
+        &s.api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "delayMinutes": [1]})),
+    )
+    .await;
+    wait_retried(&s.api, &id, 1).await;
+    let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
+    let account_id = "acct_a".parse().unwrap();
+    let hog = CallAttempt::first(CallId::generate());
+    while s
+        .ledger
+        .reserve(&account_id, &hog, period, 30, 10)
+        .await
+        .is_ok()
+    {}
+    s.clock.set(utc("2026-12-01T15:10:00Z"));
+    assert_eq!(s.service.recover().await.unwrap().ended, 1);
+    let ended = wait_terminal(&s.api, KEY_A1, &id).await;
+    assert_eq!(
+        (ended.status, ended.error.as_deref(), ended.attempts.len()),
+        (CallStatus::Failed, Some("over_minute_cap"), 1)
+    );
+}
+
+#[tokio::test]
+async fn malformed_retry_policies_are_rejected_with_their_tokens() {
+    let s = setup("2026-12-01T15:00:00Z", &[CallStatus::Completed]);
+    for retry in [
+        json!({"maxAttempts": 0}),
+        json!({"maxAttempts": 6}),
+        json!({"maxAttempts": "3"}),
+        json!({"maxAttempts": 2.5}),
+        json!({"on": ["no_answer"]}),
+        json!({"maxAttempts": 2, "on": []}),
+        json!({"maxAttempts": 2, "on": ["busy"]}),
+        json!({"maxAttempts": 2, "delayMinutes": []}),
+        json!({"maxAttempts": 2, "delayMinutes": [0]}),
+        json!({"maxAttempts": 2, "delayMinutes": [10_081]}),
+        json!({"maxAttempts": 2, "delayMinutes": [1, 2, 3, 4, 5]}),
+        json!([3, ["no_answer"], [30]]),
+        json!(3),
+    ] {
+        let (status, _, bytes) =
+            send(&s.api, post(Some(KEY_A1), body(retry.clone()).to_string())).await;
+        assert_eq!(
+            (status, json(&bytes)["error"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_retry")),
+            "{retry}"
+        );
+    }
+    let (status, _, bytes) = send(
+        &s.api,
+        post(Some(KEY_A1), body(json!({"maxAttempt": 3})).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let error = json(&bytes);
+    assert_eq!(
+        (error["error"].as_str(), error["field"].as_str()),
+        (Some("unknown_field"), Some("retry.maxAttempt"))
+    );
+    // `null` is absent, as for every optional field.
+    let (status, _, _) = send(&s.api, post(Some(KEY_A1), body(Value::Null).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(s.dialer.dials.lock().unwrap().len(), 1);
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn a_retry_wait_survives_a_restart() {
+    use agentcall::store::SqliteStore;
+    let path = common::process::TempPath::unique("db");
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let dialer = Arc::new(ScriptedDialer::new(&[
+        CallStatus::NoAnswer,
+        CallStatus::Completed,
+    ]));
+    let instance = || async {
+        let store = Arc::new(SqliteStore::open(&path.0).await.expect("open"));
+        builder()
+            .usage_ledger(Arc::new(store.usage_ledger()))
+            .store(store)
+            .clock(clock.clone())
+            .dialer(dialer.clone())
+            .build()
+            .unwrap()
+    };
+    let first = instance().await;
+    let id = place(
+        &Api::new(first.clone()),
+        KEY_A1,
+        body(json!({"maxAttempts": 2, "delayMinutes": [30]})),
+    )
+    .await;
+    wait_retried(&Api::new(first.clone()), &id, 1).await;
+    first.shutdown(Duration::from_secs(5)).await;
+    drop(first);
+
+    let second = instance().await;
+    assert_eq!(second.recover().await.unwrap().started, 0);
+    clock.set(utc("2026-12-01T15:30:01Z"));
+    assert_eq!(second.recover().await.unwrap().started, 1);
+    let api = Api::new(second.clone());
+    let ended = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
+    assert_eq!(dialer.dials(&id), [1, 2]);
+    second.shutdown(Duration::from_secs(5)).await;
+}
