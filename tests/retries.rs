@@ -620,3 +620,122 @@ async fn a_retry_wait_survives_a_restart() {
     assert_eq!(dialer.dials(&id), [1, 2]);
     second.shutdown(Duration::from_secs(5)).await;
 }
+
+/// A carrier whose reports arrive as callbacks: it keeps each dial's
+/// progress handle (the service's follower waits on it) and the test
+/// reports through `AgentCall::carrier_report`, naming the attempt, as a
+/// callback handler does.
+#[derive(Debug, Default)]
+struct CallbackCarrier {
+    dials: Mutex<Vec<(CallId, u32)>>,
+    held: Mutex<Vec<ProgressHandle>>,
+}
+
+#[async_trait::async_trait]
+impl Dialer for CallbackCarrier {
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        self.dials
+            .lock()
+            .unwrap()
+            .push((request.call_id, request.attempt));
+        self.held.lock().unwrap().push(progress);
+        Ok(())
+    }
+
+    async fn hang_up(&self, _: &CallId) -> Result<(), DialError> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn late_reports_about_an_earlier_attempt_change_nothing() {
+    use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let carrier = Arc::new(CallbackCarrier::default());
+    let service = builder()
+        .clock(clock.clone())
+        .dialer(carrier.clone())
+        .build()
+        .unwrap();
+    let api = Api::new(service.clone());
+    let id = place(
+        &api,
+        KEY_A1,
+        body(json!({"maxAttempts": 2, "on": ["no_answer", "voicemail"], "delayMinutes": [5]})),
+    )
+    .await;
+    let call: CallId = id.parse().unwrap();
+    let first = CallAttempt::new(call.clone(), 1);
+    let second = CallAttempt::new(call.clone(), 2);
+    let ended = |status| CarrierReport::Ended(CarrierOutcome::new(status));
+
+    service
+        .carrier_report(&first, ended(CallStatus::NoAnswer))
+        .await
+        .unwrap();
+    let waiting = record(&api, &id).await;
+    assert_eq!(
+        (
+            waiting["status"].as_str(),
+            waiting["attempts"].as_array().map(Vec::len)
+        ),
+        (Some("queued"), Some(1))
+    );
+    // Twilio sends its callbacks again, and late: none of them moves the
+    // call that waits for its retry.
+    for late in [
+        CarrierReport::Dialing,
+        CarrierReport::Answered,
+        ended(CallStatus::NoAnswer),
+        ended(CallStatus::Voicemail),
+        ended(CallStatus::Completed),
+    ] {
+        service.carrier_report(&first, late).await.unwrap();
+        assert_eq!(record(&api, &id).await, waiting);
+    }
+    // Nor does a report of an attempt not yet made.
+    service
+        .carrier_report(&second, ended(CallStatus::NoAnswer))
+        .await
+        .unwrap();
+    assert_eq!(record(&api, &id).await, waiting);
+
+    clock.set(utc("2026-12-01T15:05:01Z"));
+    assert_eq!(service.recover().await.unwrap().started, 1);
+    assert_eq!(
+        *carrier.dials.lock().unwrap(),
+        [(call.clone(), 1), (call.clone(), 2)]
+    );
+    // The first attempt's late end does not end the second.
+    service
+        .carrier_report(&first, ended(CallStatus::NoAnswer))
+        .await
+        .unwrap();
+    let running = record(&api, &id).await;
+    assert_eq!(
+        (running["status"].as_str(), running["attempt"].as_u64()),
+        (Some("queued"), Some(2))
+    );
+    service
+        .carrier_report(&second, CarrierReport::Answered)
+        .await
+        .unwrap();
+    let mut outcome = CarrierOutcome::new(CallStatus::Completed);
+    outcome.transcript = Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
+    outcome.duration = Some(Duration::from_secs(42));
+    service
+        .carrier_report(&second, CarrierReport::Ended(outcome))
+        .await
+        .unwrap();
+    let ended = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!(
+        (ended.status, ended.attempt, ended.duration_sec),
+        (CallStatus::Completed, 2, Some(42))
+    );
+    assert_eq!(ended.attempts.len(), 1);
+    service.shutdown(Duration::from_secs(1)).await;
+}

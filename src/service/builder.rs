@@ -2,7 +2,6 @@
 //! and its timing settings.
 
 use crate::clock::{Clock, SystemClock};
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
@@ -389,7 +388,7 @@ impl AgentCallBuilder {
                 instance: self.instance,
                 clock: self.clock,
                 default_calling_windows,
-                following: std::sync::Mutex::new(HashSet::new()),
+                following: std::sync::Mutex::new(Default::default()),
                 lookouts: std::sync::Mutex::default(),
                 store_health: std::sync::Mutex::default(),
                 takeover: tokio::sync::Mutex::new(()),

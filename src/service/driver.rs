@@ -83,7 +83,8 @@ enum Checked {
     /// carrier's end), or being finished by another instance: nothing left
     /// to follow.
     Over { ended: bool },
-    /// Taken over by another instance: it follows the call now.
+    /// Taken over by another instance, or the attempt followed was retried:
+    /// another follower has the call now.
     TakenOver,
 }
 
@@ -129,10 +130,15 @@ impl AgentCall {
     /// Runs [`AgentCall::follow`] in a task of its own. The caller has
     /// counted the call in `running` and marked it followed already; the
     /// task undoes both.
-    pub(super) fn spawn_follow(&self, call_id: CallId, reports: crate::dialer::ProgressReports) {
+    pub(super) fn spawn_follow(
+        &self,
+        attempt: CallAttempt,
+        reports: crate::dialer::ProgressReports,
+    ) {
         let service = self.clone();
         let fut = async move {
-            service.follow(&call_id, reports).await;
+            let call_id = attempt.call.clone();
+            service.follow(&attempt, reports).await;
             service.unfollow(&call_id);
             service.call_finished();
         };
@@ -218,15 +224,17 @@ impl AgentCall {
         Ok(())
     }
 
-    /// Looks at a followed call in the store: whether it is still this
-    /// instance's to follow, and when it was answered. `None` when the store
-    /// cannot be read (the caller goes on as it was).
-    async fn check(&self, call_id: &CallId) -> Option<Checked> {
-        let call = self.inner.store.get(call_id).await.ok()??;
+    /// Looks at a followed attempt of a call in the store: whether it is
+    /// still this instance's to follow, and when it was answered. `None`
+    /// when the store cannot be read (the caller goes on as it was).
+    async fn check(&self, attempt: &CallAttempt) -> Option<Checked> {
+        let call = self.inner.store.get(&attempt.call).await.ok()??;
         let ended = call.record.status.is_terminal();
         Some(if ended || call.carrier_end.is_some() {
             Checked::Over { ended }
-        } else if !self.holds(&call) {
+        } else if !self.holds(&call) || !is_current(&call, attempt.attempt) {
+            // Another instance's now, or the attempt was retried (the next
+            // one has a follower of its own): the carrier is not ours to touch.
             Checked::TakenOver
         } else {
             Checked::Running {
@@ -248,7 +256,8 @@ impl AgentCall {
     /// Drives one call from the carrier's reports until it ends, looking at
     /// the store every third of the call lease for what other instances did
     /// (a cancel, a report they received, a takeover).
-    async fn follow(&self, call_id: &CallId, mut reports: crate::dialer::ProgressReports) {
+    async fn follow(&self, attempt: &CallAttempt, mut reports: crate::dialer::ProgressReports) {
+        let call_id = &attempt.call;
         let timing = self.inner.timing;
         let mut stop = self.inner.stop_calls.subscribe();
         let far = |after: Duration| tokio::time::Instant::now().checked_add(after);
@@ -261,7 +270,7 @@ impl AgentCall {
         let mut hung_up = false;
         if let Some(Checked::Running {
             answered_deadline: Some(from_answer),
-        }) = Box::pin(self.check(call_id)).await
+        }) = Box::pin(self.check(attempt)).await
         {
             // Resumed after its answer: its limit runs from the answer.
             answered = true;
@@ -277,7 +286,7 @@ impl AgentCall {
                 report = reports.recv() => report,
                 _ = sleep_until(deadline) => {
                     // The carrier is only touched by the call's holder.
-                    match Box::pin(self.check(call_id)).await {
+                    match Box::pin(self.check(attempt)).await {
                         Some(Checked::Over { ended }) => {
                             if ended {
                                 let _ = Box::pin(self.hang_up(call_id)).await;
@@ -313,7 +322,7 @@ impl AgentCall {
                     continue;
                 }
                 _ = async { let _ = stop.wait_for(|stopping| *stopping).await; } => {
-                    if matches!(Box::pin(self.check(call_id)).await, Some(Checked::TakenOver)) {
+                    if matches!(Box::pin(self.check(attempt)).await, Some(Checked::TakenOver)) {
                         return;
                     }
                     let _ = Box::pin(self.hang_up(call_id)).await;
@@ -321,7 +330,7 @@ impl AgentCall {
                     return;
                 }
                 _ = lookout.wanted() => {
-                    match Box::pin(self.check(call_id)).await {
+                    match Box::pin(self.check(attempt)).await {
                         Some(Checked::Over { ended }) => {
                             // Ended elsewhere (a cancel) while the carrier
                             // may still run it; an end being finished by
@@ -352,7 +361,7 @@ impl AgentCall {
                 // follows the call, nothing was lost, and nothing is left
                 // to hang up.
                 if matches!(
-                    Box::pin(self.check(call_id)).await,
+                    Box::pin(self.check(attempt)).await,
                     Some(Checked::Over { .. } | Checked::TakenOver)
                 ) {
                     return;

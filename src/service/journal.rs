@@ -126,7 +126,8 @@ pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> S
 /// Whether the call's current attempt has ended and was retried: the call
 /// waits in `queued` for its next attempt.
 pub(super) fn waits_for_retry(call: &StoredCall) -> bool {
-    call.record.attempts.len() == call.record.attempt as usize
+    call.record.status == crate::domain::CallStatus::Queued
+        && call.record.attempts.len() == call.record.attempt as usize
 }
 
 /// Whether the call's last ended attempt still has a reservation to settle.
@@ -245,10 +246,14 @@ impl AgentCall {
                     // Terminal statuses are final and an attempt is retried
                     // once, so this runs once per attempt.
                     if next.record.status.is_terminal() || retry_at.is_some() {
+                        let settled = self.settle(next).await;
                         if let Some(at) = retry_at {
-                            tracing::info!(call_id = %call_id, attempt = next.record.attempt, next_attempt_at = %at, "attempt retried");
+                            tracing::info!(call_id = %call_id, attempt = settled.record.attempt, next_attempt_at = %at, "attempt retried");
+                            // A follower of the attempt (its carrier reports
+                            // by callback) has nothing left to follow.
+                            self.wake_lookout(call_id);
                         }
-                        return Ok(Some(self.settle(next).await));
+                        return Ok(Some(settled));
                     }
                     return Ok(Some(next));
                 }

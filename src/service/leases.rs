@@ -51,7 +51,7 @@ impl AgentCall {
     /// after [`FollowGuard::hand_over`], until its task calls
     /// [`AgentCall::unfollow`]).
     pub(super) fn follow_guard(&self, id: &CallId) -> FollowGuard<'_> {
-        self.following().insert(id.clone());
+        *self.following().entry(id.clone()).or_default() += 1;
         FollowGuard {
             service: self,
             id: id.clone(),
@@ -59,9 +59,16 @@ impl AgentCall {
         }
     }
 
-    /// The call is no longer followed by this process.
+    /// One task of this process no longer follows the call; the call is
+    /// no longer followed once none does.
     pub(super) fn unfollow(&self, id: &CallId) {
-        self.following().remove(id);
+        let mut following = self.following();
+        if let Some(count) = following.get_mut(id) {
+            *count -= 1;
+            if *count == 0 {
+                following.remove(id);
+            }
+        }
     }
 
     /// Registers the follow task of `id`; the keeper wakes the returned
@@ -77,6 +84,14 @@ impl AgentCall {
         }
     }
 
+    /// Wakes the follow task of `id` on this process, if any, to look at
+    /// the store (the call was retried: its attempt's follower is done).
+    pub(super) fn wake_lookout(&self, id: &CallId) {
+        if let Some(lookout) = self.lookouts().get(id) {
+            lookout.notify_one();
+        }
+    }
+
     fn lookouts(
         &self,
     ) -> std::sync::MutexGuard<
@@ -89,7 +104,7 @@ impl AgentCall {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn following(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<CallId>> {
+    fn following(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<CallId, u32>> {
         self.inner
             .following
             .lock()
@@ -142,7 +157,7 @@ impl AgentCall {
     /// Renews the leases of the calls this process follows (or, with none,
     /// reads the store once), and notes whether the store answered.
     async fn renew_leases(&self) {
-        let ids: Vec<CallId> = self.following().iter().cloned().collect();
+        let ids: Vec<CallId> = self.following().keys().cloned().collect();
         let reached = if ids.is_empty() {
             // A read of no call: only whether the store answers matters.
             self.inner.store.get(&CallId::lowest()).await.map(|_| ())
@@ -238,7 +253,18 @@ impl AgentCall {
                 let mut following = self.following();
                 claimed
                     .into_iter()
-                    .filter(|call| following.insert(call.record.id.clone()))
+                    .filter(|call| {
+                        let count = following.entry(call.record.id.clone()).or_default();
+                        // A call waiting for its time is nobody's task yet
+                        // (a follower of its earlier attempt may still be
+                        // winding down); any other call followed already
+                        // was only re-leased to this process.
+                        let ours = *count == 0 || call.waiting_until.is_some();
+                        if ours {
+                            *count += 1;
+                        }
+                        ours
+                    })
                     .collect()
             };
             let progressed = !ours.is_empty();
@@ -310,7 +336,7 @@ impl AgentCall {
         match resumed {
             Ok(true) => {
                 self.inner.running.fetch_add(1, Ordering::AcqRel);
-                self.spawn_follow(call_id, reports);
+                self.spawn_follow(CallAttempt::new(call_id, call.record.attempt), reports);
                 report.resumed += 1;
             }
             resumed => {
@@ -483,7 +509,7 @@ impl AgentCall {
                 if canceled {
                     let _ = self.hang_up(&call_id).await;
                 }
-                self.spawn_follow(call_id, reports);
+                self.spawn_follow(CallAttempt::new(call_id, call.record.attempt), reports);
                 report.started += 1;
             }
             Err(error) => {
@@ -629,6 +655,14 @@ impl Lookout<'_> {
 
 impl Drop for Lookout<'_> {
     fn drop(&mut self) {
-        self.service.lookouts().remove(&self.id);
+        // Only its own registration: a later follower of the same call (the
+        // next attempt of a retried call) may have replaced it.
+        let mut lookouts = self.service.lookouts();
+        if lookouts
+            .get(&self.id)
+            .is_some_and(|notify| std::sync::Arc::ptr_eq(notify, &self.notify))
+        {
+            lookouts.remove(&self.id);
+        }
     }
 }

@@ -15,7 +15,6 @@
 //! - `lifecycle`: recovery after a restart and graceful shutdown;
 //! - this module: the facade itself and its read side.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -139,9 +138,12 @@ struct Inner {
     /// Whether US and CA numbers without a window keep to the default one
     /// (see [`AgentCallBuilder::default_calling_windows`]).
     default_calling_windows: bool,
-    /// The calls this process follows (placing, following or finishing):
+    /// The calls this process follows (placing, following or finishing),
+    /// with how many of its tasks do (a call's finishing task and its
+    /// follower, or the follower of an attempt that was retried and the
+    /// next attempt's, may overlap):
     /// a reclaim of this instance's own leases leaves them alone.
-    following: std::sync::Mutex<HashSet<CallId>>,
+    following: std::sync::Mutex<std::collections::HashMap<CallId, u32>>,
     /// The follow task of each call this process follows, woken when the
     /// lease keeper's renewal skips the call (it ended, or another instance
     /// holds it): the task then looks at the store.

@@ -210,7 +210,7 @@ impl AgentCall {
         // From here the call's task holds the count and uncounts it at the end.
         admission.hand_over();
         following.hand_over();
-        self.spawn_follow(call_id, reports);
+        self.spawn_follow(CallAttempt::first(call_id), reports);
         Ok(Placed {
             call_id: call.record.id,
             status: CallStatus::Queued,
