@@ -19,7 +19,7 @@ use crate::webhook::EventPayload;
 
 use super::{ErrorBody, EvidenceResponse, ListResponse};
 use crate::extract::{Evidence, Party};
-use crate::schedule::{RetryFields, WindowFields};
+use crate::schedule::{RetryFields, RetryOn, WindowFields};
 
 #[derive(OpenApi)]
 #[openapi(components(schemas(
@@ -38,6 +38,7 @@ use crate::schedule::{RetryFields, WindowFields};
     Party,
     WindowFields,
     RetryFields,
+    RetryOn,
     AttemptOutcome
 )))]
 struct Schemas;

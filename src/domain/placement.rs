@@ -69,9 +69,9 @@ pub struct PlacementRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::schedule::WindowFields>))]
     pub calling_window: Option<crate::schedule::CallingWindow>,
-    /// How to try again when an attempt reaches no one (no answer, busy,
-    /// voicemail: see [`RetryPolicy`](crate::schedule::RetryPolicy)).
-    /// Overrides the account's policy; `{"maxAttempts": 1}` turns retries off.
+    /// How to try again when an attempt reaches no one (no answer, a busy
+    /// line, voicemail), as a `RetryPolicy`. Overrides the account's
+    /// policy; `{"maxAttempts": 1}` turns retries off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::schedule::RetryFields>))]
     pub retry: Option<crate::schedule::RetryPolicy>,

@@ -39,7 +39,9 @@ pub enum RetryError {
 }
 
 /// An attempt's outcome that a policy may retry (the names of `retry.on`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum RetryOn {
     /// Nobody picked up (`no_answer`).
     NoAnswer,
@@ -207,7 +209,10 @@ pub struct RetryFields {
     /// (default: the first two). A transient carrier failure
     /// (`carrier_unreachable`) is retried whatever this says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(nullable = true, min_items = 1))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = Option<Vec<RetryOn>>, nullable = true, min_items = 1)
+    )]
     pub on: Option<Vec<String>>,
     /// Minutes to wait before the first, second… retry (1 to 10,080 each,
     /// one to four of them; the last repeats). Default `[60]`.
@@ -296,6 +301,13 @@ mod tests {
             json!({"maxAttempts": 3, "delays": [1]}),
         ] {
             assert!(parse(bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_wire_names_are_the_serde_names() {
+        for on in RetryOn::ALL {
+            assert_eq!(serde_json::to_value(on).unwrap(), on.as_str());
         }
     }
 
