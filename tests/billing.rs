@@ -319,6 +319,18 @@ impl UsageLedger for FlakyLedger {
             .settle(account, call, period, reserved, billed)
             .await
     }
+    async fn release(
+        &self,
+        account: &AccountId,
+        attempt: &agentcall::domain::CallAttempt,
+        period: DateTime<Utc>,
+        reserved: u64,
+    ) -> Result<(), StoreError> {
+        self.ledger
+            .release(account, attempt, period, reserved)
+            .await
+    }
+
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {
         self.ledger.usage(account, period).await
     }

@@ -174,6 +174,16 @@ impl UsageLedger for Ledger {
             .await
     }
 
+    async fn release(
+        &self,
+        account: &AccountId,
+        attempt: &agentcall::domain::CallAttempt,
+        period: DateTime<Utc>,
+        reserved: u64,
+    ) -> Result<(), StoreError> {
+        self.inner.release(account, attempt, period, reserved).await
+    }
+
     async fn usage(&self, account: &AccountId, period: DateTime<Utc>) -> Result<Usage, StoreError> {
         self.inner.usage(account, period).await
     }

@@ -739,3 +739,349 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
     assert_eq!(ended.attempts.len(), 1);
     service.shutdown(Duration::from_secs(1)).await;
 }
+
+/// A machine answers every dial and stays on the line; a hang-up ends the
+/// attempt as the carrier would report it: voicemail.
+#[derive(Debug, Default)]
+struct Machine {
+    dials: Mutex<Vec<(CallId, u32)>>,
+    live: Mutex<HashMap<CallId, ProgressHandle>>,
+}
+
+#[async_trait::async_trait]
+impl Dialer for Machine {
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        use agentcall::dialer::CarrierReport;
+        self.dials
+            .lock()
+            .unwrap()
+            .push((request.call_id.clone(), request.attempt));
+        let _ = progress.report(CarrierReport::Dialing);
+        let _ = progress.report(CarrierReport::Answered);
+        self.live.lock().unwrap().insert(request.call_id, progress);
+        Ok(())
+    }
+
+    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+        if let Some(progress) = self.live.lock().unwrap().remove(id) {
+            let mut outcome = CarrierOutcome::new(CallStatus::Voicemail);
+            outcome.duration = Some(Duration::from_secs(5));
+            let _ = progress.report(CarrierReport::Ended(outcome));
+        }
+        Ok(())
+    }
+}
+
+async fn cancel(api: &Api, id: &str) -> Value {
+    let cancel = http::Request::post(format!("/v1/agent/calls/{id}/cancel"))
+        .header("authorization", format!("Bearer {KEY_A1}"))
+        .body(String::new())
+        .unwrap();
+    let (_, _, bytes) = send(api, cancel).await;
+    json(&bytes)
+}
+
+#[tokio::test]
+async fn cancelling_an_answered_voicemail_attempt_ends_the_call_for_good() {
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let carrier = Arc::new(Machine::default());
+    let service = builder()
+        .clock(clock.clone())
+        .dialer(carrier.clone())
+        .build()
+        .unwrap();
+    let api = Api::new(service.clone());
+    let id = place(
+        &api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "on": ["voicemail"], "delayMinutes": [5]})),
+    )
+    .await;
+    for _ in 0..500 {
+        if record(&api, &id).await["status"] == "in_progress" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The agent is at a voicemail box when the caller cancels: the hang-up
+    // ends the attempt as voicemail, which the policy would retry.
+    let canceled = cancel(&api, &id).await;
+    assert_eq!(canceled["status"], "voicemail", "{canceled}");
+    clock.set(utc("2026-12-01T15:06:00Z"));
+    assert_eq!(service.recover().await.unwrap().started, 0);
+    assert_eq!(carrier.dials.lock().unwrap().len(), 1);
+    service.shutdown(Duration::from_secs(1)).await;
+}
+
+/// The carrier of every first dial reports no answer; a second dial talks
+/// for two and a half minutes.
+#[derive(Debug, Default)]
+struct NoAnswerThenTalk {
+    dials: Mutex<Vec<(CallId, u32)>>,
+}
+
+#[async_trait::async_trait]
+impl Dialer for NoAnswerThenTalk {
+    fn rings_real_phones(&self) -> bool {
+        false
+    }
+
+    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+        self.dials
+            .lock()
+            .unwrap()
+            .push((request.call_id.clone(), request.attempt));
+        let _ = progress.report(CarrierReport::Dialing);
+        if request.attempt == 1 {
+            let _ = progress.report(CarrierReport::Ended(CarrierOutcome::new(
+                CallStatus::NoAnswer,
+            )));
+        } else {
+            let _ = progress.report(CarrierReport::Answered);
+            let mut outcome = CarrierOutcome::new(CallStatus::Completed);
+            outcome.transcript =
+                Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
+            outcome.duration = Some(Duration::from_secs(150));
+            let _ = progress.report(CarrierReport::Ended(outcome));
+        }
+        Ok(())
+    }
+
+    async fn hang_up(&self, _: &CallId) -> Result<(), DialError> {
+        Ok(())
+    }
+}
+
+/// Something a test runs once, inside a ledger call.
+type Hook = Mutex<
+    Option<
+        Box<dyn FnOnce() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send>,
+    >,
+>;
+
+/// A usage ledger whose settlements fail while `failing` is set (counting
+/// the failures), and which runs `before_settle` once, the first time a
+/// settlement passes, before it applies (to let something race it).
+struct HookLedger {
+    inner: Arc<dyn UsageLedger>,
+    failing: std::sync::atomic::AtomicBool,
+    failures: std::sync::atomic::AtomicUsize,
+    before_settle: Hook,
+    /// Run once, after the first reservation of attempt 2.
+    after_second_reserve: Hook,
+}
+
+impl std::fmt::Debug for HookLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookLedger")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl HookLedger {
+    fn new(inner: Arc<dyn UsageLedger>) -> Self {
+        Self {
+            inner,
+            failing: std::sync::atomic::AtomicBool::new(true),
+            failures: Default::default(),
+            before_settle: Mutex::default(),
+            after_second_reserve: Mutex::default(),
+        }
+    }
+
+    /// Waits until five settlements failed (the journal's attempts at one).
+    async fn wait_for_failed_settlement(&self) {
+        for _ in 0..2_000 {
+            if self.failures.load(std::sync::atomic::Ordering::SeqCst) >= 5 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the settlement was not tried");
+    }
+}
+
+#[async_trait::async_trait]
+impl UsageLedger for HookLedger {
+    async fn reserve(
+        &self,
+        account: &agentcall::AccountId,
+        attempt: &CallAttempt,
+        period: DateTime<Utc>,
+        cap: u64,
+        max: u64,
+    ) -> Result<u64, agentcall::guardrails::ReserveError> {
+        let reserved = self.inner.reserve(account, attempt, period, cap, max).await;
+        if attempt.attempt == 2 {
+            let hook = self.after_second_reserve.lock().unwrap().take();
+            if let Some(hook) = hook {
+                hook().await;
+            }
+        }
+        reserved
+    }
+
+    async fn settle(
+        &self,
+        account: &agentcall::AccountId,
+        attempt: &CallAttempt,
+        period: DateTime<Utc>,
+        reserved: u64,
+        billed: u64,
+    ) -> Result<(), agentcall::store::StoreError> {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            self.failures
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            return Err(agentcall::store::StoreError::Unavailable(
+                "ledger down".into(),
+            ));
+        }
+        let hook = self.before_settle.lock().unwrap().take();
+        if let Some(hook) = hook {
+            hook().await;
+        }
+        self.inner
+            .settle(account, attempt, period, reserved, billed)
+            .await
+    }
+
+    async fn release(
+        &self,
+        account: &agentcall::AccountId,
+        attempt: &CallAttempt,
+        period: DateTime<Utc>,
+        reserved: u64,
+    ) -> Result<(), agentcall::store::StoreError> {
+        self.inner.release(account, attempt, period, reserved).await
+    }
+
+    async fn usage(
+        &self,
+        account: &agentcall::AccountId,
+        period: DateTime<Utc>,
+    ) -> Result<Usage, agentcall::store::StoreError> {
+        self.inner.usage(account, period).await
+    }
+}
+
+/// A retried attempt whose settlement did not land is settled by the
+/// instance that takes the call over; a cancel that lands meanwhile wins:
+/// the cancelled call is never dialed again.
+#[tokio::test]
+async fn a_cancel_during_the_settlement_of_a_retried_attempt_is_never_dialed() {
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let carrier = Arc::new(NoAnswerThenTalk::default());
+    let ledger = Arc::new(HookLedger::new(Arc::new(MemoryUsageLedger::new())));
+    let service = builder()
+        .clock(clock.clone())
+        .dialer(carrier.clone())
+        .usage_ledger(ledger.clone())
+        .build()
+        .unwrap();
+    let api = Api::new(service.clone());
+    let id = place(
+        &api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "delayMinutes": [30]})),
+    )
+    .await;
+    ledger.wait_for_failed_settlement().await;
+    ledger
+        .failing
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let (racing_api, racing_id) = (api.clone(), id.clone());
+    *ledger.before_settle.lock().unwrap() = Some(Box::new(move || {
+        Box::pin(async move {
+            let canceled = cancel(&racing_api, &racing_id).await;
+            assert_eq!(canceled["error"], "canceled", "{canceled}");
+        })
+    }));
+    clock.set(utc("2026-12-01T15:31:00Z"));
+    assert_eq!(service.recover().await.unwrap().started, 0);
+    assert_eq!(carrier.dials.lock().unwrap().len(), 1);
+    assert_eq!(record(&api, &id).await["status"], "failed");
+    let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
+    let usage = ledger
+        .usage(&"acct_a".parse().unwrap(), period)
+        .await
+        .unwrap();
+    assert_eq!(usage, Usage::new(0, 0));
+    service.shutdown(Duration::from_secs(1)).await;
+}
+
+/// Two instances on one SQLite store. A retried attempt's settlement did
+/// not land; instance A takes the call over when it is due and settles it,
+/// and instance B's takeover runs while A charges the retry. Exactly one of
+/// them dials attempt 2, and whoever loses gives its reservation back
+/// without spoiling the winner's settlement: the 2½ minutes talked are
+/// billed (3 minutes) and nothing stays reserved.
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn two_instances_racing_to_start_a_retry_dial_it_once_and_bill_it_once() {
+    use agentcall::store::SqliteStore;
+    let path = common::process::TempPath::unique("db");
+    let store = Arc::new(SqliteStore::open(&path.0).await.unwrap());
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let carrier = Arc::new(NoAnswerThenTalk::default());
+    let ledger = Arc::new(HookLedger::new(Arc::new(store.usage_ledger())));
+    let instance = |name: &str| {
+        builder()
+            .instance_id(agentcall::store::InstanceId::new(name))
+            .store(store.clone())
+            .usage_ledger(ledger.clone())
+            .clock(clock.clone())
+            .dialer(carrier.clone())
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (instance("a"), instance("b"));
+    let api = Api::new(a.clone());
+    let id = place(
+        &api,
+        KEY_A1,
+        body(json!({"maxAttempts": 2, "delayMinutes": [30]})),
+    )
+    .await;
+    ledger.wait_for_failed_settlement().await;
+    ledger
+        .failing
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let other = b.clone();
+    *ledger.after_second_reserve.lock().unwrap() = Some(Box::new(move || {
+        Box::pin(async move {
+            other.recover().await.unwrap();
+        })
+    }));
+    clock.set(utc("2026-12-01T15:31:00Z"));
+    a.recover().await.unwrap();
+    let ended = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
+    let dials = carrier.dials.lock().unwrap().clone();
+    assert_eq!(
+        dials.iter().filter(|(_, n)| *n == 2).count(),
+        1,
+        "{dials:?}"
+    );
+    let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
+    let mut usage = Usage::default();
+    for _ in 0..200 {
+        usage = ledger
+            .usage(&"acct_a".parse().unwrap(), period)
+            .await
+            .unwrap();
+        if usage == Usage::new(3, 0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(usage, Usage::new(3, 0));
+    a.shutdown(Duration::from_secs(1)).await;
+    b.shutdown(Duration::from_secs(1)).await;
+}

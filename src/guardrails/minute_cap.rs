@@ -110,6 +110,11 @@ impl Usage {
 ///   The durable ledgers keep the attempts they settled;
 ///   [`MemoryUsageLedger`] keeps each reservation until it is settled and
 ///   ignores a settlement of an attempt it holds none for.
+/// - `release` gives back `reserved` minutes reserved for `attempt` that it
+///   never used (its start lost a race, so it never rang) without recording
+///   the attempt as settled: whoever does run the attempt reserves and
+///   settles its own minutes. A release is not deduplicated; the service
+///   makes it once per such reservation.
 /// - When the backend fails, `reserve` fails with
 ///   [`ReserveError::Unavailable`] and reserves nothing, `settle` with
 ///   [`StoreError::Unavailable`] and changes nothing (the caller may retry
@@ -139,6 +144,16 @@ pub trait UsageLedger: Send + Sync + Debug {
         period: DateTime<Utc>,
         reserved: u64,
         billed: u64,
+    ) -> Result<(), StoreError>;
+
+    /// Gives back a reservation whose attempt never started; see the
+    /// contract.
+    async fn release(
+        &self,
+        account: &AccountId,
+        attempt: &CallAttempt,
+        period: DateTime<Utc>,
+        reserved: u64,
     ) -> Result<(), StoreError>;
 
     /// The account's usage in a period.
@@ -231,6 +246,28 @@ impl UsageLedger for MemoryUsageLedger {
         let usage = periods.entry(&account, period);
         usage.reserved = usage.reserved.saturating_sub(reserved);
         usage.billed += billed.min(reserved);
+        Ok(())
+    }
+
+    async fn release(
+        &self,
+        _account: &AccountId,
+        attempt: &CallAttempt,
+        _period: DateTime<Utc>,
+        reserved: u64,
+    ) -> Result<(), StoreError> {
+        let mut periods = self.periods.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(held) = periods.held.get_mut(attempt) else {
+            return Ok(());
+        };
+        let given_back = reserved.min(held.2);
+        held.2 -= given_back;
+        let (account, period) = (held.0.clone(), held.1);
+        if held.2 == 0 {
+            periods.held.remove(attempt);
+        }
+        let usage = periods.entry(&account, period);
+        usage.reserved = usage.reserved.saturating_sub(given_back);
         Ok(())
     }
 
@@ -361,6 +398,18 @@ mod tests {
             ledger.usage(&acct, p).await.unwrap().billed,
             8,
             "billing is clamped to the reservation"
+        );
+        // Two instances raced to start one attempt: the loser gives its
+        // minutes back and the winner still settles its own.
+        let raced = attempt();
+        let usage_before = ledger.usage(&acct, p).await.unwrap();
+        assert_eq!(ledger.reserve(&acct, &raced, p, 100, 3).await.ok(), Some(3));
+        assert_eq!(ledger.reserve(&acct, &raced, p, 100, 3).await.ok(), Some(3));
+        ledger.release(&acct, &raced, p, 3).await.unwrap();
+        ledger.settle(&acct, &raced, p, 3, 2).await.unwrap();
+        assert_eq!(
+            ledger.usage(&acct, p).await.unwrap(),
+            Usage::new(usage_before.billed + 2, usage_before.reserved)
         );
     }
 }

@@ -312,7 +312,7 @@ impl AgentCall {
                     }
                     if hung_up {
                         tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
-                        Box::pin(self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Holder)).await;
+                        Box::pin(self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Follower(attempt.attempt))).await;
                         return;
                     }
                     tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
@@ -326,7 +326,7 @@ impl AgentCall {
                         return;
                     }
                     let _ = Box::pin(self.hang_up(call_id)).await;
-                    Box::pin(self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Holder)).await;
+                    Box::pin(self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Follower(attempt.attempt))).await;
                     return;
                 }
                 _ = lookout.wanted() => {
@@ -371,7 +371,7 @@ impl AgentCall {
                     Ending::failed(CARRIER_LOST_TOKEN),
                     None,
                     None,
-                    Actor::Holder,
+                    Actor::Follower(attempt.attempt),
                 ))
                 .await;
                 return;

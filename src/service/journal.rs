@@ -71,9 +71,14 @@ const SETTLE_FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// On whose behalf a move is written; see the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Actor {
-    /// The instance following the call, on its own initiative: written
-    /// only while it holds the call's lease.
+    /// The instance holding the call, on its own initiative: written only
+    /// while it holds the call's lease.
     Holder,
+    /// The follower of one attempt of the call, on its own initiative (a
+    /// deadline, a shutdown): written only while this instance holds the
+    /// call's lease and that attempt is the call's attempt in flight (not
+    /// retried since).
+    Follower(u32),
     /// Whoever learned a fact about the call (a carrier report, a cancel).
     Anyone,
 }
@@ -97,8 +102,9 @@ pub(super) struct Settlement {
 /// The settlement of a call's current attempt, once it ended: as the
 /// record shows it, or, when the attempt was retried, as kept in
 /// `attempts` (a cancel while the call waits for its retry settles the same
-/// attempt with the same figures). The period follows `created_at`, not
-/// the end, because that is where every attempt reserved.
+/// attempt with the same figures). The period is the one the attempt
+/// reserved in, not that of its end: `created_at`'s for the first attempt,
+/// the period a retry's attempt started in for later ones.
 pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> Settlement {
     let record = &call.record;
     let retried = (record.attempt as usize)
@@ -111,7 +117,9 @@ pub(super) fn settlement(call: &StoredCall, billing_period: &BillingPeriod) -> S
     let minutes = billed_minutes(duration.unwrap_or(0));
     Settlement {
         attempt: CallAttempt::new(record.id.clone(), record.attempt),
-        period: billing_period.start_of(call.created_at),
+        period: call
+            .reserved_in
+            .unwrap_or_else(|| billing_period.start_of(call.created_at)),
         reserved: call.reserved_minutes,
         // A connected attempt is billed at least its first minute, so no
         // end (a voicemail drop, a lost answer report) is free.
@@ -185,8 +193,14 @@ impl AgentCall {
                 .get(call_id)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(call_id.clone()))?;
-            if actor == Actor::Holder && !self.holds(&current) {
+            if actor != Actor::Anyone && !self.holds(&current) {
                 tracing::info!(call_id = %call_id, holder = ?current.lease.as_ref().map(|l| &l.holder), "call taken over by another instance; move not written");
+                return Ok(None);
+            }
+            if let Actor::Follower(attempt) = actor
+                && !super::driver::is_current(&current, attempt)
+            {
+                tracing::info!(call_id = %call_id, attempt, "the attempt was retried; its follower's move not written");
                 return Ok(None);
             }
             let now = self.now();
@@ -349,6 +363,17 @@ impl AgentCall {
     /// unsettled, under this instance's lapsing lease, for whoever takes it
     /// over to settle.
     pub(super) async fn settle(&self, call: StoredCall) -> StoredCall {
+        self.settle_then(call, None).await
+    }
+
+    /// [`AgentCall::settle`], leaving the call under `keep` instead of
+    /// releasing its lease: the instance about to start its next attempt
+    /// keeps the call its own meanwhile.
+    pub(super) async fn settle_keeping(&self, call: StoredCall, keep: CallLease) -> StoredCall {
+        self.settle_then(call, Some(keep)).await
+    }
+
+    async fn settle_then(&self, call: StoredCall, keep: Option<CallLease>) -> StoredCall {
         let settlement = settlement(&call, &self.inner.billing_period);
         // Nothing reserved, nothing to tell (a ledger settles an attempt
         // once, so even a second settlement would change nothing).
@@ -365,9 +390,13 @@ impl AgentCall {
             let waiting = (!current.record.status.is_terminal())
                 .then_some(current.waiting_until)
                 .flatten();
+            let released = waiting.map(|until| CallLease::new(InstanceId::waiting(), until));
             let mut next = StoredCall {
                 settled: true,
-                lease: waiting.map(|until| CallLease::new(InstanceId::waiting(), until)),
+                lease: match (&keep, current.record.status.is_terminal()) {
+                    (Some(keep), false) => Some(keep.clone()),
+                    _ => released,
+                },
                 ..current.clone()
             };
             if waiting.is_some() {
@@ -396,6 +425,31 @@ impl AgentCall {
                 Err(error) => {
                     tracing::warn!(call_id = %current.record.id, %error, "settled, but not recorded as settled");
                     return current;
+                }
+            }
+        }
+    }
+
+    /// Gives back the reservation of an attempt that never started here,
+    /// without settling the attempt ([`UsageLedger::release`]); tried
+    /// three times, then logged for an operator.
+    ///
+    /// [`UsageLedger::release`]: crate::guardrails::UsageLedger::release
+    pub(super) async fn release_reservation(&self, account: &AccountId, held: Settlement) {
+        for attempt in 1..=3 {
+            match self
+                .inner
+                .ledger
+                .release(account, &held.attempt, held.period, held.reserved)
+                .await
+            {
+                Ok(()) => return,
+                Err(error) if attempt == 3 => {
+                    tracing::error!(%account, call = %held.attempt, period = %held.period, reserved = held.reserved, %error, "a reservation could not be given back");
+                }
+                Err(error) => {
+                    tracing::warn!(%account, call = %held.attempt, %error, "giving back a reservation failed; retrying");
+                    tokio::time::sleep(SETTLE_FIRST_BACKOFF * attempt).await;
                 }
             }
         }

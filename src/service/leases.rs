@@ -401,14 +401,16 @@ impl AgentCall {
             return;
         }
         if super::journal::unsettled(&call) {
-            call = self.settle(call).await;
-            if !call.settled {
-                // The ledger is down: the lease lapses and the next taker
-                // settles it.
+            call = self
+                .settle_keeping(call, self.fresh_lease(self.now()))
+                .await;
+            // Not settled (the ledger is down: the lease lapses and the
+            // next taker settles it), or no longer ours to start (a cancel
+            // came while it settled).
+            if !call.settled || !super::journal::waits_for_retry(&call) || !self.holds(&call) {
                 done(self);
                 return;
             }
-            call.lease = Some(self.fresh_lease(self.now()));
         }
         // The first instant from which the call has room to ring inside
         // its window: now when it has room now, later when its time has
@@ -456,6 +458,7 @@ impl AgentCall {
                     };
                     call.record = next.record;
                     call.reserved_minutes = reserved;
+                    call.reserved_in = Some(self.inner.billing_period.start_of(now));
                     call.settled = false;
                     charged = Some(permit);
                 }
@@ -483,13 +486,12 @@ impl AgentCall {
                 // under this instance's lease and taken over once it lapses.
                 tracing::warn!(call_id = %call_id, %error, "could not start a waiting call");
                 if let Some(permit) = charged {
-                    // The attempt never started: give back what it took.
+                    // The attempt never started here: give back what it
+                    // took, without settling the attempt (whoever does
+                    // start it reserves and settles its own minutes).
                     self.refund(permit).await;
-                    let release = super::journal::Settlement {
-                        billed: 0,
-                        ..super::journal::settlement(&call, &self.inner.billing_period)
-                    };
-                    self.settle_retrying(&call.account_id, release).await;
+                    let held = super::journal::settlement(&call, &self.inner.billing_period);
+                    self.release_reservation(&call.account_id, held).await;
                 }
                 done(self);
                 return;
@@ -513,8 +515,10 @@ impl AgentCall {
                 report.started += 1;
             }
             Err(error) => {
+                // Nothing rang: a transient failure, which a retry policy
+                // with attempts left tries again.
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start a waiting call");
-                let ending = Ending::failed(super::PLACEMENT_FAILED_TOKEN);
+                let ending = Ending::failed(crate::schedule::TRANSIENT_FAILURE_TOKEN);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 done(self);
@@ -536,7 +540,7 @@ impl AgentCall {
     /// Charges the limits for the next attempt of a retried call, as a
     /// placement is charged: a rate permit of the key that placed it (at
     /// its account's per-minute limit) and a reservation of minutes in the
-    /// period it was placed in.
+    /// billing period the attempt starts in.
     async fn charge_retry(&self, call: &StoredCall, now: DateTime<Utc>) -> Charged {
         let wait = now
             .checked_add_signed(RETRY_BACKEND_WAIT)
@@ -577,7 +581,8 @@ impl AgentCall {
             }
         };
         let next = CallAttempt::new(call.record.id.clone(), call.record.attempt + 1);
-        let period = self.inner.billing_period.start_of(call.created_at);
+        // An attempt's minutes count in the period it starts in.
+        let period = self.inner.billing_period.start_of(now);
         let reserved = self
             .inner
             .ledger

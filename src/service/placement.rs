@@ -154,6 +154,7 @@ impl AgentCall {
             fields: request.fields,
             webhook_url: request.webhook_url,
             reserved_minutes: reserved,
+            reserved_in: None,
             extraction_notes: Default::default(),
             extraction_evidence: Default::default(),
             carrier_end: None,
@@ -279,11 +280,14 @@ impl AgentCall {
 
     /// Asks the carrier to hang up an answered call and waits, for up to the
     /// cancel wait, for the end it then reports (the call's task records it).
+    /// The call is never retried after that: a machine that answered and is
+    /// hung up on ends as voicemail, which a policy may otherwise retry.
     async fn hang_up_and_wait(
         &self,
         principal: &Principal,
         id: &CallId,
     ) -> Result<CallRecord, ServiceError> {
+        self.stop_retries(id).await?;
         // An unknown-call answer means the carrier is already ending it.
         let _ = self.hang_up(id).await;
         // A wait too long to represent never runs out.
@@ -295,6 +299,27 @@ impl AgentCall {
                 return Ok(call.record);
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl AgentCall {
+    /// Drops the call's retry policy (compare-and-set, retried on
+    /// conflicts): whatever its current attempt ends with ends the call.
+    async fn stop_retries(&self, id: &CallId) -> Result<(), ServiceError> {
+        loop {
+            let Some(mut call) = self.inner.store.get(id).await? else {
+                return Err(ServiceError::NotFound);
+            };
+            if call.retry.is_none() || call.record.status.is_terminal() {
+                return Ok(());
+            }
+            call.retry = None;
+            match self.inner.store.update(&call, Vec::new()).await {
+                Ok(_) => return Ok(()),
+                Err(crate::store::StoreError::Conflict { .. }) => continue,
+                Err(error) => return Err(error.into()),
+            }
         }
     }
 }

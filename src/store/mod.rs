@@ -96,6 +96,10 @@ pub struct StoredCall {
     /// Minutes reserved against the account's cap for the call's current
     /// attempt (each attempt of a retried call reserves its own).
     pub reserved_minutes: u64,
+    /// The start of the billing period those minutes were reserved in:
+    /// the period a retry's attempt started in; `None` for the first
+    /// attempt, reserved in the period of `created_at`.
+    pub reserved_in: Option<DateTime<Utc>>,
     /// Why an extracted field came back null, by field name (host-readable;
     /// a value its evidence did not support has a reason starting with
     /// `unsupported_by_transcript`).
@@ -155,6 +159,7 @@ impl StoredCall {
             fields: Vec::new(),
             webhook_url: None,
             reserved_minutes: 0,
+            reserved_in: None,
             extraction_notes: BTreeMap::new(),
             extraction_evidence: BTreeMap::new(),
             carrier_end: None,

@@ -295,7 +295,7 @@ impl TwilioCallbacks {
         }
         self.service.carrier_report(attempt, report).await?;
         if ends {
-            self.carrier.forget(call_id);
+            self.carrier.forget(attempt);
         }
         Ok(())
     }

@@ -19,7 +19,7 @@ use super::signature::AuthToken;
 use super::twiml::RelayTwiml;
 use crate::agent::{Agent, VoicemailPolicy};
 use crate::dialer::{CarrierReport, DialError, DialRequest, Dialer, ProgressHandle};
-use crate::domain::CallId;
+use crate::domain::{CallAttempt, CallId};
 use crate::store::{CallStore, note_carrier};
 
 /// Where Twilio reaches this service, relative to [`TwilioConfig::public_url`].
@@ -90,6 +90,20 @@ impl TwilioConfig {
     /// The public URL of `path` for an attempt of a call (`?callId=…`,
     /// and `&attempt=N` for a retry's attempt `N`, so a late callback about
     /// an earlier attempt is told apart).
+    ///
+    /// ```
+    /// use agentcall::twilio::{TwilioConfig, signature::AuthToken};
+    ///
+    /// let public = url::Url::parse("https://calls.example.com")?;
+    /// let config = TwilioConfig::new("AC123", AuthToken::new("token"), public);
+    /// let call = "call_0123456789abcdef0123456789abcdef".parse()?;
+    /// assert_eq!(
+    ///     config.callback_url("/twilio/status", &call, 1),
+    ///     "https://calls.example.com/twilio/status?callId=call_0123456789abcdef0123456789abcdef"
+    /// );
+    /// assert!(config.callback_url("/twilio/status", &call, 2).ends_with("&attempt=2"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn callback_url(&self, path: &str, call_id: &CallId, attempt: u32) -> String {
         let mut url = self.public_url.clone();
         url.set_path(&join_path(self.public_url.path(), path));
@@ -135,7 +149,8 @@ struct Inner {
     /// The progress handles of the calls this process placed: held so the
     /// service's follower keeps listening until the call ends (the reports
     /// themselves reach the service through the store, from any instance).
-    placed: Mutex<HashMap<CallId, ProgressHandle>>,
+    /// Keyed by call, with the attempt the handle reports on.
+    placed: Mutex<HashMap<CallId, (u32, ProgressHandle)>>,
 }
 
 impl TwilioCarrier {
@@ -171,12 +186,19 @@ impl TwilioCarrier {
         &self.inner.agent
     }
 
-    /// Stops holding a call's progress handle (it ended).
-    pub(crate) fn forget(&self, call_id: &CallId) {
-        self.placed().remove(call_id);
+    /// Stops holding the progress handle of an attempt that ended (not that
+    /// of a later attempt of the same call).
+    pub(crate) fn forget(&self, attempt: &CallAttempt) {
+        let mut placed = self.placed();
+        if placed
+            .get(&attempt.call)
+            .is_some_and(|(held, _)| *held == attempt.attempt)
+        {
+            placed.remove(&attempt.call);
+        }
     }
 
-    fn placed(&self) -> std::sync::MutexGuard<'_, HashMap<CallId, ProgressHandle>> {
+    fn placed(&self) -> std::sync::MutexGuard<'_, HashMap<CallId, (u32, ProgressHandle)>> {
         self.inner
             .placed
             .lock()
@@ -293,8 +315,8 @@ impl Dialer for TwilioCarrier {
         let _ = progress.report(CarrierReport::Dialing);
         let mut placed = self.placed();
         // Calls that ended through another instance: no one listens any more.
-        placed.retain(|_, handle| !handle.is_closed());
-        placed.insert(request.call_id, progress);
+        placed.retain(|_, (_, handle)| !handle.is_closed());
+        placed.insert(request.call_id, (request.attempt, progress));
         Ok(())
     }
 
@@ -316,7 +338,8 @@ impl Dialer for TwilioCarrier {
         // instance: a call Twilio accepted goes on being reported.
         let known = self.call_sid(&request.call_id).await?.is_some();
         if known {
-            self.placed().insert(request.call_id, progress);
+            self.placed()
+                .insert(request.call_id, (request.attempt, progress));
         }
         Ok(known)
     }

@@ -432,6 +432,31 @@ pub async fn each_attempt_settles_once<L: UsageLedger>(ledger: &L) {
         ledger.usage(&account, t0()).await.expect("usage"),
         Usage::new(5, 0)
     );
+    // Two instances raced to start the third attempt: the loser releases
+    // its reservation, which leaves the winner's to be settled.
+    let third = CallAttempt::new(second.call.clone(), 3);
+    for _ in 0..2 {
+        assert_eq!(
+            ledger.reserve(&account, &third, t0(), 100, 10).await.ok(),
+            Some(10)
+        );
+    }
+    ledger
+        .release(&account, &third, t0(), 10)
+        .await
+        .expect("release");
+    assert_eq!(
+        ledger.usage(&account, t0()).await.expect("usage"),
+        Usage::new(5, 10)
+    );
+    ledger
+        .settle(&account, &third, t0(), 10, 2)
+        .await
+        .expect("settle");
+    assert_eq!(
+        ledger.usage(&account, t0()).await.expect("usage"),
+        Usage::new(7, 0)
+    );
 }
 
 /// Workers on two handles claim concurrently: every due event is handed out

@@ -24,6 +24,7 @@ fn call(created_at: DateTime<Utc>, reserved: u64, duration_sec: Option<u64>) -> 
         fields: Vec::new(),
         webhook_url: None,
         reserved_minutes: reserved,
+        reserved_in: None,
         extraction_notes: Default::default(),
         extraction_evidence: Default::default(),
         carrier_end: None,

@@ -36,6 +36,7 @@ pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCa
         fields: Vec::new(),
         webhook_url: Some("https://example.com/hook".into()),
         reserved_minutes: 3,
+        reserved_in: None,
         extraction_notes: BTreeMap::new(),
         extraction_evidence: BTreeMap::new(),
         carrier_end: None,

@@ -284,6 +284,8 @@ struct CallDocument {
     webhook_url: Option<String>,
     reserved_minutes: u64,
     #[serde(default)]
+    reserved_in: Option<DateTime<Utc>>,
+    #[serde(default)]
     extraction_notes: BTreeMap<String, String>,
     #[serde(default)]
     extraction_evidence: BTreeMap<String, Evidence>,
@@ -388,6 +390,7 @@ impl From<&StoredCall> for CallDocument {
             fields: call.fields.clone(),
             webhook_url: call.webhook_url.clone(),
             reserved_minutes: call.reserved_minutes,
+            reserved_in: call.reserved_in,
             extraction_notes: call.extraction_notes.clone(),
             extraction_evidence: call.extraction_evidence.clone(),
             carrier_end: call.carrier_end.clone(),
@@ -438,6 +441,7 @@ impl CallDocument {
             fields: self.fields,
             webhook_url: self.webhook_url,
             reserved_minutes: self.reserved_minutes,
+            reserved_in: self.reserved_in,
             extraction_notes: self.extraction_notes,
             extraction_evidence: self.extraction_evidence,
             carrier_end: self.carrier_end,
@@ -643,6 +647,7 @@ mod tests {
             fields: vec![FieldDefinition::new("ok", FieldType::Boolean).with_description("d")],
             webhook_url: None,
             reserved_minutes: 7,
+            reserved_in: Some(from_nanos(1_801_000_000_000_000_003)),
             extraction_notes: BTreeMap::from([("n".into(), "why".into())]),
             extraction_evidence: BTreeMap::from([(
                 "ok".into(),

@@ -518,6 +518,16 @@ macro_rules! delegate_store {
                 self.db.settle(account, attempt, period, reserved, billed).await
             }
 
+            async fn release(
+                &self,
+                account: &$crate::domain::AccountId,
+                _attempt: &$crate::domain::CallAttempt,
+                period: chrono::DateTime<chrono::Utc>,
+                reserved: u64,
+            ) -> Result<(), $crate::store::StoreError> {
+                self.db.release(account, period, reserved).await
+            }
+
             async fn usage(
                 &self,
                 account: &$crate::domain::AccountId,

@@ -123,6 +123,30 @@ impl Db<D> {
         tx.commit().await
     }
 
+    /// `UsageLedger::release`: the reservation given back, the attempt not
+    /// recorded as settled.
+    pub(crate) async fn release(
+        &self,
+        account: &AccountId,
+        period: DateTime<Utc>,
+        reserved: u64,
+    ) -> Result<(), StoreError> {
+        let sql = format!(
+            "UPDATE usage SET reserved = {}(reserved - $3, 0) \
+             WHERE account_id = $1 AND period_ns = $2",
+            D::GREATEST
+        );
+        let mut tx = self.write().await?;
+        sqlx::query(&sql)
+            .bind(account.as_str())
+            .bind(nanos(period))
+            .bind(sql_int(reserved))
+            .execute(tx.conn())
+            .await
+            .map_err(db_error)?;
+        tx.commit().await
+    }
+
     /// `UsageLedger::usage`.
     pub(crate) async fn usage(
         &self,
