@@ -83,6 +83,7 @@ impl Dialect for SqliteDialect {
     const ROW_LOCK: &'static str = "";
     // The two-argument `MAX` is SQLite's `GREATEST`.
     const GREATEST: &'static str = "MAX";
+    const LEAST: &'static str = "MIN";
 }
 
 /// Calls, recordings, the outbox and idempotency keys in a SQLite database.

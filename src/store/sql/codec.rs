@@ -597,12 +597,6 @@ pub(crate) fn idempotency_thresholds(
     )
 }
 
-/// Minutes a reservation gets: `min(max_minutes, cap - billed - reserved)`.
-pub(crate) fn minutes_to_reserve(billed: u64, reserved: u64, cap: u64, max_minutes: u64) -> u64 {
-    cap.saturating_sub(billed.saturating_add(reserved))
-        .min(max_minutes)
-}
-
 /// A stored usage row's `(billed, reserved)`, checked non-negative.
 pub(crate) fn usage_counts(billed: i64, reserved: i64) -> Result<(u64, u64), StoreError> {
     Ok((
@@ -779,13 +773,5 @@ mod tests {
         );
         let claim = ClaimToken::from_u64(u64::MAX);
         assert_eq!(claim_column(claim), -1, "every bit is kept");
-    }
-
-    #[test]
-    fn reservations_match_the_memory_ledger() {
-        assert_eq!(minutes_to_reserve(0, 0, 25, 10), 10);
-        assert_eq!(minutes_to_reserve(3, 15, 25, 10), 7);
-        assert_eq!(minutes_to_reserve(20, 10, 25, 10), 0);
-        assert_eq!(minutes_to_reserve(u64::MAX, 1, u64::MAX, 10), 0);
     }
 }

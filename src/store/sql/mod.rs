@@ -102,6 +102,9 @@ pub(crate) trait Dialect: Send + Sync + 'static {
     /// The scalar function for the larger of two values.
     const GREATEST: &'static str = "GREATEST";
 
+    /// The scalar function for the smaller of two values.
+    const LEAST: &'static str = "LEAST";
+
     /// Run first in the outbox claim's transaction, if any. PostgreSQL
     /// estimates the claim (a recursive walk over accounts) costly enough to
     /// JIT-compile it on every run: 1.2 s instead of 0.2 s per claim of 64

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::codec::{db_error, minutes_to_reserve, nanos, sql_int, usage_counts};
+use super::codec::{db_error, nanos, sql_int, stored_int, usage_counts};
 use super::{Db, RowsAffected, shared};
 use crate::domain::{AccountId, CallAttempt};
 use crate::guardrails::{ReserveError, Usage};
@@ -26,9 +26,11 @@ impl Db<D> {
         }
     }
 
-    /// Reads and raises the period's row in one write transaction, with the
-    /// row locked where the dialect locks rows, so `billed + reserved`
-    /// never exceeds the cap.
+    /// Raises the period's row by the grant in one statement, the grant
+    /// computed from the row as locked (where the dialect locks rows), so
+    /// `billed + reserved` never exceeds the cap: two round trips in all
+    /// (the row is made to exist first), and the row lock held for one
+    /// statement, not across a transaction's several.
     async fn try_reserve(
         &self,
         account: &AccountId,
@@ -37,7 +39,10 @@ impl Db<D> {
         max_minutes: u64,
     ) -> Result<u64, StoreError> {
         let period = nanos(period);
-        let mut tx = self.write().await?;
+        // Two statements, each atomic on its own: no transaction around
+        // them (whose round trips and held lock were most of a placement's
+        // time in the ledger).
+        let _turn = self.turn().await;
         // The row must exist for a row lock to serialise first reservations.
         sqlx::query(
             "INSERT INTO usage (account_id, period_ns) VALUES ($1, $2) \
@@ -45,37 +50,31 @@ impl Db<D> {
         )
         .bind(account.as_str())
         .bind(period)
-        .execute(tx.conn())
+        .execute(&self.pool)
         .await
         .map_err(db_error)?;
         let sql = format!(
-            "SELECT billed, reserved FROM usage WHERE account_id = $1 AND period_ns = $2{}",
-            D::ROW_LOCK
+            "WITH held AS MATERIALIZED (SELECT {least}($4, {greatest}($3 - billed - reserved, 0)) AS grant_minutes \
+             FROM usage WHERE account_id = $1 AND period_ns = $2{lock}) \
+             UPDATE usage SET reserved = reserved + (SELECT grant_minutes FROM held) \
+             WHERE account_id = $1 AND period_ns = $2 AND (SELECT grant_minutes FROM held) > 0 \
+             RETURNING (SELECT grant_minutes FROM held)",
+            least = D::LEAST,
+            greatest = D::GREATEST,
+            lock = D::ROW_LOCK,
         );
-        let (billed, reserved): (i64, i64) = sqlx::query_as(&sql)
+        let granted: Option<(i64,)> = sqlx::query_as(&sql)
             .bind(account.as_str())
             .bind(period)
-            .fetch_one(tx.conn())
+            .bind(sql_int(cap))
+            .bind(sql_int(max_minutes))
+            .fetch_optional(&self.pool)
             .await
             .map_err(db_error)?;
-        let (billed, reserved) = usage_counts(billed, reserved)?;
-        let grant = minutes_to_reserve(billed, reserved, cap, max_minutes);
-        if grant == 0 {
-            // Nothing to record, not even the empty row.
-            tx.rollback().await?;
-            return Ok(0);
+        match granted {
+            Some((grant,)) => stored_int(grant, "usage grant"),
+            None => Ok(0),
         }
-        sqlx::query(
-            "UPDATE usage SET reserved = reserved + $3 WHERE account_id = $1 AND period_ns = $2",
-        )
-        .bind(account.as_str())
-        .bind(period)
-        .bind(sql_int(grant))
-        .execute(tx.conn())
-        .await
-        .map_err(db_error)?;
-        tx.commit().await?;
-        Ok(grant)
     }
 
     /// `UsageLedger::settle`: records the attempt as settled and, the first
