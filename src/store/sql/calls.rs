@@ -90,41 +90,55 @@ impl Db<D> {
         let mut c = encode_call(call)?;
         c.version = version_column(next_version, id)?;
         let expected = version_column(call.version, id)?;
-        let mut tx = self.write().await?;
         // On PostgreSQL a concurrent update of the row waits for this one's
         // commit, then re-checks `version` against the committed row and
-        // matches nothing; on SQLite the write transactions take turns.
-        let updated = Self::bind_call(
-            sqlx::query(
-                &format!(
-                    "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
-                     version = $6, doc = $7, lease_until_ns = CASE WHEN $9 IS NULL THEN NULL \
-                     WHEN holder = $8 AND lease_until_ns IS NOT NULL \
-                     THEN {}(lease_until_ns, $9) ELSE $9 END, holder = $8 \
-                     WHERE id = $1 AND version = $10",
-                    D::GREATEST
-                ),
-            ),
-            &c,
-        )
-        .bind(expected)
-        .execute(tx.conn())
-        .await
-        .map_err(db_error)?;
-        if updated.changed() == 0 {
+        // matches nothing; on SQLite the writes take turns.
+        let sql = format!(
+            "UPDATE calls SET key_id = $2, account_id = $3, created_ns = $4, status = $5, \
+             version = $6, doc = $7, lease_until_ns = CASE WHEN $9 IS NULL THEN NULL \
+             WHEN holder = $8 AND lease_until_ns IS NOT NULL \
+             THEN {}(lease_until_ns, $9) ELSE $9 END, holder = $8 \
+             WHERE id = $1 AND version = $10",
+            D::GREATEST
+        );
+        let conflict = || async {
             // Any row will do: only whether there is one matters.
             let exists = sqlx::query("SELECT 1 FROM calls WHERE id = $1")
                 .bind(c.id.as_str())
-                .fetch_optional(tx.conn())
+                .fetch_optional(&self.pool)
                 .await
                 .map_err(db_error)?;
-            return Err(match exists {
+            Err(match exists {
                 Some(_) => StoreError::Conflict {
                     id: id.clone(),
                     expected: call.version,
                 },
                 None => StoreError::NotFound(id.clone()),
-            });
+            })
+        };
+        if events.is_empty() {
+            // Most moves queue no event: the one statement is atomic on its
+            // own, with no transaction's extra round trips around it.
+            let _turn = self.turn().await;
+            let updated = Self::bind_call(sqlx::query(&sql), &c)
+                .bind(expected)
+                .execute(&self.pool)
+                .await
+                .map_err(db_error)?;
+            if updated.changed() == 0 {
+                return conflict().await;
+            }
+            return Ok(next_version);
+        }
+        let mut tx = self.write().await?;
+        let updated = Self::bind_call(sqlx::query(&sql), &c)
+            .bind(expected)
+            .execute(tx.conn())
+            .await
+            .map_err(db_error)?;
+        if updated.changed() == 0 {
+            tx.rollback().await?;
+            return conflict().await;
         }
         for event in &events {
             sqlx::query(
