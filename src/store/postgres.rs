@@ -193,23 +193,31 @@ impl PostgresRateLimiter {
         let since = now_ns.saturating_sub(window);
         let mut tx = self.pool.begin().await?;
         Self::lock_key(&mut tx, key_id).await?;
-        // Rows a whole window older than any that still count are dropped;
-        // the margin keeps rows an instance with a slower clock still counts.
-        sqlx::query("DELETE FROM rate_events WHERE key_id = $1 AND at_ns <= $2")
-            .bind(key_id.as_str())
-            .bind(since.saturating_sub(window))
-            .execute(&mut *tx)
-            .await?;
-        let (count, oldest): (i64, Option<i64>) = sqlx::query_as(
-            "SELECT COUNT(*), MIN(at_ns) FROM rate_events WHERE key_id = $1 AND at_ns > $2",
+        // One statement under the key's lock: count the window, add this
+        // placement if the budget allows, and drop rows a whole window older
+        // than any that still count (the margin keeps rows an instance with
+        // a slower clock still counts). Every part sees the rows as they
+        // were when the statement began, after the lock.
+        let (count, oldest, added): (i64, Option<i64>, i64) = sqlx::query_as(
+            "WITH counted AS MATERIALIZED ( \
+                 SELECT COUNT(*) AS n, MIN(at_ns) AS oldest FROM rate_events \
+                 WHERE key_id = $1 AND at_ns > $2), \
+             added AS ( \
+                 INSERT INTO rate_events (key_id, at_ns) SELECT $1, $3 FROM counted WHERE n < $4 \
+                 RETURNING at_ns), \
+             pruned AS (DELETE FROM rate_events WHERE key_id = $1 AND at_ns <= $5) \
+             SELECT n, oldest, (SELECT COUNT(*) FROM added) FROM counted",
         )
         .bind(key_id.as_str())
         .bind(since)
+        .bind(now_ns)
+        .bind(i64::from(limit))
+        .bind(since.saturating_sub(window))
         .fetch_one(&mut *tx)
         .await?;
-        if count >= i64::from(limit) {
+        if added == 0 {
             tx.commit().await?;
-            let retry_after = match oldest {
+            let retry_after = match oldest.filter(|_| count > 0) {
                 Some(oldest) => Duration::from_nanos(
                     u64::try_from(oldest.saturating_add(window).saturating_sub(now_ns))
                         .unwrap_or(0),
@@ -218,11 +226,6 @@ impl PostgresRateLimiter {
             };
             return Ok(Err(RateLimited { retry_after }));
         }
-        sqlx::query("INSERT INTO rate_events (key_id, at_ns) VALUES ($1, $2)")
-            .bind(key_id.as_str())
-            .bind(now_ns)
-            .execute(&mut *tx)
-            .await?;
         tx.commit().await?;
         Ok(Ok(RatePermit {
             key_id: key_id.clone(),
