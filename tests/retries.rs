@@ -132,6 +132,19 @@ fn setup_with(
     }
 }
 
+/// A service on a clock at 2026-12-01 15:00 UTC whose carrier is
+/// `carrier`, set up further by `configure`, and its HTTP API.
+fn on_carrier(
+    carrier: Arc<dyn Dialer>,
+    configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
+) -> (AgentCall, Api, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let service = configure(builder().clock(clock.clone()).dialer(carrier))
+        .build()
+        .unwrap();
+    (service.clone(), Api::new(service), clock)
+}
+
 async fn record(api: &Api, id: &str) -> Value {
     let (status, _, bytes) = send(api, get(Some(KEY_A1), &format!("/v1/agent/calls/{id}"))).await;
     assert_eq!(status, StatusCode::OK);
@@ -654,14 +667,8 @@ impl Dialer for CallbackCarrier {
 #[tokio::test]
 async fn late_reports_about_an_earlier_attempt_change_nothing() {
     use agentcall::dialer::{CarrierOutcome, CarrierReport};
-    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
     let carrier = Arc::new(CallbackCarrier::default());
-    let service = builder()
-        .clock(clock.clone())
-        .dialer(carrier.clone())
-        .build()
-        .unwrap();
-    let api = Api::new(service.clone());
+    let (service, api, clock) = on_carrier(carrier.clone(), |builder| builder);
     let id = place(
         &api,
         KEY_A1,
@@ -788,14 +795,8 @@ async fn cancel(api: &Api, id: &str) -> Value {
 
 #[tokio::test]
 async fn cancelling_an_answered_voicemail_attempt_ends_the_call_for_good() {
-    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
     let carrier = Arc::new(Machine::default());
-    let service = builder()
-        .clock(clock.clone())
-        .dialer(carrier.clone())
-        .build()
-        .unwrap();
-    let api = Api::new(service.clone());
+    let (service, api, clock) = on_carrier(carrier.clone(), |builder| builder);
     let id = place(
         &api,
         KEY_A1,
@@ -976,16 +977,11 @@ impl UsageLedger for HookLedger {
 /// the cancelled call is never dialed again.
 #[tokio::test]
 async fn a_cancel_during_the_settlement_of_a_retried_attempt_is_never_dialed() {
-    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
     let carrier = Arc::new(NoAnswerThenTalk::default());
     let ledger = Arc::new(HookLedger::new(Arc::new(MemoryUsageLedger::new())));
-    let service = builder()
-        .clock(clock.clone())
-        .dialer(carrier.clone())
-        .usage_ledger(ledger.clone())
-        .build()
-        .unwrap();
-    let api = Api::new(service.clone());
+    let (service, api, clock) = on_carrier(carrier.clone(), |builder| {
+        builder.usage_ledger(ledger.clone())
+    });
     let id = place(
         &api,
         KEY_A1,

@@ -43,7 +43,6 @@ use super::AgentCall;
 use crate::domain::{AccountId, CallAttempt, CallId, EventKind};
 use crate::extract::Evidence;
 use crate::guardrails::{BillingPeriod, billed_minutes};
-use crate::schedule::{opening_with_room, time_zones};
 use crate::state::{self, Ending, Transition};
 use crate::store::{CallLease, CarrierNotes, InstanceId, NewEvent, StoreError, StoredCall};
 use crate::webhook::EventPayload;
@@ -299,15 +298,7 @@ impl AgentCall {
         }
         let delay = chrono::Duration::from_std(policy.delay_after(attempt)).ok()?;
         let earliest = ended_at.checked_add_signed(delay)?;
-        match &call.calling_window {
-            None => Some(earliest),
-            Some(window) => opening_with_room(
-                window,
-                time_zones(&call.record.to),
-                earliest,
-                self.inner.timing.ring_timeout,
-            ),
-        }
+        self.first_ring(call, earliest)
     }
 
     /// Applies a carrier-reported move; a failure is logged, not returned,

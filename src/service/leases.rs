@@ -417,15 +417,7 @@ impl AgentCall {
         // not come or the window has closed (or is about to) meanwhile.
         let now = self.now();
         let earliest = call.waiting_until.map_or(now, |at| at.max(now));
-        let opens = match &call.calling_window {
-            None => Some(earliest),
-            Some(window) => opening_with_room(
-                window,
-                time_zones(&call.record.to),
-                earliest,
-                self.inner.timing.ring_timeout,
-            ),
-        };
+        let opens = self.first_ring(&call, earliest);
         match opens {
             Some(at) if at > now => {
                 self.park(&mut call, at).await;
@@ -524,6 +516,26 @@ impl AgentCall {
                 done(self);
                 report.ended += 1;
             }
+        }
+    }
+
+    /// The first instant, from `earliest` on, at which `call` may start:
+    /// `earliest` itself without a calling window, else the first instant
+    /// its window leaves the ring timeout to ring in every zone of the
+    /// number; `None` when the window never opens again.
+    pub(super) fn first_ring(
+        &self,
+        call: &StoredCall,
+        earliest: DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        match &call.calling_window {
+            None => Some(earliest),
+            Some(window) => opening_with_room(
+                window,
+                time_zones(&call.record.to),
+                earliest,
+                self.inner.timing.ring_timeout,
+            ),
         }
     }
 
