@@ -1241,3 +1241,123 @@ async fn callbacks_and_the_relay_may_reach_an_instance_that_did_not_place_the_ca
     drop((placing, other));
     database.drop().await;
 }
+
+// Retries -------------------------------------------------------------
+
+/// A retried call over Twilio, in process on a hand-set clock (the example
+/// server has none): the first attempt is not answered, the second is
+/// created with callbacks naming attempt 2, and Twilio's late callbacks
+/// about the first attempt move nothing (a late "ringing" even gets that
+/// stray call ended at Twilio), while the second attempt's end ends the
+/// call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
+    use std::sync::Arc;
+
+    use agentcall::agent::Agent;
+    use agentcall::clock::ManualClock;
+    use agentcall::schedule::{RetryOn, RetryPolicy};
+    use agentcall::store::{CallStore, MemoryStore};
+    use agentcall::twilio::{
+        TwilioCallbacks, TwilioCarrier, TwilioConfig, paths, signature::AuthToken,
+    };
+    use agentcall::{ApiKey, CallStatus, PlacementRequest};
+
+    let fake = FakeTwilio::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let public = format!("http://{}", listener.local_addr().unwrap());
+    let store = Arc::new(MemoryStore::new());
+    let mut config = TwilioConfig::new(
+        fake::ACCOUNT_SID,
+        AuthToken::new(fake::AUTH_TOKEN),
+        url::Url::parse(&public).unwrap(),
+    );
+    config.api_base = url::Url::parse(&fake.base).unwrap();
+    config.machine_detection = false;
+    config.record = false;
+    let notes: Arc<dyn CallStore> = store.clone();
+    let carrier = TwilioCarrier::new(config, Agent::default(), notes);
+    // Noon in San Francisco: inside the default calling window.
+    let clock = Arc::new(ManualClock::new("2026-12-01T20:00:00Z".parse().unwrap()));
+    let service = common::builder()
+        .store(store)
+        .dialer(Arc::new(carrier.clone()))
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let callbacks = TwilioCallbacks::new(service.clone(), carrier);
+    let app = axum::Router::new()
+        .route_service(paths::STATUS, callbacks.clone())
+        .route_service(paths::MACHINE, callbacks.clone())
+        .route_service(paths::RECORDING, callbacks.clone())
+        .route_service(paths::CONNECT_ACTION, callbacks);
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let me = service
+        .authenticate(&ApiKey::new(KEY))
+        .await
+        .unwrap()
+        .unwrap();
+    let mut request = PlacementRequest::new(TO, "Confirm Friday's delivery");
+    request.retry =
+        Some(RetryPolicy::new(2, &[RetryOn::NoAnswer, RetryOn::BusyOrDeclined], &[30]).unwrap());
+    let placed = service.place(&me, &request).await.unwrap();
+    let first = fake.next_call().await;
+    assert!(
+        !first.param("StatusCallback").unwrap().contains("attempt="),
+        "the first attempt's URLs are as before retries"
+    );
+    assert_eq!(first.status("initiated").await, 204);
+    assert_eq!(first.status("no-answer").await, 204);
+    let waiting = service.get(&me, &placed.call_id).await.unwrap();
+    assert_eq!(
+        (waiting.status, waiting.attempt, waiting.attempts.len()),
+        (CallStatus::Queued, 1, 1)
+    );
+
+    clock.set("2026-12-01T20:30:01Z".parse().unwrap());
+    assert_eq!(service.recover().await.unwrap().started, 1);
+    let second = fake.next_call().await;
+    assert_ne!(second.sid(), first.sid());
+    assert!(
+        second
+            .param("StatusCallback")
+            .unwrap()
+            .ends_with("&attempt=2"),
+        "{:?}",
+        second.param("StatusCallback")
+    );
+    assert_eq!(second.status("initiated").await, 204);
+    assert_eq!(second.status("ringing").await, 204);
+    let ringing = service.get(&me, &placed.call_id).await.unwrap();
+
+    // Twilio sends the first attempt's end again, late: nothing moves.
+    for late in ["no-answer", "busy", "completed"] {
+        assert_eq!(first.status(late).await, 204, "{late}");
+        assert_eq!(service.get(&me, &placed.call_id).await.unwrap(), ringing);
+    }
+    // A late "ringing" of the first attempt: that stray call is ended at
+    // Twilio by its CallSid, and the call is left alone.
+    assert_eq!(first.status("ringing").await, 204);
+    first
+        .wait_update("the stray first attempt canceled at Twilio", |form| {
+            field(form, "Status") == Some("canceled")
+        })
+        .await;
+    assert_eq!(service.get(&me, &placed.call_id).await.unwrap(), ringing);
+    assert!(
+        second.updates().is_empty(),
+        "the second attempt was not touched"
+    );
+
+    // The second attempt is busy, and it was the last: the call ends.
+    assert_eq!(second.status("busy").await, 204);
+    let ended = service.get(&me, &placed.call_id).await.unwrap();
+    assert_eq!(
+        (ended.status, ended.attempt, ended.attempts.len()),
+        (CallStatus::Declined, 2, 1)
+    );
+    assert_eq!(ended.attempts[0].status, CallStatus::NoAnswer);
+    service.shutdown(Duration::from_secs(1)).await;
+    server.abort();
+}
