@@ -592,6 +592,68 @@ async fn malformed_retry_policies_are_rejected_with_their_tokens() {
     assert_eq!(s.dialer.dials.lock().unwrap().len(), 1);
 }
 
+#[cfg(feature = "postgres")]
+#[path = "common/pg.rs"]
+mod pg;
+
+/// The same restart on PostgreSQL, the instances' shared database: the
+/// waiting retry, its settled first attempt and the second attempt's bill
+/// are all in the database.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_wait_survives_a_restart_on_postgresql() {
+    let Some(schema) = pg::TestSchema::create().await else {
+        return;
+    };
+    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
+    let dialer = Arc::new(ScriptedDialer::new(&[
+        CallStatus::NoAnswer,
+        CallStatus::Completed,
+    ]));
+    let instance = || async {
+        let store = Arc::new(schema.store(4).await);
+        builder()
+            .usage_ledger(Arc::new(store.usage_ledger()))
+            .rate_limiter(Arc::new(store.rate_limiter()))
+            .store(store)
+            .clock(clock.clone())
+            .dialer(dialer.clone())
+            .build()
+            .unwrap()
+    };
+    let first = instance().await;
+    let id = place(
+        &Api::new(first.clone()),
+        KEY_A1,
+        body(json!({"maxAttempts": 2, "delayMinutes": [30]})),
+    )
+    .await;
+    wait_retried(&Api::new(first.clone()), &id, 1).await;
+    first.shutdown(Duration::from_secs(5)).await;
+    drop(first);
+
+    let second = instance().await;
+    assert_eq!(second.recover().await.unwrap().started, 0);
+    clock.set(utc("2026-12-01T15:30:01Z"));
+    assert_eq!(second.recover().await.unwrap().started, 1);
+    let api = Api::new(second.clone());
+    let ended = wait_terminal(&api, KEY_A1, &id).await;
+    assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
+    assert_eq!(dialer.dials(&id), [1, 2]);
+    second.shutdown(Duration::from_secs(5)).await;
+    let store = schema.store(1).await;
+    let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
+    let usage = store
+        .usage_ledger()
+        .usage(&"acct_a".parse().unwrap(), period)
+        .await
+        .unwrap();
+    let billed = agentcall::guardrails::billed_minutes(ended.duration_sec.unwrap()).max(1);
+    assert_eq!(usage, Usage::new(billed, 0));
+    store.close().await;
+    schema.drop().await;
+}
+
 #[cfg(feature = "sqlite")]
 #[tokio::test]
 async fn a_retry_wait_survives_a_restart() {
