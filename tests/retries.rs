@@ -592,36 +592,21 @@ async fn malformed_retry_policies_are_rejected_with_their_tokens() {
     assert_eq!(s.dialer.dials.lock().unwrap().len(), 1);
 }
 
-#[cfg(feature = "postgres")]
-#[path = "common/pg.rs"]
-mod pg;
-
-/// The same restart on PostgreSQL, the instances' shared database: the
-/// waiting retry, its settled first attempt and the second attempt's bill
-/// are all in the database.
-#[cfg(feature = "postgres")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_retry_wait_survives_a_restart_on_postgresql() {
-    let Some(schema) = pg::TestSchema::create().await else {
-        return;
-    };
+/// A restart while a retry waits: one instance places a call whose first
+/// attempt is not answered and stops; a second one, made by `instance` on
+/// the same database, dials the retry when it is due, exactly once, and
+/// the attempts' bill is in the ledger the instances share.
+async fn a_retry_wait_survives_a_restart_on<F, Fut>(instance: F)
+where
+    F: Fn(Arc<ManualClock>, Arc<ScriptedDialer>) -> Fut,
+    Fut: std::future::Future<Output = (AgentCall, Arc<dyn UsageLedger>)>,
+{
     let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
     let dialer = Arc::new(ScriptedDialer::new(&[
         CallStatus::NoAnswer,
         CallStatus::Completed,
     ]));
-    let instance = || async {
-        let store = Arc::new(schema.store(4).await);
-        builder()
-            .usage_ledger(Arc::new(store.usage_ledger()))
-            .rate_limiter(Arc::new(store.rate_limiter()))
-            .store(store)
-            .clock(clock.clone())
-            .dialer(dialer.clone())
-            .build()
-            .unwrap()
-    };
-    let first = instance().await;
+    let (first, _) = instance(clock.clone(), dialer.clone()).await;
     let id = place(
         &Api::new(first.clone()),
         KEY_A1,
@@ -632,7 +617,7 @@ async fn a_retry_wait_survives_a_restart_on_postgresql() {
     first.shutdown(Duration::from_secs(5)).await;
     drop(first);
 
-    let second = instance().await;
+    let (second, ledger) = instance(clock.clone(), dialer.clone()).await;
     assert_eq!(second.recover().await.unwrap().started, 0);
     clock.set(utc("2026-12-01T15:30:01Z"));
     assert_eq!(second.recover().await.unwrap().started, 1);
@@ -641,17 +626,13 @@ async fn a_retry_wait_survives_a_restart_on_postgresql() {
     assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
     assert_eq!(dialer.dials(&id), [1, 2]);
     second.shutdown(Duration::from_secs(5)).await;
-    let store = schema.store(1).await;
     let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
-    let usage = store
-        .usage_ledger()
+    let usage = ledger
         .usage(&"acct_a".parse().unwrap(), period)
         .await
         .unwrap();
     let billed = agentcall::guardrails::billed_minutes(ended.duration_sec.unwrap()).max(1);
     assert_eq!(usage, Usage::new(billed, 0));
-    store.close().await;
-    schema.drop().await;
 }
 
 #[cfg(feature = "sqlite")]
@@ -659,41 +640,61 @@ async fn a_retry_wait_survives_a_restart_on_postgresql() {
 async fn a_retry_wait_survives_a_restart() {
     use agentcall::store::SqliteStore;
     let path = common::process::TempPath::unique("db");
-    let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
-    let dialer = Arc::new(ScriptedDialer::new(&[
-        CallStatus::NoAnswer,
-        CallStatus::Completed,
-    ]));
-    let instance = || async {
+    a_retry_wait_survives_a_restart_on(|clock, dialer| async {
         let store = Arc::new(SqliteStore::open(&path.0).await.expect("open"));
-        builder()
-            .usage_ledger(Arc::new(store.usage_ledger()))
+        let ledger: Arc<dyn UsageLedger> = Arc::new(store.usage_ledger());
+        let service = builder()
+            .usage_ledger(ledger.clone())
             .store(store)
-            .clock(clock.clone())
-            .dialer(dialer.clone())
+            .clock(clock)
+            .dialer(dialer)
             .build()
-            .unwrap()
-    };
-    let first = instance().await;
-    let id = place(
-        &Api::new(first.clone()),
-        KEY_A1,
-        body(json!({"maxAttempts": 2, "delayMinutes": [30]})),
-    )
+            .unwrap();
+        (service, ledger)
+    })
     .await;
-    wait_retried(&Api::new(first.clone()), &id, 1).await;
-    first.shutdown(Duration::from_secs(5)).await;
-    drop(first);
+}
 
-    let second = instance().await;
-    assert_eq!(second.recover().await.unwrap().started, 0);
-    clock.set(utc("2026-12-01T15:30:01Z"));
-    assert_eq!(second.recover().await.unwrap().started, 1);
-    let api = Api::new(second.clone());
-    let ended = wait_terminal(&api, KEY_A1, &id).await;
-    assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
-    assert_eq!(dialer.dials(&id), [1, 2]);
-    second.shutdown(Duration::from_secs(5)).await;
+#[cfg(feature = "postgres")]
+#[path = "common/pg.rs"]
+mod pg;
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_wait_survives_a_restart_on_postgresql() {
+    let Some(schema) = pg::TestSchema::create().await else {
+        return;
+    };
+    a_retry_wait_survives_a_restart_on(|clock, dialer| async {
+        let store = Arc::new(schema.store(4).await);
+        let ledger: Arc<dyn UsageLedger> = Arc::new(store.usage_ledger());
+        let service = builder()
+            .usage_ledger(ledger.clone())
+            .rate_limiter(Arc::new(store.rate_limiter()))
+            .store(store)
+            .clock(clock)
+            .dialer(dialer)
+            .build()
+            .unwrap();
+        (service, ledger)
+    })
+    .await;
+    schema.drop().await;
+}
+
+/// The dials a test carrier was asked for, call and attempt, in order.
+#[derive(Debug, Default)]
+struct Dials(Mutex<Vec<(CallId, u32)>>);
+
+impl Dials {
+    fn note(&self, request: &DialRequest) {
+        let dial = (request.call_id.clone(), request.attempt);
+        self.0.lock().unwrap().push(dial);
+    }
+
+    fn all(&self) -> Vec<(CallId, u32)> {
+        self.0.lock().unwrap().clone()
+    }
 }
 
 /// A carrier whose reports arrive as callbacks: it keeps each dial's
@@ -702,7 +703,7 @@ async fn a_retry_wait_survives_a_restart() {
 /// callback handler does.
 #[derive(Debug, Default)]
 struct CallbackCarrier {
-    dials: Mutex<Vec<(CallId, u32)>>,
+    dials: Dials,
     held: Mutex<Vec<ProgressHandle>>,
 }
 
@@ -713,10 +714,7 @@ impl Dialer for CallbackCarrier {
     }
 
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
-        self.dials
-            .lock()
-            .unwrap()
-            .push((request.call_id, request.attempt));
+        self.dials.note(&request);
         self.held.lock().unwrap().push(progress);
         Ok(())
     }
@@ -775,10 +773,7 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
 
     clock.set(utc("2026-12-01T15:05:01Z"));
     assert_eq!(service.recover().await.unwrap().started, 1);
-    assert_eq!(
-        *carrier.dials.lock().unwrap(),
-        [(call.clone(), 1), (call.clone(), 2)]
-    );
+    assert_eq!(carrier.dials.all(), [(call.clone(), 1), (call.clone(), 2)]);
     // The first attempt's late end does not end the second.
     service
         .carrier_report(&first, ended(CallStatus::NoAnswer))
@@ -813,7 +808,7 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
 /// attempt as the carrier would report it: voicemail.
 #[derive(Debug, Default)]
 struct Machine {
-    dials: Mutex<Vec<(CallId, u32)>>,
+    dials: Dials,
     live: Mutex<HashMap<CallId, ProgressHandle>>,
 }
 
@@ -825,10 +820,7 @@ impl Dialer for Machine {
 
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         use agentcall::dialer::CarrierReport;
-        self.dials
-            .lock()
-            .unwrap()
-            .push((request.call_id.clone(), request.attempt));
+        self.dials.note(&request);
         let _ = progress.report(CarrierReport::Dialing);
         let _ = progress.report(CarrierReport::Answered);
         self.live.lock().unwrap().insert(request.call_id, progress);
@@ -877,7 +869,7 @@ async fn cancelling_an_answered_voicemail_attempt_ends_the_call_for_good() {
     assert_eq!(canceled["status"], "voicemail", "{canceled}");
     clock.set(utc("2026-12-01T15:06:00Z"));
     assert_eq!(service.recover().await.unwrap().started, 0);
-    assert_eq!(carrier.dials.lock().unwrap().len(), 1);
+    assert_eq!(carrier.dials.all().len(), 1);
     service.shutdown(Duration::from_secs(1)).await;
 }
 
@@ -885,7 +877,7 @@ async fn cancelling_an_answered_voicemail_attempt_ends_the_call_for_good() {
 /// for two and a half minutes.
 #[derive(Debug, Default)]
 struct NoAnswerThenTalk {
-    dials: Mutex<Vec<(CallId, u32)>>,
+    dials: Dials,
 }
 
 #[async_trait::async_trait]
@@ -896,10 +888,7 @@ impl Dialer for NoAnswerThenTalk {
 
     async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
         use agentcall::dialer::{CarrierOutcome, CarrierReport};
-        self.dials
-            .lock()
-            .unwrap()
-            .push((request.call_id.clone(), request.attempt));
+        self.dials.note(&request);
         let _ = progress.report(CarrierReport::Dialing);
         if request.attempt == 1 {
             let _ = progress.report(CarrierReport::Ended(CarrierOutcome::new(
@@ -1063,7 +1052,7 @@ async fn a_cancel_during_the_settlement_of_a_retried_attempt_is_never_dialed() {
     }));
     clock.set(utc("2026-12-01T15:31:00Z"));
     assert_eq!(service.recover().await.unwrap().started, 0);
-    assert_eq!(carrier.dials.lock().unwrap().len(), 1);
+    assert_eq!(carrier.dials.all().len(), 1);
     assert_eq!(record(&api, &id).await["status"], "failed");
     let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
     let usage = ledger
@@ -1121,7 +1110,7 @@ async fn two_instances_racing_to_start_a_retry_dial_it_once_and_bill_it_once() {
     a.recover().await.unwrap();
     let ended = wait_terminal(&api, KEY_A1, &id).await;
     assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
-    let dials = carrier.dials.lock().unwrap().clone();
+    let dials = carrier.dials.all();
     assert_eq!(
         dials.iter().filter(|(_, n)| *n == 2).count(),
         1,

@@ -83,15 +83,15 @@ pub(super) enum Actor {
 }
 
 /// What the usage ledger is told when an attempt of a call ends: its
-/// reservation is replaced by its billed minutes, in the period the call
-/// was placed in.
+/// reservation is replaced by its billed minutes, in the period it was
+/// reserved in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Settlement {
     /// The attempt settled.
     pub(super) attempt: CallAttempt,
     /// The billing period the reservation was taken in.
     pub(super) period: DateTime<Utc>,
-    /// Minutes reserved at placement, all released.
+    /// Minutes reserved for the attempt, all released.
     pub(super) reserved: u64,
     /// Talk time in whole minutes, rounded up; at least 1 for a connected
     /// call (one with `startedAt`), 0 when never answered.
@@ -422,28 +422,13 @@ impl AgentCall {
     }
 
     /// Gives back the reservation of an attempt that never started here,
-    /// without settling the attempt ([`UsageLedger::release`]); tried
-    /// three times, then logged for an operator.
+    /// without settling the attempt ([`UsageLedger::release`]), retried as
+    /// a settlement is (see [`AgentCall::settle_retrying`]).
     ///
     /// [`UsageLedger::release`]: crate::guardrails::UsageLedger::release
     pub(super) async fn release_reservation(&self, account: &AccountId, held: Settlement) {
-        for attempt in 1..=3 {
-            match self
-                .inner
-                .ledger
-                .release(account, &held.attempt, held.period, held.reserved)
-                .await
-            {
-                Ok(()) => return,
-                Err(error) if attempt == 3 => {
-                    tracing::error!(%account, call = %held.attempt, period = %held.period, reserved = held.reserved, %error, "a reservation could not be given back");
-                }
-                Err(error) => {
-                    tracing::warn!(%account, call = %held.attempt, %error, "giving back a reservation failed; retrying");
-                    tokio::time::sleep(SETTLE_FIRST_BACKOFF * attempt).await;
-                }
-            }
-        }
+        self.tell_ledger(account, LedgerChange::Release, &held)
+            .await;
     }
 
     /// Tells the usage ledger about a settlement, retrying a failing ledger
@@ -457,28 +442,45 @@ impl AgentCall {
         account: &AccountId,
         settlement: Settlement,
     ) -> bool {
+        self.tell_ledger(account, LedgerChange::Settle, &settlement)
+            .await
+    }
+
+    /// Applies `change` for `held` in the usage ledger, [`SETTLE_ATTEMPTS`]
+    /// times at most, the wait doubling between them; `true` once applied.
+    async fn tell_ledger(
+        &self,
+        account: &AccountId,
+        change: LedgerChange,
+        held: &Settlement,
+    ) -> bool {
         let Settlement {
             attempt: call,
             period,
             reserved,
             billed,
-        } = settlement;
+        } = held;
         let ledger = &self.inner.ledger;
         let mut backoff = SETTLE_FIRST_BACKOFF;
         for attempt in 1..=SETTLE_ATTEMPTS {
-            match ledger
-                .settle(account, &call, period, reserved, billed)
-                .await
-            {
+            let told = match change {
+                LedgerChange::Settle => {
+                    ledger
+                        .settle(account, call, *period, *reserved, *billed)
+                        .await
+                }
+                LedgerChange::Release => ledger.release(account, call, *period, *reserved).await,
+            };
+            match told {
                 Ok(()) => return true,
                 Err(error) if attempt == SETTLE_ATTEMPTS => {
                     tracing::error!(
-                        %account, %call, %period, reserved, billed, %error,
-                        "settlement not applied: the usage ledger failed {SETTLE_ATTEMPTS} times"
+                        %account, %call, %period, reserved, billed, ?change, %error,
+                        "not applied: the usage ledger failed {SETTLE_ATTEMPTS} times"
                     );
                 }
                 Err(error) => {
-                    tracing::warn!(%account, %period, reserved, billed, %error, attempt, "settling minutes failed; retrying");
+                    tracing::warn!(%account, %call, %period, reserved, billed, ?change, %error, attempt, "the usage ledger failed; retrying");
                     tokio::time::sleep(backoff).await;
                     backoff *= 2;
                 }
@@ -486,6 +488,19 @@ impl AgentCall {
         }
         false
     }
+}
+
+/// What the usage ledger is told about an attempt's reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LedgerChange {
+    /// Replaced by the minutes billed ([`UsageLedger::settle`]).
+    ///
+    /// [`UsageLedger::settle`]: crate::guardrails::UsageLedger::settle
+    Settle,
+    /// Given back, the attempt not settled ([`UsageLedger::release`]).
+    ///
+    /// [`UsageLedger::release`]: crate::guardrails::UsageLedger::release
+    Release,
 }
 
 #[cfg(test)]
