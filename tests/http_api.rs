@@ -5,6 +5,7 @@ mod common;
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
 use agentcall::store::{
@@ -17,6 +18,7 @@ use chrono::{DateTime, Utc};
 use common::*;
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
+use tower::ServiceExt;
 
 fn api() -> Api {
     Api::new(service())
@@ -1003,5 +1005,37 @@ async fn an_unrecorded_answer_keeps_the_key_held_until_it_is_recorded() {
         0,
         "recorded after the failed attempts"
     );
+    assert_eq!(call_count(&api).await, 1);
+}
+
+/// A client that hangs up while its placement waits on the carrier does not
+/// cut the placement off halfway: it runs on, the call rings, and the
+/// client's retry with the same key is answered with that call instead of
+/// placing a second one. (Dropping the service's future is what a server
+/// does when the connection closes.)
+#[tokio::test(start_paused = true)]
+async fn a_placement_whose_client_hangs_up_mid_dial_runs_to_its_end() {
+    let carrier = agentcall::dialer::SimulatedDialer::new(
+        agentcall::dialer::SimulationConfig::new(Duration::from_secs(3600), Duration::ZERO)
+            .with_dial_delay(Duration::from_secs(5)),
+    );
+    let api = Api::new(builder().dialer(Arc::new(carrier)).build().unwrap());
+    let gave_up = tokio::time::timeout(
+        Duration::from_secs(1),
+        api.clone().oneshot(keyed_post("hung-up")),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the carrier was still accepting the dial");
+    // The carrier accepts 4 s later; nothing waits for the answer.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls?limit=100")).await;
+    let calls = json(&bytes)["calls"].as_array().unwrap().clone();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    // Dialed and followed: the carrier's first report moved it on.
+    assert_eq!(calls[0]["status"], "dialing");
+    let (status, headers, bytes) = send(&api, keyed_post("hung-up")).await;
+    assert_eq!(status, StatusCode::CREATED, "{:?}", json(&bytes));
+    assert_eq!(headers["idempotent-replayed"], "true");
+    assert_eq!(json(&bytes)["callId"], calls[0]["id"]);
     assert_eq!(call_count(&api).await, 1);
 }
