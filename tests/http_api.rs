@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
+use agentcall::dialer::{
+    DialError, DialRequest, Dialer, ProgressHandle, SimulatedDialer, SimulationConfig,
+};
 use agentcall::store::{
     AttemptOutcome, CallStore, ClaimToken, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
     IdempotencyStore, InstanceId, LeaseClaim, ListPage, ListQuery, MemoryStore, NewEvent,
@@ -1009,14 +1011,14 @@ async fn an_unrecorded_answer_keeps_the_key_held_until_it_is_recorded() {
 }
 
 /// A client that hangs up while its placement waits on the carrier does not
-/// cut the placement off halfway: it runs on, the call rings, and the
+/// cut the placement off halfway: it runs on, the call is dialed, and the
 /// client's retry with the same key is answered with that call instead of
 /// placing a second one. (Dropping the service's future is what a server
 /// does when the connection closes.)
 #[tokio::test(start_paused = true)]
 async fn a_placement_whose_client_hangs_up_mid_dial_runs_to_its_end() {
-    let carrier = agentcall::dialer::SimulatedDialer::new(
-        agentcall::dialer::SimulationConfig::new(Duration::from_secs(3600), Duration::ZERO)
+    let carrier = SimulatedDialer::new(
+        SimulationConfig::new(Duration::from_secs(3600), Duration::ZERO)
             .with_dial_delay(Duration::from_secs(5)),
     );
     let api = Api::new(builder().dialer(Arc::new(carrier)).build().unwrap());
