@@ -68,7 +68,7 @@ fn score_both(cases: &[Case], show_misses: bool) -> Tally {
         );
     }
     println!("false non-null (expected null, got a value): {false_non_null}");
-    if show_misses {
+    if show_misses || std::env::var_os("SHOW_ALL_MISSES").is_some() {
         println!("misses ({}):", misses.len());
         for m in &misses {
             println!("{m}");

@@ -2,8 +2,8 @@
 
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, SHORT_NEGATIVE_ECHOES, STOPWORDS,
-    STRONG_NO, STRONG_YES,
+    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES,
+    SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
@@ -295,7 +295,12 @@ impl Analysis<'_, '_> {
                 }
                 let mentions_field = clause_stems.iter().any(|st| profile.is_strong_keyword(st));
                 let turn_initial = turn_first && clause_position == 0 && first_reply;
-                let p = clause_polarity(text, &content, turn_initial, seen_informative);
+                let mut p = clause_polarity(text, &content, turn_initial, seen_informative);
+                // "All booked." for "whether the boarding is booked": a
+                // state that reads as a no elsewhere is the field itself.
+                if p == Some((Polarity::No, false)) && states_the_field(profile, text) {
+                    p = Some((Polarity::Yes, false));
+                }
                 match p {
                     // "Let me check…" is followed by the answer; "I'm not sure" is final.
                     Some((Polarity::Dodge, _)) => {
@@ -352,6 +357,21 @@ impl Analysis<'_, '_> {
             State::Dodge => Some(Polarity::Dodge),
         }
     }
+}
+
+/// Whether the only negative words of `text` are states named by the
+/// field itself ("booked" for a field about a booking being booked): no
+/// negation, and every negative state one of the field's own words.
+fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    let negation = words
+        .iter()
+        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
+    let states: Vec<&&str> = words
+        .iter()
+        .filter(|w| set!(NEGATIVE_STATES).contains(**w))
+        .collect();
+    !negation && !states.is_empty() && states.iter().all(|w| profile.is_own_word(&stem(w)))
 }
 
 /// Polarity of one clause: `(pol, strong)`.

@@ -190,7 +190,8 @@ pub(super) const STRONG_NO: &[&str] = &[
     "don't think so", "not this", "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't",
     "we aren't", "they aren't", "she can't", "he can't", "she won't", "he won't", "i won't", "we won't",
     "won't be", "not available", "no can do", "can't do", "it's not", "it is not", "that's not",
-    "they're not", "we're not", "not included",
+    "they're not", "we're not", "not included", "not a chance", "no chance", "not a hope",
+    "not possible",
 ];
 
 /// Pronoun + negated auxiliary: a strong "no" only as the whole reply
@@ -254,7 +255,7 @@ pub(super) const ACCEPT_WORDS: &[&str] = &[
 pub(super) const CORRECTION_CUES: &[&str] = &[
     "actually", "wait", "sorry", "i mean", "make that", "rather", "correction", "scratch that",
     "second thought", "instead", "realistically", "call it", "so", "but", "now", "changed", "hang on",
-    "let's say", "no", "final", "finally", "i'd say", "put me down",
+    "let's say", "no", "final", "finally", "i'd say", "put me down", "hold on", "let me re",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

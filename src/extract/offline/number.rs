@@ -2,7 +2,7 @@
 //! context, with corrections and echoes taken into account.
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES};
+use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS};
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
@@ -189,10 +189,28 @@ impl Analysis<'_, '_> {
                 && c.score >= pick.score - 0.25
                 && c.clause >= pick.clause
         });
-        if rivals.count() > 0 || self.reply_hedges(said) {
+        if rivals.count() > 0 || self.reply_hedges(said) || self.withdrawn(pick, &candidates) {
             return None;
         }
         Some(self.apply_not_corrections(said, value))
+    }
+
+    /// Whether the speaker puts `pick` on hold after saying it ("about one
+    /// ninety... hold on, let me re-run it") and gives no amount after the
+    /// hold: the figure was withdrawn, not given.
+    fn withdrawn(&self, pick: &NumberCandidate, candidates: &[NumberCandidate]) -> bool {
+        let turn = &self.transcript.turns[pick.turn];
+        let hold = turn.sentences.iter().find_map(|&sentence| {
+            let sent = &self.transcript.sentences[sentence];
+            sent.clause_ids().into_iter().find(|&clause| {
+                clause > pick.clause && has_any_phrase(clause_text(sent, clause), HOLDS)
+            })
+        });
+        hold.is_some_and(|hold| {
+            !candidates
+                .iter()
+                .any(|c| c.turn == pick.turn && c.clause > hold)
+        })
     }
 
     /// Whether the reply holding `sentence` withholds an amount anywhere
@@ -231,7 +249,7 @@ impl Analysis<'_, '_> {
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
                 continue;
             };
-            if own_numbers.iter().any(|v| same(*v, m.value)) {
+            if own_numbers.iter().any(|v| same(*v, m.value)) || sent.habitual_before(m.start) {
                 continue;
             }
             // "an eight-dollar holiday surcharge" for a rate "before any

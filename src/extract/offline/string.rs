@@ -25,6 +25,8 @@ pub(super) struct StringCandidate {
     turn: TurnIndex,
     /// Clause id within the turn.
     clause: ClauseId,
+    /// The token the value starts at.
+    token: usize,
     pub(super) text: String,
     /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
     rank: u8,
@@ -256,6 +258,7 @@ impl Analysis<'_, '_> {
             sentence,
             turn: sent.turn,
             clause: sent.token_clauses.get(tok).copied().unwrap_or(ClauseId(0)),
+            token: tok,
             text,
             rank,
             echo: false,
@@ -395,6 +398,7 @@ impl Analysis<'_, '_> {
                 }
             }
         }
+        out.retain(|candidate| !sent.habitual_before(candidate.token));
         out
     }
 

@@ -9,7 +9,7 @@ use super::lexicon::{
 use super::phrase::{has_split_phrase, is_refusal_text};
 use super::profile::FieldProfile;
 use super::string::StringCandidate;
-use super::transcript::{Sentence, SentenceIndex, Transcript, clause_text};
+use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript, clause_text};
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind};
@@ -399,6 +399,14 @@ pub(super) fn modifier_candidates(
             }
         }
         mods.reverse();
+        // With the head noun: "the toddler room" answers "which room" as
+        // "toddler room", and a label of either form is inside it. Not in
+        // the agent's words: those only echo what the recipient said
+        // ("Peanut allergy, got it." after "Peanuts.").
+        let recipient = analysis.transcript.turns[sent.turn].speaker != Speaker::Agent;
+        if recipient && let Some(head) = sent.tokens.get(i) {
+            mods.push(head);
+        }
         let text = mods
             .iter()
             .map(|t| t.text.as_str())
@@ -533,10 +541,30 @@ pub(super) fn generic_candidates(
         let verbish = core
             .iter()
             .any(|t| set!(VERB_WORDS).contains(t.lower.as_str()));
+        // "Confirmed.", "Done, all booked.": a reply that settles, not a value.
+        let settles = core.iter().all(|t| {
+            matches!(
+                t.lower.as_str(),
+                "confirmed"
+                    | "correct"
+                    | "done"
+                    | "exactly"
+                    | "absolutely"
+                    | "definitely"
+                    | "certainly"
+                    | "noted"
+                    | "understood"
+                    | "agreed"
+                    | "booked"
+                    | "settled"
+                    | "all"
+            )
+        });
         if n > 4
             || pronoun_start
             || all_stop
             || verbish
+            || settles
             || core
                 .iter()
                 .any(|t| ACCEPT_WORDS.contains(&t.lower.as_str()))

@@ -12,11 +12,15 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never the held-out set: nobody tunes on it.
+    // Never the frozen held-out set (`h3-…`): nobody tunes on it.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
         "extraction-dev"
+    } else if id.starts_with("heldout") {
+        "extraction-heldout"
+    } else if id.starts_with("h2-") {
+        "extraction-heldout-2"
     } else {
         "extraction"
     };

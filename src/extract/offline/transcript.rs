@@ -87,6 +87,23 @@ impl Sentence {
             .map(|t| t.lower.as_str())
     }
 
+    /// Whether the clause holding token `tok` says, before it, that what
+    /// follows is habitual or superseded ("usually", "normally", "it used
+    /// to be"): a value there is no answer about this case.
+    pub(super) fn habitual_before(&self, tok: usize) -> bool {
+        let Some(&clause) = self.token_clauses.get(tok) else {
+            return false;
+        };
+        let range = self.clause_range(clause);
+        let words: Vec<&str> = self.tokens[range.start..tok.min(range.end)]
+            .iter()
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+            .collect();
+        words.iter().any(|w| set!(HABITUAL).contains(w))
+            || words.windows(2).any(|pair| pair == ["used", "to"])
+    }
+
     /// Token range of `clause`.
     pub(super) fn clause_range(&self, clause: ClauseId) -> std::ops::Range<usize> {
         let start = self
@@ -150,6 +167,12 @@ impl Index<SentenceIndex> for Vec<Sentence> {
 const CLAUSE_WORDS: &[&str] = &[
     "but", "so", "because", "though", "although", "unless", "if", "cause", "except", "when", "once",
     "whenever", "until", "till",
+];
+/// Adverbs that make a statement habitual or past rather than about the
+/// case at hand.
+#[rustfmt::skip]
+const HABITUAL: &[&str] = &[
+    "usually", "normally", "typically", "generally", "ordinarily", "previously", "formerly",
 ];
 /// Words that open a subordinate (conditional/temporal) clause.
 const SUBORDINATORS: &[&str] = &["if", "unless", "when", "once", "whenever", "until", "till"];

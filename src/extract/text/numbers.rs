@@ -118,6 +118,24 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
     det || pron_next
 }
 
+/// Whether the words just before token `one` are a determiner and one or
+/// two modifiers ("an easy one", "the really old one", "your cheapest
+/// one"): a noun phrase whose head is "one", the pronoun. Number words
+/// between break it ("a hundred and one").
+fn follows_determiner(toks: &[Token], one: usize) -> bool {
+    const DETERMINERS: [&str; 14] = [
+        "a", "an", "the", "this", "that", "which", "each", "every", "another", "your", "my",
+        "our", "his", "her",
+    ];
+    (2..=3).any(|back| {
+        one >= back
+            && word_at(toks, one - back).is_some_and(|w| DETERMINERS.contains(&w))
+            && (one - back + 1..one).all(|i| {
+                word_at(toks, i).is_some_and(|w| classify_number_word(w).is_none() && w != "and")
+            })
+    })
+}
+
 /// "an hour and a half" (1.5 hours) or "half an hour" / "half a day" (0.5)
 /// at token `j`.
 fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
@@ -421,7 +439,7 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
         } else {
             None
         };
-        if one_is_pronoun(prev, word_at(toks, k)) {
+        if one_is_pronoun(prev, word_at(toks, k)) || follows_determiner(toks, start) {
             return None;
         }
     }
@@ -568,6 +586,12 @@ mod tests {
         assert_eq!(nums("Twelve dollars, fifty cents."), vec![12.5]);
         assert_eq!(nums("after this one he's got two more"), vec![2.0]);
         assert_eq!(nums("twelve point five"), vec![12.5]);
+        // "one" heading a noun phrase is the pronoun.
+        assert_eq!(nums("that's an easy one to fit"), Vec::<f64>::new());
+        assert_eq!(nums("your cheapest one"), Vec::<f64>::new());
+        assert_eq!(nums("a hundred and one"), vec![101.0]);
+        assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
+        assert_eq!(nums("just one, please"), vec![1.0]);
     }
 
     #[test]
