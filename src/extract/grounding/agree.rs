@@ -118,6 +118,40 @@ fn opening_answer(words: &[&str]) -> Option<(bool, usize)> {
     None
 }
 
+/// Whether the last question in `text` is asked in the negative ("You
+/// don't charge for parking, do you?", "There's no fee, correct?"): a
+/// "yes" or "correct" to it may agree that there is none. "…or not?",
+/// "no problem" and a closing tag ("It's included, isn't it?") are not.
+pub(super) fn asks_in_the_negative(text: &str) -> bool {
+    let tokens = tokenize(text);
+    let Some(end) = tokens
+        .iter()
+        .rposition(|t| matches!(t.kind, TokenKind::Punct('?')))
+    else {
+        return false;
+    };
+    let start = tokens[..end]
+        .iter()
+        .rposition(|t| matches!(t.kind, TokenKind::Punct('.' | '!' | '?')))
+        .map_or(0, |at| at + 1);
+    let asked = words(&tokens[start..end]);
+    asked.iter().enumerate().any(|(at, word)| {
+        let tag = word.ends_with("n't")
+            && at + 2 == asked.len()
+            && matches!(
+                asked[at + 1],
+                "it" | "they" | "there" | "he" | "she" | "you" | "we" | "i"
+            );
+        negates(word)
+            && !tag
+            && !(at > 0 && asked[at - 1] == "or")
+            && !matches!(
+                asked.get(at + 1),
+                Some(&("problem" | "worries" | "idea" | "doubt" | "question"))
+            )
+    })
+}
+
 /// Whether a quote declines or hedges rather than answers.
 pub(super) fn is_dodge(text: &str) -> bool {
     let tokens = tokenize(text);

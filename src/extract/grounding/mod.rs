@@ -286,7 +286,17 @@ fn check_in(
                 }
             },
         };
-        match agrees(field_type, value, words) {
+        // "Correct." to "You don't charge for parking, do you?" agrees
+        // that they don't: after a question asked in the negative, a yes
+        // word carries either value.
+        let negative_question = quote.party == Party::Recipient
+            && position
+                .checked_sub(1)
+                .and_then(|previous| turns.get(previous))
+                .is_some_and(|asked| {
+                    asked.party == Party::Agent && agree::asks_in_the_negative(&asked.text)
+                });
+        match agrees(field_type, value, words, negative_question) {
             Ok(()) => {
                 return Ok(Evidence {
                     turn: turn.number,
@@ -305,8 +315,14 @@ fn check_in(
     Err(failure)
 }
 
-/// Whether `words` carry `value` of `field_type`.
-fn agrees(field_type: FieldType, value: &Value, words: &str) -> Result<(), Unsupported> {
+/// Whether `words` carry `value` of `field_type`; `negative_question`:
+/// they answer a question asked in the negative.
+fn agrees(
+    field_type: FieldType,
+    value: &Value,
+    words: &str,
+    negative_question: bool,
+) -> Result<(), Unsupported> {
     if agree::is_dodge(words) {
         return Err(Unsupported::Dodge);
     }
@@ -315,7 +331,7 @@ fn agrees(field_type: FieldType, value: &Value, words: &str) -> Result<(), Unsup
             .as_f64()
             .is_some_and(|number| agree::number_agrees(number, words)),
         (FieldType::Boolean, Value::Bool(yes)) => {
-            agree::polarity(words).is_none_or(|said| said == *yes)
+            agree::polarity(words).is_none_or(|said| said == *yes || (said && negative_question))
         }
         (FieldType::String, Value::String(text)) => agree::words_agree(text, words),
         // Conformed values always have their declared type.

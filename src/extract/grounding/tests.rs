@@ -358,3 +358,47 @@ fn the_turn_an_extractor_names_is_checked_first() {
         4
     );
 }
+
+/// After a question asked in the negative, "Correct." may agree that there
+/// is none: the check lets it carry either value, and a plain "No" still
+/// only a no. After a plain question it stays a yes.
+#[test]
+fn a_yes_to_a_question_asked_in_the_negative_carries_either_value() {
+    let call = "Agent: You don't charge for parking, do you?\n\
+                Recipient: Correct.\n\
+                Agent: Is breakfast included?\n\
+                Recipient: Correct, it's included.\n\
+                Agent: And there's no resort fee, right?\n\
+                Recipient: No.";
+    let check_at = |value: bool, words: &str, turn: usize| {
+        let quote = Quote {
+            party: Party::Recipient,
+            text: words.into(),
+            turn: Some(turn),
+        };
+        check(FieldType::Boolean, &json!(value), &quote, call)
+    };
+    assert!(check_at(false, "Correct.", 2).is_ok());
+    assert!(check_at(true, "Correct.", 2).is_ok());
+    assert_eq!(
+        check_at(false, "Correct, it's included.", 4),
+        Err(Unsupported::OppositeAnswer)
+    );
+    let no = Quote {
+        party: Party::Recipient,
+        text: "No.".into(),
+        turn: Some(6),
+    };
+    assert!(check(FieldType::Boolean, &json!(false), &no, call).is_ok());
+    assert_eq!(
+        check(FieldType::Boolean, &json!(true), &no, call),
+        Err(Unsupported::OppositeAnswer)
+    );
+    assert!(agree::asks_in_the_negative("You don't deliver, do you?"));
+    assert!(agree::asks_in_the_negative("There's no fee, correct?"));
+    assert!(!agree::asks_in_the_negative("It's included, isn't it?"));
+    assert!(!agree::asks_in_the_negative(
+        "Can you tell me whether or not it's ready?"
+    ));
+    assert!(!agree::asks_in_the_negative("No problem. Is it ready?"));
+}

@@ -46,7 +46,10 @@ impl Analysis<'_, '_> {
                     position = next;
                     let alternative = self.alternative_answer(field, item.region, &group);
                     let direct_reply = turn == item.region.next();
-                    if let Some(polarity) = alternative.or_else(|| {
+                    let negative_question = direct_reply
+                        .then(|| self.answer_to_negative_question(item.region, &group))
+                        .flatten();
+                    if let Some(polarity) = negative_question.or(alternative).or_else(|| {
                         self.reply_polarity(
                             profile,
                             &group,
@@ -143,6 +146,83 @@ impl Analysis<'_, '_> {
                 && self.topic(field, open) <= 0.0
         });
         distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
+    }
+
+    /// The answer to a question asked in the negative ("There's no resort
+    /// fee on top, correct?", "You don't charge for parking, do you?"),
+    /// when the reply opens by agreeing with it: "Correct", "That's
+    /// right" agree that there is none, so the field is no; a bare "Yes"
+    /// or "Yep" could mean either, so it is no answer. `None` leaves the
+    /// reply to the usual reading ("No, we don't" is a no either way; "We
+    /// do" or "Yes, we do" contradict the question and say yes).
+    fn answer_to_negative_question(
+        &self,
+        open: TurnIndex,
+        reply: &[SentenceIndex],
+    ) -> Option<Polarity> {
+        let question = self.transcript.turns[open]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)?;
+        let asked: Vec<&str> = question.word_lowers().collect();
+        let negated = asked.iter().enumerate().any(|(i, w)| {
+            (set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+                // "…or not?", "no problem", and the tag of "It is, isn't it?"
+                && !(i > 0 && asked[i - 1] == "or")
+                && !matches!(asked.get(i + 1), Some(&("problem" | "worries" | "idea")))
+                && !(w.ends_with("n't") && asked.get(i + 1).is_some_and(|n| {
+                    matches!(*n, "it" | "they" | "there" | "he" | "she" | "you" | "we")
+                }) && i + 2 >= asked.len())
+        });
+        if !negated {
+            return None;
+        }
+        let first = reply
+            .iter()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| !sentence.question)?;
+        let clauses = first.clause_ids();
+        let opening = clause_text(first, *clauses.first()?);
+        let words: Vec<&str> = opening
+            .split(' ')
+            .filter(|w| !set!(FILLERS).contains(w) || matches!(*w, "right" | "yes" | "yeah"))
+            .collect();
+        // Anything after the opening that contradicts ("Yes, we do").
+        let rest: String = clauses
+            .iter()
+            .skip(1)
+            .map(|&clause| clause_text(first, clause))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let contradicts = has_split_phrase(&rest, phrases!(STRONG_YES))
+            && !has_any_phrase(&rest, &["correct", "right", "exactly"]);
+        let agrees = matches!(
+            words.as_slice(),
+            ["correct", ..]
+                | ["that's", "right" | "correct", ..]
+                | ["that", "is", "correct" | "right", ..]
+                | ["right", ..]
+                | ["exactly", ..]
+                | ["you're", "right", ..]
+                | ["true", ..]
+        );
+        let bare_yes = matches!(
+            words.as_slice(),
+            ["yes"] | ["yeah"] | ["yep"] | ["yup"] | ["uh-huh"] | ["mm-hmm"]
+        );
+        if contradicts {
+            return None;
+        }
+        if agrees {
+            return Some(Polarity::No);
+        }
+        if bare_yes && is_negated_text(&rest) {
+            // "Yeah, we don't": agreeing that there is none.
+            return Some(Polarity::No);
+        }
+        bare_yes.then_some(Polarity::Dodge)
     }
 
     /// "Would he like the window or the aisle?" answered "The aisle's fine."

@@ -164,3 +164,38 @@ fn evidence_names_the_reply_each_value_was_read_from() {
     assert_eq!(grounded.evidence["delivers"].turn, 2);
     assert_eq!(grounded.evidence["takes_cards"].turn, 4);
 }
+
+/// A yes/no question asked in the negative: agreeing with it is a no,
+/// contradicting it is a yes, and a bare "Yep" could be either.
+#[test]
+fn questions_asked_in_the_negative() {
+    let fields = [field(
+        "parking_fee_charged",
+        FieldType::Boolean,
+        "Whether they charge for parking",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: You don't charge for parking, do you?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["parking_fee_charged"].clone()
+    };
+    assert_eq!(answer("Correct, it's free for guests."), json!(false));
+    assert_eq!(answer("That's right."), json!(false));
+    assert_eq!(answer("No, we don't."), json!(false));
+    assert_eq!(answer("Yeah, we don't."), json!(false));
+    assert_eq!(answer("Oh, we do. Ten dollars a day."), json!(true));
+    assert_eq!(answer("Yes, we do."), json!(true));
+    assert_eq!(answer("Yep."), Value::Null);
+    // A tag question is no negation: "Correct" agrees that it is included.
+    let included = [field(
+        "breakfast_included",
+        FieldType::Boolean,
+        "Whether breakfast is included",
+    )];
+    let transcript = "Agent: Breakfast is included, isn't it?\nRecipient: Correct.\nAgent: Great.";
+    assert_eq!(
+        run(&included, transcript)["breakfast_included"],
+        json!(true)
+    );
+}

@@ -124,8 +124,8 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
 /// between break it ("a hundred and one").
 fn follows_determiner(toks: &[Token], one: usize) -> bool {
     const DETERMINERS: [&str; 14] = [
-        "a", "an", "the", "this", "that", "which", "each", "every", "another", "your", "my",
-        "our", "his", "her",
+        "a", "an", "the", "this", "that", "which", "each", "every", "another", "your", "my", "our",
+        "his", "her",
     ];
     (2..=3).any(|back| {
         one >= back
