@@ -142,9 +142,10 @@ pub(super) fn asks_in_the_negative(text: &str) -> bool {
                 asked[at + 1],
                 "it" | "they" | "there" | "he" | "she" | "you" | "we" | "i"
             );
+        let or_not = at > 0 && asked[at - 1] == "or";
         negates(word)
             && !tag
-            && !(at > 0 && asked[at - 1] == "or")
+            && !or_not
             && !matches!(
                 asked.get(at + 1),
                 Some(&("problem" | "worries" | "idea" | "doubt" | "question"))
