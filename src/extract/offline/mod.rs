@@ -51,6 +51,7 @@ mod boolean;
 mod evidence;
 mod lexicon;
 mod number;
+mod options;
 mod phrase;
 mod profile;
 mod relevance;

@@ -3,6 +3,7 @@
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS};
+use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
@@ -249,7 +250,10 @@ impl Analysis<'_, '_> {
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
                 continue;
             };
-            if own_numbers.iter().any(|v| same(*v, m.value)) || sent.habitual_before(m.start) {
+            if own_numbers.iter().any(|v| same(*v, m.value))
+                || sent.habitual_before(m.start)
+                || said_for_own_option(profile, sent, m.start) == Some(false)
+            {
                 continue;
             }
             // "an eight-dollar holiday surcharge" for a rate "before any

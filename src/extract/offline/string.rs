@@ -5,6 +5,7 @@ use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS};
 use super::number::{is_clock, last_cue_with_followers};
+use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
@@ -398,7 +399,10 @@ impl Analysis<'_, '_> {
                 }
             }
         }
-        out.retain(|candidate| !sent.habitual_before(candidate.token));
+        out.retain(|candidate| {
+            !sent.habitual_before(candidate.token)
+                && said_for_own_option(profile, sent, candidate.token) != Some(false)
+        });
         out
     }
 

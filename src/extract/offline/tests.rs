@@ -199,3 +199,35 @@ fn questions_asked_in_the_negative() {
         json!(true)
     );
 }
+
+/// A field that names one option (the weekend rate) is not answered by
+/// the amount for another (the weekday rate).
+#[test]
+fn an_amount_for_another_option_is_not_the_fields() {
+    let fields = [field(
+        "weekend_rate",
+        FieldType::Number,
+        "Nightly rate on weekends in dollars",
+    )];
+    let rate = |reply: &str| {
+        let transcript = format!(
+            "Agent: What's your nightly rate on weekends?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["weekend_rate"].clone()
+    };
+    assert_eq!(rate("Weekdays are a hundred and ten a night."), Value::Null);
+    assert_eq!(
+        rate("Weekdays are a hundred and ten, Saturdays one forty."),
+        json!(140)
+    );
+    assert_eq!(rate("It's one forty a night."), json!(140));
+    let fields = [field(
+        "child_ticket_price",
+        FieldType::Number,
+        "Price of one child ticket in dollars",
+    )];
+    let transcript = "Agent: How much is a child ticket?\n\
+                      Recipient: Adults are twenty-two. Kids are fourteen ninety-nine.\n\
+                      Agent: Thank you.";
+    assert_eq!(run(&fields, transcript)["child_ticket_price"], json!(14.99));
+}

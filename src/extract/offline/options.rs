@@ -1,0 +1,100 @@
+//! Alternatives of one kind ("weekday" and "weekend", "adult" and
+//! "child", "standard" and "rush"): when a field names one, a value said
+//! for another is not its value ("Weekdays are forty" for a weekend rate).
+
+use super::profile::FieldProfile;
+use super::transcript::Sentence;
+use crate::extract::text::identifier::split_identifier;
+
+/// Each set lists its classes; each class the words that name it.
+#[rustfmt::skip]
+const CONTRASTS: &[&[&[&str]]] = &[
+    &[
+        &["weekday", "weekdays", "weeknight", "weeknights", "monday", "mondays", "tuesday",
+          "tuesdays", "wednesday", "wednesdays", "thursday", "thursdays", "friday", "fridays"],
+        &["weekend", "weekends", "saturday", "saturdays", "sunday", "sundays"],
+    ],
+    &[
+        &["adult", "adults", "grown-up", "grown-ups"],
+        &["child", "children", "kid", "kids", "junior", "juniors", "youth", "under-12s"],
+        &["senior", "seniors", "pensioner", "pensioners"],
+        &["student", "students"],
+    ],
+    &[
+        &["standard", "regular", "normal", "economy"],
+        &["rush", "express", "expedited", "priority", "urgent", "same-day"],
+    ],
+    &[&["indoor"], &["outdoor"]],
+    &[&["peak", "high-season"], &["off-peak", "low-season"]],
+    &[&["manual"], &["automatic"]],
+    &[&["matte"], &["polished", "gloss", "glossy"]],
+    &[&["member", "members"], &["non-member", "non-members", "nonmember", "nonmembers"]],
+];
+
+/// For each contrast set the field's name or description speaks of, the
+/// classes it names: `(set, class)` pairs.
+fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
+    let definition = profile.definition;
+    let mut words: Vec<String> = split_identifier(&definition.name)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .collect();
+    if let Some(description) = &definition.description {
+        words.extend(
+            description
+                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase),
+        );
+    }
+    let mut found = Vec::new();
+    for (set, classes) in CONTRASTS.iter().enumerate() {
+        for (class, names) in classes.iter().enumerate() {
+            if words.iter().any(|w| names.contains(&w.as_str())) && !found.contains(&(set, class)) {
+                found.push((set, class));
+            }
+        }
+    }
+    found
+}
+
+/// The option a value at token `at` of `sentence` is said for, as it
+/// bears on the field: `Some(false)` when the nearest option word of a set
+/// the field names is another class than the field's ("Weekdays are
+/// forty" for a weekend rate), `Some(true)` when it is the field's own,
+/// `None` when the sentence names no option of those sets. Nearest by
+/// token distance; on a tie the word before the value wins.
+pub(super) fn said_for_own_option(
+    profile: &FieldProfile,
+    sentence: &Sentence,
+    at: usize,
+) -> Option<bool> {
+    let wanted = field_classes(profile);
+    if wanted.is_empty() {
+        return None;
+    }
+    let mut nearest: Option<(usize, bool, bool)> = None;
+    for (position, token) in sentence.tokens.iter().enumerate() {
+        if !token.is_word() {
+            continue;
+        }
+        for &(set, _) in &wanted {
+            let Some(class) = CONTRASTS[set]
+                .iter()
+                .position(|names| names.contains(&token.lower.as_str()))
+            else {
+                continue;
+            };
+            let distance = position.abs_diff(at);
+            let before = position < at;
+            let own = wanted.contains(&(set, class));
+            let closer = nearest.is_none_or(|(best, best_before, _)| {
+                distance < best || (distance == best && before && !best_before)
+            });
+            if closer {
+                nearest = Some((distance, before, own));
+            }
+        }
+    }
+    nearest.map(|(_, _, own)| own)
+}
