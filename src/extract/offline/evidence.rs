@@ -1,8 +1,8 @@
 //! Stage 3: which turns raise each field, the regions of replies they open,
 //! and the evidence sentences a value is read from.
 
-use super::lexicon::FILLERS;
-use super::phrase::has_any_phrase;
+use super::lexicon::{FILLERS, REVISION_CUES};
+use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, ValueKind};
 use super::relevance::{
     TurnParts, is_bare_question, keyword_mask, keyword_score_in, mask_score, turn_parts,
@@ -206,6 +206,15 @@ impl<'d, 's> Analysis<'d, 's> {
     /// The fields `turn` raises.
     pub(super) fn raised(&self, turn: TurnIndex) -> &[FieldIndex] {
         &self.raised[turn.0]
+    }
+
+    /// The fields raised by the latest turn before `turn` that raised any.
+    fn last_raised_before(&self, turn: TurnIndex) -> &[FieldIndex] {
+        (0..turn.0)
+            .rev()
+            .map(|earlier| self.raised(TurnIndex(earlier)))
+            .find(|fields| !fields.is_empty())
+            .unwrap_or(&[])
     }
 
     /// The region `turn` opens, if it opens one.
@@ -544,8 +553,61 @@ impl<'d, 's> Analysis<'d, 's> {
                 });
             }
         }
+        if !strict {
+            evidence.extend(self.revisions(field, &evidence, &everyone));
+        }
         evidence.sort_by_key(|item| (item.sentence, item.role));
         evidence.dedup_by_key(|item| item.sentence);
         evidence
+    }
+
+    /// Sentences after the field was first answered that revise an answer
+    /// without naming the field ("Oh wait, Thursday's gone now. We'll do
+    /// Friday instead.", "Sorry, make that sixteen."): a revision cue, and
+    /// no other field more clearly about it. Read as answers, so the
+    /// latest reply still wins; the value must still fit the field.
+    fn revisions(
+        &self,
+        field: FieldIndex,
+        evidence: &[Evidence],
+        everyone: &[FieldIndex],
+    ) -> Vec<Evidence> {
+        let Some(answered) = evidence
+            .iter()
+            .filter(|item| item.role == Role::Answer)
+            .map(|item| self.transcript.sentences[item.sentence].turn)
+            .min()
+        else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        let mut revising: Option<TurnIndex> = None;
+        for (sentence, sent) in self.sentences() {
+            if sent.turn <= answered {
+                continue;
+            }
+            let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+            let cue = has_split_phrase(&text, phrases!(REVISION_CUES));
+            if cue {
+                revising = Some(sent.turn);
+            }
+            // The cue's sentence and the rest of its turn, when the field
+            // is the last one talked about: "make that sixteen" revises
+            // what was just said.
+            if revising != Some(sent.turn)
+                || !self.last_raised_before(sent.turn).contains(&field)
+                || sent.question
+                || self.belongs_elsewhere(field, sentence, everyone)
+                || evidence.iter().any(|item| item.sentence == sentence)
+            {
+                continue;
+            }
+            found.push(Evidence {
+                sentence,
+                role: Role::Answer,
+                region: sent.turn,
+            });
+        }
+        found
     }
 }

@@ -258,6 +258,14 @@ pub(super) const CORRECTION_CUES: &[&str] = &[
     "let's say", "no", "final", "finally", "i'd say", "put me down", "hold on", "let me re",
 ];
 
+/// Cues that revise an answer given in an earlier turn ("Oh wait,
+/// Thursday's gone now", "Sorry, make that sixteen").
+#[rustfmt::skip]
+pub(super) const REVISION_CUES: &[&str] = &[
+    "actually", "wait", "make that", "instead", "scratch that", "correction", "i mean",
+    "second thought", "change that", "forgot", "my mistake", "misspoke", "after all",
+];
+
 /// Words a question may use and still be "bare", i.e. about whatever was
 /// just said ("Does either of those work?", "Does it have one?").
 #[rustfmt::skip]

@@ -2,7 +2,7 @@
 //! context, with corrections and echoes taken into account.
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS};
+use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, REVISION_CUES};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -156,6 +156,22 @@ impl Analysis<'_, '_> {
         {
             value = alt;
         }
+        // "That comes to thirty-eight hundred. … so forty-two fifty all
+        // in.": an ambiguous amount that revises an earlier one is of its
+        // order (4,250, not 42.50), unless another mention settled it.
+        if let Some(alt) = pick.alt
+            && same(value, pick.value)
+            && self.revises(pick.turn)
+            && let Some(earlier) = candidates
+                .iter()
+                .rev()
+                .find(|c| c.turn < pick.turn && c.alt.is_none() && c.value > 0.0)
+        {
+            let distance = |x: f64| (x / earlier.value).ln().abs();
+            if x_positive(alt) && distance(alt) < distance(value) {
+                value = alt;
+            }
+        }
         // An echo, or the agent repeating the value, only confirms: the
         // value was read where the other side said it, if it did.
         let by_agent =
@@ -212,6 +228,21 @@ impl Analysis<'_, '_> {
                 .iter()
                 .any(|c| c.turn == pick.turn && c.clause > hold)
         })
+    }
+
+    /// Whether `turn` revises an earlier answer ("Ah, I forgot the
+    /// permit, so …", "make that …").
+    fn revises(&self, turn: TurnIndex) -> bool {
+        self.transcript.turns[turn]
+            .sentences
+            .iter()
+            .any(|&sentence| {
+                let text: String = self.transcript.sentences[sentence]
+                    .word_lowers()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                has_split_phrase(&text, phrases!(REVISION_CUES))
+            })
     }
 
     /// Whether the reply holding `sentence` withholds an amount anywhere
@@ -583,6 +614,10 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
 }
 
 /// Whether two amounts are equal up to rounding error.
+fn x_positive(x: f64) -> bool {
+    x > 0.0 && x.is_finite()
+}
+
 fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }

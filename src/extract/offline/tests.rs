@@ -231,3 +231,32 @@ fn an_amount_for_another_option_is_not_the_fields() {
                       Agent: Thank you.";
     assert_eq!(run(&fields, transcript)["child_ticket_price"], json!(14.99));
 }
+
+/// An answer revised in a later turn without naming the field: the last
+/// answer counts, and a revised amount keeps the order of the one it
+/// revises.
+#[test]
+fn a_later_revision_replaces_the_answer() {
+    let day = [field(
+        "visit_day",
+        FieldType::String,
+        "Day of the week of the visit",
+    )];
+    let transcript = "Agent: What day can you come?\n\
+                      Recipient: Thursday morning.\n\
+                      Agent: Thursday works.\n\
+                      Recipient: Oh wait, Thursday's gone now, the system just updated. We'll do Friday instead.\n\
+                      Agent: Friday then, thank you.";
+    assert_eq!(run(&day, transcript)["visit_day"], json!("Friday"));
+    let total = [field(
+        "total_quote",
+        FieldType::Number,
+        "Total quoted price in dollars",
+    )];
+    let transcript = "Agent: What would the total come to?\n\
+                      Recipient: That comes to thirty-eight hundred.\n\
+                      Agent: Does that include the permit?\n\
+                      Recipient: Ah, no, I forgot the permit, so it's forty-two fifty all in.\n\
+                      Agent: Thank you.";
+    assert_eq!(run(&total, transcript)["total_quote"], json!(4250));
+}
