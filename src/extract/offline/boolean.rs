@@ -3,7 +3,7 @@
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES,
-    SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES,
+    SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
@@ -176,6 +176,21 @@ impl Analysis<'_, '_> {
                     matches!(*n, "it" | "they" | "there" | "he" | "she" | "you" | "we")
                 }) && i + 2 >= asked.len())
         });
+        // "You don't mind if she brings a cake, do you?", "He wouldn't go
+        // out without a check, would he?": a question whose words turn
+        // twice, or on a verb of objecting, takes a yes or a no to mean
+        // its opposite as often as not; no answer is plain.
+        let turns = asked
+            .iter()
+            .filter(|w| {
+                set!(NEGATIONS).contains(*w)
+                    || w.ends_with("n't")
+                    || matches!(**w, "mind" | "object" | "without")
+            })
+            .count();
+        if asked.contains(&"mind") || turns >= 2 {
+            return Some(Polarity::Dodge);
+        }
         if !negated {
             return None;
         }
@@ -357,6 +372,12 @@ impl Analysis<'_, '_> {
                 continue;
             }
             let turn_first = self.transcript.turns[sent.turn].sentences.first() == Some(&sentence);
+            // "Oh, by the way, we've got a new wall": the reply turns to
+            // something else, and says nothing about the question.
+            let sentence_text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+            if has_split_phrase(&sentence_text, phrases!(SUBJECT_CHANGES)) {
+                break;
+            }
             for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
                 let text = clause_text(sent, clause);
                 if text.is_empty() {

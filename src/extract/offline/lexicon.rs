@@ -258,6 +258,13 @@ pub(super) const CORRECTION_CUES: &[&str] = &[
     "let's say", "no", "final", "finally", "i'd say", "put me down", "hold on", "let me re",
 ];
 
+/// Cues that turn a reply to another subject ("Oh, by the way, …").
+#[rustfmt::skip]
+pub(super) const SUBJECT_CHANGES: &[&str] = &[
+    "by the way", "before i forget", "speaking of", "on another note", "while i have you",
+    "one more thing", "unrelated", "that reminds me", "changing the subject",
+];
+
 /// Cues that revise an answer given in an earlier turn ("Oh wait,
 /// Thursday's gone now", "Sorry, make that sixteen").
 #[rustfmt::skip]

@@ -166,7 +166,8 @@ fn evidence_names_the_reply_each_value_was_read_from() {
 }
 
 /// A yes/no question asked in the negative: agreeing with it is a no,
-/// contradicting it is a yes, and a bare "Yep" could be either.
+/// contradicting it is a yes, and a bare "Yep" could be either. A reply
+/// that turns to another subject answers nothing.
 #[test]
 fn questions_asked_in_the_negative() {
     let fields = [field(
@@ -187,6 +188,23 @@ fn questions_asked_in_the_negative() {
     assert_eq!(answer("Oh, we do. Ten dollars a day."), json!(true));
     assert_eq!(answer("Yes, we do."), json!(true));
     assert_eq!(answer("Yep."), Value::Null);
+    // Questions that turn twice, or on "mind", take no plain answer.
+    let checked = [field(
+        "background_checked",
+        FieldType::Boolean,
+        "Whether carers are background checked",
+    )];
+    let transcript = "Agent: A carer wouldn't be sent out without a background check, would they?\n\
+                      Recipient: Never.\nAgent: Good.";
+    assert_eq!(run(&checked, transcript)["background_checked"], Value::Null);
+    let cake = [field(
+        "own_cake_allowed",
+        FieldType::Boolean,
+        "Whether they may bring their own cake",
+    )];
+    let transcript = "Agent: You don't mind if they bring their own cake, do you?\n\
+                      Recipient: Not at all.\nAgent: Lovely.";
+    assert_eq!(run(&cake, transcript)["own_cake_allowed"], Value::Null);
     // A tag question is no negation: "Correct" agrees that it is included.
     let included = [field(
         "breakfast_included",
