@@ -156,6 +156,39 @@ fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
     Some(m)
 }
 
+/// "quarter past ten" (10:15), "half past two" (2:30), "quarter to
+/// eleven" (10:45) at token `j`: a clock time.
+fn spoken_clock(toks: &[Token], j: usize) -> Option<NumberMention> {
+    let fraction = word_at(toks, j)?;
+    let relation = word_at(toks, j + 1)?;
+    let minutes_past = match (fraction, relation) {
+        ("quarter", "past" | "after") => 15,
+        ("half", "past" | "after") => 30,
+        ("quarter", "to" | "till" | "of") => -15,
+        _ => return None,
+    };
+    let hour = match toks.get(j + 2)? {
+        t if t.kind == TokenKind::Num => t.text.parse::<u32>().ok()?,
+        t if t.is_word() => match classify_number_word(&t.lower)? {
+            NumberWord::Unit(v) | NumberWord::Teen(v) => v,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if !(1..=12).contains(&hour) {
+        return None;
+    }
+    let (h, mm) = if minutes_past < 0 {
+        (if hour == 1 { 12 } else { hour - 1 }, 45)
+    } else {
+        (hour, minutes_past as u32)
+    };
+    let mut m = simple_mention(j, j + 3, f64::from(h) + f64::from(mm) / 60.0);
+    m.unit = Unit::Clock;
+    m.clock = Some((h, mm));
+    Some(m)
+}
+
 /// Finds number mentions in a token list.
 pub(crate) fn find_numbers(toks: &[Token]) -> Vec<NumberMention> {
     let mut out: Vec<NumberMention> = Vec::new();
@@ -207,6 +240,9 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         m.unit = Unit::Clock;
         m.pm = Some(v == 12.0);
         m.clock = Some((v as u32, 0));
+        return Some(m);
+    }
+    if !currency && let Some(m) = spoken_clock(toks, j) {
         return Some(m);
     }
     // "an hour and a half", "half a day": a fraction of one unit of time.
@@ -592,6 +628,12 @@ mod tests {
         assert_eq!(nums("a hundred and one"), vec![101.0]);
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
+        let clock = |s: &str| find_numbers(&tokenize(s)).first().and_then(|m| m.clock);
+        assert_eq!(clock("quarter to eleven"), Some((10, 45)));
+        assert_eq!(clock("half past two"), Some((2, 30)));
+        assert_eq!(clock("a quarter past 9"), Some((9, 15)));
+        assert_eq!(clock("quarter to one"), Some((12, 45)));
+        assert_eq!(nums("a quarter of the cost"), Vec::<f64>::new());
     }
 
     #[test]
