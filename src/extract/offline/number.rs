@@ -79,6 +79,25 @@ impl Analysis<'_, '_> {
         evidence.dedup_by_key(|e| e.sentence);
         let mut candidates: Vec<NumberCandidate> = Vec::new();
         let mut echo_candidates: Vec<NumberCandidate> = Vec::new();
+        // "Your website says the deposit is two hundred, is that still
+        // right?" "That's right.": the amount the asker put, confirmed.
+        let mut confirmed_opens: Vec<TurnIndex> = Vec::new();
+        for item in &evidence {
+            if item.role != Role::Question
+                || confirmed_opens.contains(&item.region)
+                || !self.confirmed_plainly(item.region)
+            {
+                continue;
+            }
+            confirmed_opens.push(item.region);
+            for &sentence in &self.transcript.turns[item.region].sentences {
+                for mut candidate in self.number_candidates(profile, number_profile, sentence) {
+                    candidate.score += 0.5;
+                    candidate.answered = true;
+                    candidates.push(candidate);
+                }
+            }
+        }
         for item in &evidence {
             if item.role == Role::Question {
                 continue;
@@ -228,6 +247,46 @@ impl Analysis<'_, '_> {
                 .iter()
                 .any(|c| c.turn == pick.turn && c.clause > hold)
         })
+    }
+
+    /// Whether the reply to the question in turn `open` opens with a plain
+    /// yes ("That's right.", "Yes, still is.") and neither qualifies it nor
+    /// gives another amount: what the question said stands.
+    fn confirmed_plainly(&self, open: TurnIndex) -> bool {
+        let reply = open.next();
+        let Some(turn) = self.transcript.turns.get(reply.0) else {
+            return false;
+        };
+        if turn.speaker == self.transcript.turns[open].speaker {
+            return false;
+        }
+        let words: Vec<&str> = turn
+            .sentences
+            .iter()
+            .flat_map(|&sentence| self.transcript.sentences[sentence].word_lowers())
+            .collect();
+        let opening: Vec<&str> = words.iter().copied().take(3).collect();
+        let plain_yes = matches!(
+            opening.as_slice(),
+            [
+                "yes" | "yeah" | "yep" | "yup" | "correct" | "right" | "exactly" | "uh-huh",
+                ..
+            ] | ["that's" | "that", "right" | "correct" | "it", ..]
+                | ["that", "is", "right" | "correct"]
+                | ["still" | "it", "is", ..]
+                | ["oh" | "um" | "well", "yes" | "yeah" | "yep" | "correct", ..]
+        );
+        let qualified = words.iter().any(|w| {
+            matches!(
+                *w,
+                "but" | "actually" | "except" | "although" | "though" | "however" | "no" | "not"
+            ) || w.ends_with("n't")
+        });
+        let other_amount = turn
+            .sentences
+            .iter()
+            .any(|&sentence| !self.transcript.sentences[sentence].numbers.is_empty());
+        plain_yes && !qualified && !other_amount
     }
 
     /// Whether `turn` revises an earlier answer ("Ah, I forgot the

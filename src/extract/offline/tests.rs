@@ -278,3 +278,21 @@ fn a_later_revision_replaces_the_answer() {
                       Agent: Thank you.";
     assert_eq!(run(&total, transcript)["total_quote"], json!(4250));
 }
+
+/// An amount the agent puts in a question and the recipient plainly
+/// confirms is the answer; a qualified or corrected confirmation is not.
+#[test]
+fn an_amount_the_recipient_confirms() {
+    let fields = [field("deposit", FieldType::Number, "Deposit in dollars")];
+    let reply = |words: &str| {
+        let transcript = format!(
+            "Agent: Your website says the deposit is two hundred dollars, is that still right?\n\
+             Recipient: {words}\nAgent: Great."
+        );
+        run(&fields, &transcript)["deposit"].clone()
+    };
+    assert_eq!(reply("That's right."), json!(200));
+    assert_eq!(reply("Yes, still is."), json!(200));
+    assert_eq!(reply("It was, but it went up in May."), Value::Null);
+    assert_eq!(reply("Not anymore, it's two fifty now."), json!(250));
+}
