@@ -5,9 +5,10 @@ use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES,
     SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
 };
+use super::options::chooses_other_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
-use super::transcript::{SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::stem::{stem, stems_match};
 
 /// How a reply answers a yes/no question.
@@ -49,15 +50,25 @@ impl Analysis<'_, '_> {
                     let negative_question = direct_reply
                         .then(|| self.answer_to_negative_question(item.region, &group))
                         .flatten();
-                    if let Some(polarity) = negative_question.or(alternative).or_else(|| {
-                        self.reply_polarity(
-                            profile,
-                            &group,
-                            false,
-                            direct_reply,
-                            self.asks_about(field, item.region),
-                        )
-                    }) {
+                    let sentences: Vec<&Sentence> = group
+                        .iter()
+                        .map(|&sentence| &self.transcript.sentences[sentence])
+                        .collect();
+                    let other_option = (direct_reply && chooses_other_option(profile, &sentences))
+                        .then_some(Polarity::No);
+                    if let Some(polarity) = negative_question
+                        .or(alternative)
+                        .or(other_option)
+                        .or_else(|| {
+                            self.reply_polarity(
+                                profile,
+                                &group,
+                                false,
+                                direct_reply,
+                                self.asks_about(field, item.region),
+                            )
+                        })
+                    {
                         let source = Source {
                             from: group[0],
                             to: group[group.len() - 1],
@@ -396,6 +407,12 @@ impl Analysis<'_, '_> {
                 }
                 let mentions_field = clause_stems.iter().any(|st| profile.is_strong_keyword(st));
                 let turn_initial = turn_first && clause_position == 0 && first_reply;
+                // "We do, I'm afraid.": an apology after the answer.
+                if matches!(state, State::Strong(_))
+                    && matches!(text, "i'm afraid" | "i am afraid" | "i'm afraid so")
+                {
+                    continue;
+                }
                 let mut p = clause_polarity(text, &content, turn_initial, seen_informative);
                 // "All booked." for "whether the boarding is booked": a
                 // state that reads as a no elsewhere is the field itself.

@@ -20,7 +20,8 @@ pub(super) const STOPWORDS: &[&str] = &[
     "automated", "ai", "agent", "behalf", "let", "know", "go", "going", "per", "dollar", "dollars", "usd",
     "cents", "eg", "ie", "etc", "given", "via", "many", "much", "e", "g", "s", "one", "being", "whose",
     "someone", "something", "anything", "is", "am", "isn't", "don't", "doesn't", "lowercase", "uppercase",
-    "digits", "digit", "form", "format", "value",
+    "digits", "digit", "form", "format", "value", "she's", "he's", "they've", "you've", "she'll", "he'll",
+    "they'll", "she'd", "he'd", "they'd", "though", "although", "however", "anyway",
 ];
 
 /// Name words that say little about the topic.
@@ -256,6 +257,17 @@ pub(super) const CORRECTION_CUES: &[&str] = &[
     "actually", "wait", "sorry", "i mean", "make that", "rather", "correction", "scratch that",
     "second thought", "instead", "realistically", "call it", "so", "but", "now", "changed", "hang on",
     "let's say", "no", "final", "finally", "i'd say", "put me down", "hold on", "let me re",
+];
+
+/// Nouns a number after them names rather than counts ("Unit 412",
+/// "order 88-1902", "bus twenty-one").
+#[rustfmt::skip]
+pub(super) const NAMING_NOUNS: &[&str] = &[
+    "unit", "room", "suite", "apartment", "apt", "order", "ticket", "invoice", "account",
+    "policy", "reference", "ref", "claim", "bus", "route", "gate", "platform", "table",
+    "site", "stall", "bay", "pier", "locker", "extension", "ext", "model",
+    "item", "aisle", "lane", "door", "building", "block", "track", "flight", "train", "pew",
+    "row", "seat", "code", "pin", "id", "badge", "serial", "booth", "court", "field", "pitch",
 ];
 
 /// Cues that turn a reply to another subject ("Oh, by the way, …").

@@ -119,6 +119,32 @@ impl OfflineExtractor {
             };
             read.push((field, value));
         }
+        // One amount read for two fields from the same words ("That's
+        // right, eighty-five" for both the call-out fee and the repair
+        // quote) answers one of them: the field the words are more about
+        // keeps it, and on a tie neither does.
+        let shared: Vec<FieldIndex> = numbers
+            .iter()
+            .filter_map(|(field, number)| {
+                let (value, source) = (*number)?;
+                let rivals = numbers.iter().filter(|(other, read)| {
+                    other != field && read.is_some_and(|(v, s)| v == value && s.from == source.from)
+                });
+                let mine = analysis.relevance(*field, source.from);
+                rivals
+                    .clone()
+                    .any(|(other, _)| analysis.relevance(*other, source.from) >= mine)
+                    .then_some(*field)
+            })
+            .collect();
+        for (field, number) in &mut numbers {
+            if shared.contains(field) {
+                *number = None;
+                if let Some(slot) = read.iter_mut().find(|(seen, _)| seen == field) {
+                    slot.1 = None;
+                }
+            }
+        }
         // "Same as the deposit": another number field's value, read where it was.
         for (field, number) in &numbers {
             if number.is_none()

@@ -2,7 +2,7 @@
 //! context, with corrections and echoes taken into account.
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, REVISION_CUES};
+use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -344,6 +344,24 @@ impl Analysis<'_, '_> {
                 || sent.habitual_before(m.start)
                 || said_for_own_option(profile, sent, m.start) == Some(false)
             {
+                continue;
+            }
+            // "Unit 412", "bus twenty-one": a number that names its noun
+            // is that noun's, not an amount of the field (unless the field
+            // is named for that noun: "room number").
+            let names = m
+                .start
+                .checked_sub(1)
+                .and_then(|before| sent.tokens.get(before))
+                .is_some_and(|t| {
+                    t.is_word()
+                        && set!(NAMING_NOUNS).contains(t.lower.as_str())
+                        && !profile
+                            .heads
+                            .iter()
+                            .any(|h| stems_match(h, &stem(&t.lower)))
+                });
+            if names {
                 continue;
             }
             // "an eight-dollar holiday surcharge" for a rate "before any

@@ -98,3 +98,28 @@ pub(super) fn said_for_own_option(
     }
     nearest.map(|(_, _, own)| own)
 }
+
+/// Whether `sentences` name an option of a set the field speaks of, and
+/// only options other than the field's ("Okay, standard it is." to
+/// "expedited shipping?"): a choice of the other option, so a no.
+pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentence]) -> bool {
+    let wanted = field_classes(profile);
+    let mut other = false;
+    for sentence in sentences {
+        for token in sentence.tokens.iter().filter(|t| t.is_word()) {
+            for &(set, _) in &wanted {
+                let Some(class) = CONTRASTS[set]
+                    .iter()
+                    .position(|names| names.contains(&token.lower.as_str()))
+                else {
+                    continue;
+                };
+                if wanted.contains(&(set, class)) {
+                    return false;
+                }
+                other = true;
+            }
+        }
+    }
+    other
+}

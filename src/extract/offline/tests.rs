@@ -296,3 +296,52 @@ fn an_amount_the_recipient_confirms() {
     assert_eq!(reply("It was, but it went up in May."), Value::Null);
     assert_eq!(reply("Not anymore, it's two fifty now."), json!(250));
 }
+
+/// Small readings of what a reply means: a number that names its noun is
+/// no amount, one amount is one field's, an apology after a yes keeps it,
+/// and choosing the other option is a no.
+#[test]
+fn what_a_reply_means() {
+    let floor = [field(
+        "floor_number",
+        FieldType::Number,
+        "Floor the flat is on",
+    )];
+    let transcript = "Agent: Which floor is the flat on?\nRecipient: Unit 412.\nAgent: Thanks.";
+    assert_eq!(run(&floor, transcript)["floor_number"], Value::Null);
+    let fees = [
+        field("callout_fee", FieldType::Number, "Call-out fee in dollars"),
+        field(
+            "repair_quote",
+            FieldType::Number,
+            "Estimated total cost of the repair in dollars",
+        ),
+    ];
+    let transcript = "Agent: Is the call-out fee still eighty-five dollars?\n\
+                      Recipient: That's right, eighty-five, then labour on top.\n\
+                      Agent: Thank you.";
+    let out = run(&fees, transcript);
+    assert_eq!(out["callout_fee"], json!(85));
+    assert_eq!(out["repair_quote"], Value::Null);
+    let home = [field(
+        "someone_home",
+        FieldType::Boolean,
+        "Whether someone must be home during the visit",
+    )];
+    let transcript = "Agent: Does someone need to be home?\n\
+                      Recipient: We do, I'm afraid. The engineer has to get inside.\n\
+                      Agent: Understood.";
+    assert_eq!(run(&home, transcript)["someone_home"], json!(true));
+    let shipping = [field(
+        "expedited_shipping",
+        FieldType::Boolean,
+        "Whether she chose expedited shipping",
+    )];
+    let transcript = "Agent: Would she like expedited shipping for eighteen dollars?\n\
+                      Recipient: Okay, standard it is then.\n\
+                      Agent: Noted.";
+    assert_eq!(
+        run(&shipping, transcript)["expedited_shipping"],
+        json!(false)
+    );
+}
