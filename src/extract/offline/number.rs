@@ -2,7 +2,9 @@
 //! context, with corrections and echoes taken into account.
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES};
+use super::lexicon::{
+    CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES, STOPWORDS,
+};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -397,15 +399,21 @@ impl Analysis<'_, '_> {
             // it qualifies; another charge's noun means another field.
             let after: Vec<&str> = (m.end..m.end + 3)
                 .filter_map(|i| sent.tokens.get(i))
-                .take_while(|t| t.is_word())
+                .take_while(|t| {
+                    t.is_word()
+                        && !set!(STOPWORDS).contains(t.lower.as_str())
+                        && !matches!(
+                            t.lower.as_str(),
+                            "before" | "after" | "plus" | "including" | "excluding" | "less"
+                        )
+                })
                 .map(|t| t.lower.as_str())
                 .collect();
             if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
-                score += if profile.is_keyword(&stem(noun)) {
-                    0.5
-                } else {
-                    -1.0
-                };
+                if !profile.is_keyword(&stem(noun)) {
+                    continue;
+                }
+                score += 0.5;
             }
             let clause = sent
                 .token_clauses
