@@ -2,7 +2,9 @@
 //! a yes or no that matches, a string whose words they contain, and no
 //! dodge.
 
+use crate::domain::FieldDefinition;
 use crate::extract::text::numbers::find_numbers;
+use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::{DurationUnit, Unit};
@@ -124,17 +126,10 @@ fn opening_answer(words: &[&str]) -> Option<(bool, usize)> {
 /// "no problem" and a closing tag ("It's included, isn't it?") are not.
 pub(super) fn asks_in_the_negative(text: &str) -> bool {
     let tokens = tokenize(text);
-    let Some(end) = tokens
-        .iter()
-        .rposition(|t| matches!(t.kind, TokenKind::Punct('?')))
-    else {
+    let Some(question) = last_question(&tokens) else {
         return false;
     };
-    let start = tokens[..end]
-        .iter()
-        .rposition(|t| matches!(t.kind, TokenKind::Punct('.' | '!' | '?')))
-        .map_or(0, |at| at + 1);
-    let asked = words(&tokens[start..end]);
+    let asked = words(question);
     asked.iter().enumerate().any(|(at, word)| {
         let tag = word.ends_with("n't")
             && at + 2 == asked.len()
@@ -151,6 +146,26 @@ pub(super) fn asks_in_the_negative(text: &str) -> bool {
                 Some(&("problem" | "worries" | "idea" | "doubt" | "question"))
             )
     })
+}
+
+/// Whether the last question in `text` asks `field`'s yes/no question
+/// from its other side ("Does she bring her own helmet?" for "helmet
+/// provided").
+pub(super) fn asks_the_other_side_of(field: &FieldDefinition, text: &str) -> bool {
+    let tokens = tokenize(text);
+    last_question(&tokens).is_some_and(|asked| asks_the_other_side(field, &words(asked)))
+}
+
+/// The tokens of the last question in `tokens` (up to its `?`).
+fn last_question(tokens: &[Token]) -> Option<&[Token]> {
+    let end = tokens
+        .iter()
+        .rposition(|t| matches!(t.kind, TokenKind::Punct('?')))?;
+    let start = tokens[..end]
+        .iter()
+        .rposition(|t| matches!(t.kind, TokenKind::Punct('.' | '!' | '?')))
+        .map_or(0, |at| at + 1);
+    Some(&tokens[start..end])
 }
 
 /// Whether a quote declines or hedges rather than answers.

@@ -212,7 +212,7 @@ pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &
             continue;
         }
         let checked = match quotes.get(&field.name) {
-            Some(quote) => check_in(&turns, field.field_type, value, quote),
+            Some(quote) => check_in(&turns, Some(field), field.field_type, value, quote),
             None => Err(Unsupported::NoQuote),
         };
         match checked {
@@ -240,11 +240,15 @@ pub fn check(
     quote: &Quote,
     transcript: &str,
 ) -> Result<Evidence, Unsupported> {
-    check_in(&turns(transcript), field_type, value, quote)
+    check_in(&turns(transcript), None, field_type, value, quote)
 }
 
+/// [`check`] over parsed turns; `field`, when known, lets a yes/no
+/// answer to a question asked from the field's other side ("Does she
+/// bring her own helmet?" for "helmet provided") carry the opposite value.
 fn check_in(
     turns: &[Turn],
+    field: Option<&FieldDefinition>,
     field_type: FieldType,
     value: &Value,
     quote: &Quote,
@@ -288,15 +292,20 @@ fn check_in(
         };
         // "Correct." to "You don't charge for parking, do you?" agrees
         // that they don't: after a question asked in the negative, a yes
-        // word carries either value.
-        let negative_question = quote.party == Party::Recipient
-            && position
-                .checked_sub(1)
-                .and_then(|previous| turns.get(previous))
-                .is_some_and(|asked| {
-                    asked.party == Party::Agent && agree::asks_in_the_negative(&asked.text)
-                });
-        match agrees(field_type, value, words, negative_question) {
+        // word carries either value. After one asked from the field's
+        // other side ("Does she bring her own helmet?" for "helmet
+        // provided"), a plain answer carries the opposite value.
+        let asked = position
+            .checked_sub(1)
+            .and_then(|previous| turns.get(previous))
+            .filter(|asked| quote.party == Party::Recipient && asked.party == Party::Agent);
+        let reading = Reading {
+            negative_question: asked.is_some_and(|asked| agree::asks_in_the_negative(&asked.text)),
+            other_side: asked.is_some_and(|asked| {
+                field.is_some_and(|field| agree::asks_the_other_side_of(field, &asked.text))
+            }),
+        };
+        match agrees(field_type, value, words, reading) {
             Ok(()) => {
                 return Ok(Evidence {
                     turn: turn.number,
@@ -315,13 +324,22 @@ fn check_in(
     Err(failure)
 }
 
-/// Whether `words` carry `value` of `field_type`; `negative_question`:
-/// they answer a question asked in the negative.
+/// How the question before a recipient's words bears on their yes or no.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reading {
+    /// Asked in the negative: a yes word may agree that there is none.
+    negative_question: bool,
+    /// Asked from the field's other side: the plain answer is reversed.
+    other_side: bool,
+}
+
+/// Whether `words` carry `value` of `field_type`, read after a question
+/// as `reading` says.
 fn agrees(
     field_type: FieldType,
     value: &Value,
     words: &str,
-    negative_question: bool,
+    reading: Reading,
 ) -> Result<(), Unsupported> {
     if agree::is_dodge(words) {
         return Err(Unsupported::Dodge);
@@ -330,9 +348,10 @@ fn agrees(
         (FieldType::Number, Value::Number(number)) => number
             .as_f64()
             .is_some_and(|number| agree::number_agrees(number, words)),
-        (FieldType::Boolean, Value::Bool(yes)) => {
-            agree::polarity(words).is_none_or(|said| said == *yes || (said && negative_question))
-        }
+        (FieldType::Boolean, Value::Bool(yes)) => agree::polarity(words).is_none_or(|said| {
+            let said = said != reading.other_side;
+            said == *yes || (said && reading.negative_question)
+        }),
         (FieldType::String, Value::String(text)) => agree::words_agree(text, words),
         // Conformed values always have their declared type.
         _ => false,

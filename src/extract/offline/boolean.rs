@@ -5,7 +5,7 @@ use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES,
     SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
 };
-use super::options::chooses_other_option;
+use super::options::{asked_from_the_other_side, chooses_other_option};
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -73,6 +73,15 @@ impl Analysis<'_, '_> {
                             from: group[0],
                             to: group[group.len() - 1],
                         };
+                        let polarity = if self.asked_inverted(field, item.region) {
+                            match polarity {
+                                Polarity::Yes => Polarity::No,
+                                Polarity::No => Polarity::Yes,
+                                Polarity::Dodge => Polarity::Dodge,
+                            }
+                        } else {
+                            polarity
+                        };
                         last = Some((polarity, source));
                     }
                 }
@@ -95,6 +104,19 @@ impl Analysis<'_, '_> {
             (Polarity::No, source) => Some((false, source)),
             (Polarity::Dodge, _) => None,
         }
+    }
+
+    /// Whether the question that opened `open` asks the field's question
+    /// from the other side ("Does she need to bring her own helmet?" for a
+    /// field about a helmet being provided): its answer means the opposite.
+    fn asked_inverted(&self, field: FieldIndex, open: TurnIndex) -> bool {
+        self.transcript.turns[open]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)
+            .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
     }
 
     /// An unprompted mention settles a yes/no field only if it names two of

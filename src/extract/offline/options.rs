@@ -1,10 +1,13 @@
 //! Alternatives of one kind ("weekday" and "weekend", "adult" and
 //! "child", "standard" and "rush"): when a field names one, a value said
 //! for another is not its value ("Weekdays are forty" for a weekend rate).
+//! Opposite ways to ask one yes/no question are in
+//! [`asks_the_other_side`].
 
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::extract::text::identifier::split_identifier;
+use crate::extract::text::opposites::asks_the_other_side;
 
 /// Each set lists its classes; each class the words that name it.
 #[rustfmt::skip]
@@ -122,4 +125,11 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
         }
     }
     other
+}
+
+/// Whether `question` asks the field's yes/no question from the opposite
+/// side (see [`asks_the_other_side`]).
+pub(super) fn asked_from_the_other_side(profile: &FieldProfile, question: &Sentence) -> bool {
+    let asked: Vec<&str> = question.word_lowers().collect();
+    asks_the_other_side(profile.definition, &asked)
 }

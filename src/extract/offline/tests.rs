@@ -345,3 +345,25 @@ fn what_a_reply_means() {
         json!(false)
     );
 }
+
+/// A yes/no question asked from the field's other side ("Does she need
+/// to bring her own helmet?" for "whether a helmet is provided"): its
+/// answer means the opposite, and the evidence check accepts it.
+#[test]
+fn a_question_asked_from_the_other_side() {
+    let fields = [field(
+        "helmet_provided",
+        FieldType::Boolean,
+        "Whether the stable provides a riding helmet",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: Does she need to bring her own helmet?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["helmet_provided"].clone()
+    };
+    assert_eq!(answer("No, we have spares she can use."), json!(true));
+    assert_eq!(answer("Yes, please, we don't lend them out."), json!(false));
+    let transcript = "Agent: Do you provide helmets?\nRecipient: Yes.\nAgent: Thanks.";
+    assert_eq!(run(&fields, transcript)["helmet_provided"], json!(true));
+}

@@ -8,6 +8,7 @@
 pub(crate) mod identifier;
 pub(crate) mod number_words;
 pub(crate) mod numbers;
+pub(crate) mod opposites;
 pub(crate) mod stem;
 pub(crate) mod tokens;
 pub(crate) mod units;
