@@ -230,7 +230,20 @@ pub(super) fn code_candidates(
         // "KLM20931", "5 3 8 0" (digit by digit), "4B" (glued).
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);
         let spelled = pieces >= 3 && code.len() >= 3;
-        if has_digit && ((has_letter && (code.len() >= 4 || glued)) || (!has_letter && spelled)) {
+        // "88-1902": digit groups joined by hyphens, written as one piece.
+        let hyphenated = {
+            let span = sent.tokens.get(i..j).unwrap_or(&[]);
+            pieces >= 2
+                && span.iter().any(|t| t.is_punct('-'))
+                && span.iter().skip(1).all(|t| !t.space_before)
+                && span
+                    .iter()
+                    .all(|t| t.kind == TokenKind::Num || t.is_punct('-'))
+        };
+        if has_digit
+            && ((has_letter && (code.len() >= 4 || glued))
+                || (!has_letter && (spelled || hyphenated)))
+        {
             // Written as one piece ("AB-4719"): kept as written.
             let span = sent.tokens.get(i..j).unwrap_or(&[]);
             let written = span.iter().skip(1).all(|t| !t.space_before)

@@ -367,3 +367,15 @@ fn a_question_asked_from_the_other_side() {
     let transcript = "Agent: Do you provide helmets?\nRecipient: Yes.\nAgent: Thanks.";
     assert_eq!(run(&fields, transcript)["helmet_provided"], json!(true));
 }
+
+/// A code written as digit groups joined by hyphens is one code.
+#[test]
+fn a_hyphenated_code_is_one_value() {
+    let fields = [field(
+        "order_number",
+        FieldType::String,
+        "Order number for this order",
+    )];
+    let transcript = "Agent: Could I have the order number?\nRecipient: Done, order number's 88-1902.\nAgent: Thanks.";
+    assert_eq!(run(&fields, transcript)["order_number"], json!("88-1902"));
+}
