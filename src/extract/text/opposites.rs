@@ -7,21 +7,32 @@ use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::split_identifier;
 
 /// Pairs of opposite sides of one yes/no question: the business provides
-/// it or the customer brings their own; it is included or extra; it is
-/// required or optional; open or closed.
+/// it or the customer brings (arranges, collects) their own; it is
+/// included or paid extra; it is required or optional; open or closed;
+/// allowed or refused; kept or lost; given or missed; standard or special.
 #[rustfmt::skip]
 const OPPOSITES: &[(&[&str], &[&str])] = &[
     (
         &["provided", "provide", "provides", "supplied", "supply", "supplies", "lend", "lends",
-          "loan", "loans", "borrow", "loaner", "loaners"],
-        &["bring", "own"],
+          "loan", "loans", "borrow", "loaner", "loaners", "included", "handle", "handles",
+          "handled", "deliver", "delivers", "delivered", "delivery"],
+        &["bring", "own", "themselves", "herself", "himself", "yourself", "collect", "arrange"],
     ),
     (
-        &["included", "include", "includes", "inclusive", "complimentary"],
-        &["extra", "separate", "separately", "additional", "surcharge"],
+        &["included", "include", "includes", "inclusive", "complimentary", "free"],
+        &["extra", "separate", "separately", "additional", "surcharge", "pay", "fee", "charge",
+          "charged", "charges", "cost"],
     ),
     (&["required", "mandatory", "compulsory"], &["optional"]),
     (&["open"], &["closed", "shut"]),
+    (
+        &["allowed", "permitted", "accepted", "accept", "accepts", "welcome"],
+        &["refuse", "refused", "reject", "rejected", "banned", "ban", "prohibited", "forbidden",
+          "against"],
+    ),
+    (&["kept", "keep", "retained", "retain", "preserved"], &["lose", "lost", "discarded", "discard"]),
+    (&["given", "administered"], &["missed", "skipped"]),
+    (&["standard", "ordinary", "enough", "sufficient"], &["special"]),
 ];
 
 /// The field's name and description, as lower-case words.
@@ -50,12 +61,21 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
     let words = field_words(field);
     let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
     let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
-    OPPOSITES.iter().any(|(one, other)| {
+    let paired = OPPOSITES.iter().any(|(one, other)| {
         let (field_one, field_other) = (names(&field_words, one), names(&field_words, other));
         let (asked_one, asked_other) = (names(asked, one), names(asked, other));
         (field_one && !field_other && asked_other && !asked_one)
             || (field_other && !field_one && asked_one && !asked_other)
-    })
+    });
+    // "Isn't it unheated?" for "whether it is heated": the question's word
+    // is the field's with a negative prefix.
+    let prefixed = asked.iter().any(|word| {
+        ["un", "non-", "non"].iter().any(|prefix| {
+            word.strip_prefix(prefix)
+                .is_some_and(|rest| rest.chars().count() >= 4 && field_words.contains(&rest))
+        })
+    });
+    paired || prefixed
 }
 
 #[cfg(test)]
@@ -102,5 +122,12 @@ mod tests {
         assert!(!other_side(&breakfast, "Is breakfast included?"));
         let own = field("bring_own_towel", "Whether he must bring his own towel");
         assert!(other_side(&own, "Do you supply towels?"));
+        let heated = field("climate_controlled", "Whether the depot is heated");
+        assert!(other_side(&heated, "The depot isn't unheated, is it?"));
+        assert!(!other_side(&heated, "Is the depot heated?"));
+        let dogs = field("dogs_allowed", "Whether dogs are allowed on site");
+        assert!(other_side(&dogs, "There's no rule against dogs, is there?"));
+        let free = field("testIsFree", "Whether the hearing test is free of charge");
+        assert!(!other_side(&free, "Is there a charge for the test?"));
     }
 }
