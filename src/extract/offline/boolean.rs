@@ -429,9 +429,19 @@ impl Analysis<'_, '_> {
                 }
                 let mentions_field = clause_stems.iter().any(|st| profile.is_strong_keyword(st));
                 let turn_initial = turn_first && clause_position == 0 && first_reply;
-                // "We do, I'm afraid.": an apology after the answer.
+                // "We do, I'm afraid.", "She would, unfortunately.": an
+                // apology after the answer.
                 if matches!(state, State::Strong(_))
-                    && matches!(text, "i'm afraid" | "i am afraid" | "i'm afraid so")
+                    && matches!(
+                        text,
+                        "i'm afraid"
+                            | "i am afraid"
+                            | "i'm afraid so"
+                            | "unfortunately"
+                            | "sadly"
+                            | "sorry"
+                            | "i'm sorry"
+                    )
                 {
                     continue;
                 }

@@ -146,6 +146,8 @@ pub(super) const DODGES: &[&str] = &[
     "i think so", "i guess so", "i believe so", "not at liberty", "check with", "ask the", "find out",
     "no way to know", "can't confirm", "cannot confirm", "unclear", "don't have", "no information",
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
+    "run that past", "run it past", "run that by", "run it by", "before i say yes", "ring you back",
+    "ring them back", "go through that with",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
     // Declining to say at all: no answer, whatever words follow.
@@ -215,6 +217,7 @@ pub(super) const NEGATIONS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const NEGATIVE_STATES: &[&str] = &[
     "booked", "full", "gone", "closed", "taken", "unavailable", "sold", "slammed", "swamped", "busy", "hard",
+    "rammed", "packed",
     "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
     "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
     "behind", "overdue", "expired",

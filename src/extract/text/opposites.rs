@@ -16,7 +16,8 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
         &["provided", "provide", "provides", "supplied", "supply", "supplies", "lend", "lends",
           "loan", "loans", "borrow", "loaner", "loaners", "included", "handle", "handles",
           "handled", "deliver", "delivers", "delivered", "delivery"],
-        &["bring", "own", "themselves", "herself", "himself", "yourself", "collect", "arrange"],
+        &["bring", "own", "themselves", "herself", "himself", "yourself", "collect", "arrange",
+          "buy", "purchase", "pick"],
     ),
     (
         &["included", "include", "includes", "inclusive", "complimentary", "free"],
@@ -58,7 +59,24 @@ fn field_words(field: &FieldDefinition) -> Vec<String> {
 /// "whether breakfast is included"): the question's words are of one side
 /// of an opposite pair only, the field's of the other side only.
 pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bool {
-    let words = field_words(field);
+    // The name says what the field claims ("cleaning_included"); the
+    // description only when the name takes no side ("Whether dry cleaning
+    // is included in the hire fee" names both sides).
+    let name: Vec<String> = split_identifier(&field.name)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .collect();
+    let name_words: Vec<&str> = name.iter().map(String::as_str).collect();
+    let takes_side = |words: &[&str]| {
+        OPPOSITES
+            .iter()
+            .any(|(one, other)| words.iter().any(|w| one.contains(w) || other.contains(w)))
+    };
+    let words = if takes_side(&name_words) {
+        name.clone()
+    } else {
+        field_words(field)
+    };
     let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
     let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
     let paired = OPPOSITES.iter().any(|(one, other)| {
