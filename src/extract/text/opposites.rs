@@ -145,7 +145,10 @@ mod tests {
         assert!(!other_side(&heated, "Is the depot heated?"));
         let dogs = field("dogs_allowed", "Whether dogs are allowed on site");
         assert!(other_side(&dogs, "There's no rule against dogs, is there?"));
+        // The name takes the side ("free"); "of charge" in the description
+        // does not make it both.
         let free = field("testIsFree", "Whether the hearing test is free of charge");
-        assert!(!other_side(&free, "Is there a charge for the test?"));
+        assert!(other_side(&free, "Is there a charge for the test?"));
+        assert!(!other_side(&free, "Is the test free?"));
     }
 }
