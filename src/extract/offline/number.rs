@@ -193,6 +193,28 @@ impl Analysis<'_, '_> {
                 value = alt;
             }
         }
+        // "Half day's eleven hundred, full day's nineteen fifty.": an
+        // ambiguous amount said beside plain ones is of their order.
+        if let Some(alt) = pick.alt
+            && same(value, pick.value)
+            && x_positive(alt)
+        {
+            let siblings: Vec<f64> = candidates
+                .iter()
+                .filter(|c| c.turn == pick.turn && c.alt.is_none() && x_positive(c.value))
+                .filter(|c| !same(c.value, pick.value))
+                .map(|c| c.value)
+                .collect();
+            let distance = |x: f64| {
+                siblings
+                    .iter()
+                    .map(|s| (x / s).ln().abs())
+                    .fold(f64::INFINITY, f64::min)
+            };
+            if !siblings.is_empty() && distance(alt) + 1.0 < distance(value) {
+                value = alt;
+            }
+        }
         // An echo, or the agent repeating the value, only confirms: the
         // value was read where the other side said it, if it did.
         let by_agent =
@@ -800,7 +822,12 @@ pub(super) fn last_cue_with_followers(
             let text = clause_text(sent, clause);
             // "Blue. Well, dark blue": a mid-reply "well" revises.
             let well = clause.0 > 0 && text.split(' ').next() == Some("well");
-            if well || has_split_phrase(text, phrases!(CORRECTION_CUES)) {
+            // "Twelve quarter-size… let me look. I've got nine": a hold
+            // before a figure revises the one said before it.
+            if well
+                || has_split_phrase(text, phrases!(CORRECTION_CUES))
+                || has_split_phrase(text, phrases!(HOLDS))
+            {
                 cue_clauses.push(clause);
             }
         }

@@ -32,6 +32,9 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["manual"], &["automatic"]],
     &[&["matte"], &["polished", "gloss", "glossy"]],
     &[&["member", "members"], &["non-member", "non-members", "nonmember", "nonmembers"]],
+    &[&["single", "solo", "individual"], &["shared", "sharing", "double", "twin"]],
+    &[&["private"], &["shared", "sharing", "group", "communal"]],
+    &[&["half-day"], &["full-day"]],
 ];
 
 /// For each contrast set the field's name or description speaks of, the

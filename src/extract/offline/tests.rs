@@ -379,3 +379,37 @@ fn a_hyphenated_code_is_one_value() {
     let transcript = "Agent: Could I have the order number?\nRecipient: Done, order number's 88-1902.\nAgent: Thanks.";
     assert_eq!(run(&fields, transcript)["order_number"], json!("88-1902"));
 }
+
+/// Amounts read in context: a hold revises the figure before it, a price
+/// for a single pen is not the shared one, and an ambiguous amount beside
+/// plain ones is of their order.
+#[test]
+fn amounts_in_context() {
+    let stock = [field(
+        "quarter_size_available",
+        FieldType::Number,
+        "Number of quarter-size violins in stock",
+    )];
+    let transcript = "Agent: Do you have twelve quarter-size violins in stock?\n\
+                      Recipient: Twelve quarter-size... let me look. I've got nine of those in stock.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&stock, transcript)["quarter_size_available"], json!(9));
+    let shared = [field(
+        "sharedPenRate",
+        FieldType::Number,
+        "Nightly rate for a shared pen in pounds",
+    )];
+    let transcript = "Agent: What would a shared pen cost per night?\n\
+                      Recipient: Our single pens are fourteen pounds a night.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&shared, transcript)["sharedPenRate"], Value::Null);
+    let day = [field(
+        "fullDayPrice",
+        FieldType::Number,
+        "Price for full-day coverage in pounds",
+    )];
+    let transcript = "Agent: What do you charge for a full day?\n\
+                      Recipient: Half day's eleven hundred, full day's nineteen fifty.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&day, transcript)["fullDayPrice"], json!(1950));
+}

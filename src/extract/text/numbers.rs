@@ -544,7 +544,26 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
         let gap_ok = toks
             .get(a.end..b.start)
             .is_some_and(|g| g.iter().all(|t| t.is_punct(',') || t.lower == "and"));
-        if a.unit == Unit::Money && b_is_cents && gap_ok && b.value < 1.0 {
+        // "eight pounds fifty", "nine dollars ninety-nine": the whole
+        // units, then the cents as a bare number right after them.
+        let spoken_cents = matches!(a.unit, Unit::Money | Unit::Pound)
+            && a.end == b.start
+            && b.unit == Unit::None
+            && b.alt.is_none()
+            && b.value.fract() == 0.0
+            && (10.0..=99.0).contains(&b.value)
+            && toks
+                .get(a.end.saturating_sub(1))
+                .is_some_and(|t| t.is_word());
+        if spoken_cents {
+            let v = a.value.trunc() + b.value / 100.0;
+            let end = b.end;
+            let a = &mut ms[idx];
+            a.value = v;
+            a.alt = None;
+            a.end = end;
+            ms.remove(idx + 1);
+        } else if a.unit == Unit::Money && b_is_cents && gap_ok && b.value < 1.0 {
             let v = a.value.trunc() + b.value;
             let end = b.end;
             let a = &mut ms[idx];
@@ -620,6 +639,9 @@ mod tests {
         assert_eq!(nums("forty-eight five"), vec![48500.0]);
         assert_eq!(nums("$1,350 installed"), vec![1350.0]);
         assert_eq!(nums("Twelve dollars, fifty cents."), vec![12.5]);
+        assert_eq!(nums("eight pounds fifty a van"), vec![8.5]);
+        assert_eq!(nums("nine dollars ninety-nine"), vec![9.99]);
+        assert_eq!(nums("ten dollars, twenty for two"), vec![10.0, 20.0, 2.0]);
         assert_eq!(nums("after this one he's got two more"), vec![2.0]);
         assert_eq!(nums("twelve point five"), vec![12.5]);
         // "one" heading a noun phrase is the pronoun.
