@@ -217,7 +217,7 @@ pub(super) const NEGATIONS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const NEGATIVE_STATES: &[&str] = &[
     "booked", "full", "gone", "closed", "taken", "unavailable", "sold", "slammed", "swamped", "busy", "hard",
-    "rammed", "packed",
+    "rammed", "packed", "shut", "off",
     "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
     "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
     "behind", "overdue", "expired",
@@ -247,6 +247,9 @@ pub(super) const PREDICATIVE_NEGATIVES: &[&str] = &[
     "difficult",
     "swamped",
     "slammed",
+    "rammed",
+    "packed",
+    "off",
 ];
 
 /// Words that accept a proposal when they open a reply.
