@@ -2,7 +2,7 @@
 
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES,
+    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, REVISION_CUES,
     SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
 };
 use super::options::{asked_from_the_other_side, chooses_other_option};
@@ -397,6 +397,8 @@ impl Analysis<'_, '_> {
             Dodge,
         }
         let mut state = State::Empty;
+        // The sentence whose clear answer opened the reply, if one did.
+        let mut opened_strong: Option<SentenceIndex> = None;
         let mut hold = false;
         let mut seen_informative = false;
         for &sentence in sentences {
@@ -411,6 +413,9 @@ impl Analysis<'_, '_> {
             if has_split_phrase(&sentence_text, phrases!(SUBJECT_CHANGES)) {
                 break;
             }
+            // Words before the answer ("For parties over six, yes.") make it
+            // a qualified one.
+            let mut prefaced = false;
             for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
                 let text = clause_text(sent, clause);
                 if text.is_empty() {
@@ -462,7 +467,21 @@ impl Analysis<'_, '_> {
                             hold = is_hold;
                         }
                     }
-                    Some((pol, true)) => state = State::Strong(pol),
+                    // A clear answer that opens the reply stands against a
+                    // later sentence's opposite word unless that sentence
+                    // revises it ("He will. No card, no entry." is a yes;
+                    // "Yes. Actually, no." is a no).
+                    Some((pol, true)) => {
+                        let stands = matches!(state, State::Strong(held) if held != pol)
+                            && opened_strong.is_some_and(|first| first != sentence)
+                            && !has_split_phrase(&sentence_text, phrases!(REVISION_CUES));
+                        if !stands {
+                            state = State::Strong(pol);
+                            if opened_strong.is_none() && turn_first && first_reply && !prefaced {
+                                opened_strong = Some(sentence);
+                            }
+                        }
+                    }
                     Some((pol, false)) => {
                         // An echo of the keywords alone ("the garden, um") is not an answer.
                         let substantive = content.iter().any(|w| {
@@ -498,6 +517,9 @@ impl Analysis<'_, '_> {
                 }
                 if !content.is_empty() && p.is_some() {
                     seen_informative = true;
+                }
+                if !content.is_empty() && !matches!(p, Some((_, true))) {
+                    prefaced = true;
                 }
             }
         }

@@ -413,3 +413,26 @@ fn amounts_in_context() {
                       Agent: Thanks.";
     assert_eq!(run(&day, transcript)["fullDayPrice"], json!(1950));
 }
+
+/// A clear answer that opens the reply stands against a later sentence
+/// that only explains it; a revision or a qualified opener does not.
+#[test]
+fn an_opening_answer_stands_against_its_explanation() {
+    let fields = [field(
+        "cards_required",
+        FieldType::Boolean,
+        "Whether vaccination cards must be shown",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: Does he need to show the vaccination cards?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["cards_required"].clone()
+    };
+    assert_eq!(answer("Oh, he will, love. No card, no entry."), json!(true));
+    assert_eq!(answer("Yes. Actually, no, not for cats."), json!(false));
+    assert_eq!(
+        answer("For dogs, yes. For cats, no, they're fine."),
+        json!(false)
+    );
+}
