@@ -305,8 +305,40 @@ impl Analysis<'_, '_> {
         };
         match string_kind {
             StringKind::Weekday => {
+                // "Let me know by Friday": a deadline, not the day asked
+                // for, unless the field is a deadline.
+                let definition = profile.definition;
+                let about = format!(
+                    "{} {}",
+                    definition.name.to_lowercase(),
+                    definition
+                        .description
+                        .as_deref()
+                        .unwrap_or("")
+                        .to_lowercase()
+                );
+                let deadline_field = ["deadline", "due", "latest", "by which", "before", "until"]
+                    .iter()
+                    .any(|w| about.contains(w));
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
+                    .filter(|(i, _)| {
+                        let after_by = i
+                            .checked_sub(1)
+                            .and_then(|p| sent.tokens.get(p))
+                            .is_some_and(|p| {
+                                matches!(p.lower.as_str(), "by" | "before" | "until" | "till")
+                            });
+                        // "I'll send the contract by Friday" is about the field.
+                        let clause = sent.token_clauses.get(*i).copied().unwrap_or(ClauseId(0));
+                        let about_field = sent
+                            .stems
+                            .get(sent.clause_range(clause))
+                            .unwrap_or(&[])
+                            .iter()
+                            .any(|st| profile.is_keyword(st));
+                        deadline_field || about_field || !after_by
+                    })
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .collect();
                 push_values(self, sentence, &vals, &negated_clause, &mut out);

@@ -436,3 +436,27 @@ fn an_opening_answer_stands_against_its_explanation() {
         json!(false)
     );
 }
+
+/// "Let me know by Friday" sets a deadline for someone else; "I'll send
+/// the contract by Friday" names the day of the field's own action.
+#[test]
+fn a_deadline_day_is_not_the_day_asked_for() {
+    let lesson = [field(
+        "lessonDay",
+        FieldType::String,
+        "Day of the week of the first lesson",
+    )];
+    let transcript = "Agent: Which day would the first lesson be?\n\
+                      Recipient: Sure, just let me know by Friday.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&lesson, transcript)["lessonDay"], Value::Null);
+    let sent = [field(
+        "contractSendDay",
+        FieldType::String,
+        "Day of the week the contract will be sent",
+    )];
+    let transcript = "Agent: When will you send the contract?\n\
+                      Recipient: I'll send the contract over by Friday.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&sent, transcript)["contractSendDay"], json!("Friday"));
+}
