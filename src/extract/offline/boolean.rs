@@ -60,10 +60,15 @@ impl Analysis<'_, '_> {
                         .or(alternative)
                         .or(other_option)
                         .or_else(|| {
+                            // A reply to "When…?" or one that opens with a
+                            // question of its own answers no yes/no question
+                            // by implication: only what names the field counts.
+                            let implied_ok = !self.asks_wh(item.region)
+                                && !self.transcript.sentences[group[0]].question;
                             self.reply_polarity(
                                 profile,
                                 &group,
-                                false,
+                                !implied_ok,
                                 direct_reply,
                                 self.asks_about(field, item.region),
                             )
@@ -104,6 +109,36 @@ impl Analysis<'_, '_> {
             (Polarity::No, source) => Some((false, source)),
             (Polarity::Dodge, _) => None,
         }
+    }
+
+    /// Whether the last question of turn `open` asks for something other
+    /// than a yes or a no ("When are you expecting more?").
+    fn asks_wh(&self, open: TurnIndex) -> bool {
+        self.transcript.turns[open]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)
+            .and_then(|question| {
+                question
+                    .word_lowers()
+                    .find(|w| !matches!(*w, "and" | "so" | "um" | "uh" | "oh" | "okay" | "great"))
+            })
+            .is_some_and(|first| {
+                matches!(
+                    first,
+                    "when"
+                        | "what"
+                        | "what's"
+                        | "how"
+                        | "which"
+                        | "where"
+                        | "who"
+                        | "why"
+                        | "whose"
+                )
+            })
     }
 
     /// Whether the question that opened `open` asks the field's question
@@ -219,6 +254,8 @@ impl Analysis<'_, '_> {
                 set!(NEGATIONS).contains(*w)
                     || w.ends_with("n't")
                     || matches!(**w, "mind" | "object" | "without")
+                    // "unable", "unheated": a negative prefix.
+                    || (w.starts_with("un") && w.chars().count() >= 6)
             })
             .count();
         if asked.contains(&"mind") || turns >= 2 {

@@ -460,3 +460,31 @@ fn a_deadline_day_is_not_the_day_asked_for() {
                       Agent: Thanks.";
     assert_eq!(run(&sent, transcript)["contractSendDay"], json!("Friday"));
 }
+
+/// A reply to "When…?", or one that opens with a question back, answers
+/// no yes/no question by implication.
+#[test]
+fn no_implied_yes_from_a_wh_question_or_a_question_back() {
+    let stock = [field(
+        "in_stock",
+        FieldType::Boolean,
+        "Whether the paint is in stock now",
+    )];
+    let transcript = "Agent: When are you expecting more of the paint?\n\
+                      Recipient: It's on Tuesday's delivery, I've just checked the order.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&stock, transcript)["in_stock"], Value::Null);
+    let film = [field(
+        "own_film_allowed",
+        FieldType::Boolean,
+        "Whether they may screen their own film",
+    )];
+    let transcript = "Agent: Could they screen their own film?\n\
+                      Recipient: Have they thought about catering? Most groups go for the popcorn package.\n\
+                      Agent: I'll ask.";
+    assert_eq!(run(&film, transcript)["own_film_allowed"], Value::Null);
+    let transcript = "Agent: Could they screen their own film?\n\
+                      Recipient: Their own film? Yes, that's fine.\n\
+                      Agent: Great.";
+    assert_eq!(run(&film, transcript)["own_film_allowed"], json!(true));
+}
