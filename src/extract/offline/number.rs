@@ -14,6 +14,7 @@ use super::value_kind::per_canonical;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
 
 /// A number that may be a field's value, with how well it fits.
 #[derive(Debug, Clone)]
@@ -431,6 +432,15 @@ impl Analysis<'_, '_> {
                 })
                 .map(|t| t.lower.as_str())
                 .collect();
+            // "Three tiers feeds eighty" for a number of servings: a count
+            // of another noun is not the field's count.
+            if number_profile.unit == FieldUnit::Count
+                && let Unit::Count(noun) = &m.unit
+            {
+                if !profile.is_keyword(noun) {
+                    score -= 1.0;
+                }
+            }
             if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
                 if !profile.is_keyword(&stem(noun)) {
                     continue;
@@ -504,7 +514,30 @@ impl Analysis<'_, '_> {
                             || (number_profile.unit == FieldUnit::Money
                                 && matches!(n, "fe" | "charg" | "cost" | "pric"))
                     }),
-                    "free" | "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
+                    // "free all morning" is free time, not a price.
+                    "free" => {
+                        number_profile.unit == FieldUnit::Money
+                            && !words.get(i + 1).is_some_and(|n| {
+                                matches!(
+                                    *n,
+                                    "all"
+                                        | "on"
+                                        | "from"
+                                        | "after"
+                                        | "before"
+                                        | "at"
+                                        | "in"
+                                        | "until"
+                                        | "till"
+                                        | "then"
+                                        | "that"
+                                        | "this"
+                                        | "tomorrow"
+                                        | "today"
+                                ) || vocabulary::weekday(n).is_some()
+                            })
+                    }
+                    "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
                     "none" | "zero" => true,
                     _ => false,
                 };

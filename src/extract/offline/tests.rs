@@ -488,3 +488,27 @@ fn no_implied_yes_from_a_wh_question_or_a_question_back() {
                       Agent: Great.";
     assert_eq!(run(&film, transcript)["own_film_allowed"], json!(true));
 }
+
+/// A count of another noun is not the field's count, and "free all
+/// morning" is no price.
+#[test]
+fn counts_of_other_nouns_and_free_time() {
+    let servings = [field(
+        "servings",
+        FieldType::Number,
+        "Number of guests the cake serves",
+    )];
+    let transcript = "Agent: How many guests will the cake serve?\n\
+                      Recipient: Three tiers feeds eighty, so that works.\n\
+                      Agent: Lovely.";
+    assert_eq!(run(&servings, transcript)["servings"], json!(80));
+    let rate = [field(
+        "rate_per_pupil",
+        FieldType::Number,
+        "Price per pupil in pounds",
+    )];
+    let transcript = "Agent: What's the rate per pupil, and when could they come?\n\
+                      Recipient: Wednesday the sixteenth is free all morning.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&rate, transcript)["rate_per_pupil"], Value::Null);
+}
