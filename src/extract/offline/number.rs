@@ -436,10 +436,9 @@ impl Analysis<'_, '_> {
             // of another noun is not the field's count.
             if number_profile.unit == FieldUnit::Count
                 && let Unit::Count(noun) = &m.unit
+                && !profile.is_keyword(noun)
             {
-                if !profile.is_keyword(noun) {
-                    score -= 1.0;
-                }
+                score -= 1.0;
             }
             if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
                 if !profile.is_keyword(&stem(noun)) {
