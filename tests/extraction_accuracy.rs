@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// Scores every case as the service stores it (the extractor's values
 /// after [`ground`]); prints the figures, and the misses when `show_misses`
-/// (never for the held-out set, so that nobody tunes on it); returns
+/// (never for a frozen held-out set, so that nobody tunes on it); returns
 /// the overall tally.
 fn score_both(cases: &[Case], show_misses: bool) -> Tally {
     let ex = OfflineExtractor::new();
@@ -68,7 +68,7 @@ fn score_both(cases: &[Case], show_misses: bool) -> Tally {
         );
     }
     println!("false non-null (expected null, got a value): {false_non_null}");
-    if show_misses || std::env::var_os("SHOW_ALL_MISSES").is_some() {
+    if show_misses {
         println!("misses ({}):", misses.len());
         for m in &misses {
             println!("{m}");
@@ -85,8 +85,8 @@ struct Floor {
     wrong: usize,
 }
 
-/// Scores `set` and holds it to its floor: the figures measured when the
-/// evidence check and the precision-first rules landed (2026-11-25).
+/// Scores `set` and holds it to its floor: the figures measured at the end
+/// of the latest work on the rules (2026-11-27, `f42fb9f`).
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -122,91 +122,89 @@ fn offline_extraction_accuracy() {
 }
 
 /// Our own cases, written before the first rules (tuned on since):
-/// 118/146 (80.8%), 1 wrong value.
+/// 120/146 (82.2%), 1 wrong value.
 #[test]
 fn offline_extraction_on_own_cases() {
     let floor = Floor {
         fields: 146,
-        right: 118,
+        right: 120,
         wrong: 1,
     };
     holds("extraction_extra", 30, true, floor);
 }
 
 /// A development set (`tests/data/extraction-dev/`), written blind to the
-/// rules after the held-out set was frozen: the check of generalization
-/// while tuning (the held-out set is never looked at), and tuned on since:
-/// 170/240 (70.8%), 8 wrong values (3.3%).
+/// rules after the first held-out set was frozen, and tuned on since:
+/// 170/240 (70.8%), 6 wrong values (2.5%).
 #[test]
 fn offline_extraction_on_the_dev_set() {
     let floor = Floor {
         fields: 240,
         right: 170,
-        wrong: 8,
+        wrong: 6,
     };
     holds("extraction-dev", 48, true, floor);
 }
 
 /// The second development set (`tests/data/extraction-dev-2/`), written
 /// blind on 2026-11-27 in the style of the third and fourth held-out sets
-/// and tuned on since. First contact (the rules at `ed9ae4c`): 133/281
-/// (47.3%), 66 wrong non-null values (23.5%).
+/// and tuned on since. First contact (the rules at `7dd4b0e`): 133/281
+/// (47.3%), 66 wrong non-null values (23.5%); at `f42fb9f` 158 (56.2%)
+/// and 38 (13.5%).
 #[test]
 fn offline_extraction_on_the_second_dev_set() {
     let floor = Floor {
         fields: 281,
-        right: 133,
-        wrong: 66,
+        right: 158,
+        wrong: 38,
     };
     holds("extraction-dev-2", 64, true, floor);
 }
 
-/// The first frozen held-out set (`tests/data/extraction-heldout/`),
-/// written blind to the rules. Measured three times, misses never shown:
-/// at first contact 180/285 (63.2%) with 61 wrong values (21.4%); after the
-/// evidence check 174 (61.1%) with 36 (12.6%); at the end of that work 173
-/// (60.7%) with 37 (13.0%). Its misses were read on 2026-11-26, when the
-/// second held-out set replaced it: it is development data now (no rule has
-/// been tuned on it yet), and its misses stay unprinted here only so the
-/// test output stays short.
+/// The first held-out set (`tests/data/extraction-heldout/`), written blind
+/// to the rules: at first contact 180/285 (63.2%) with 61 wrong values
+/// (21.4%), 173 (60.7%) with 37 (13.0%) at the end of the work it measured.
+/// Development data since 2026-11-26 (its misses were read, and rules were
+/// tuned on it on 2026-11-27): 183 (64.2%) with 26 (9.1%) at `f42fb9f`.
 #[test]
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 173,
-        wrong: 37,
+        right: 183,
+        wrong: 26,
     };
-    holds("extraction-heldout", 64, false, floor);
+    holds("extraction-heldout", 64, true, floor);
 }
 
-/// The second frozen held-out set (`tests/data/extraction-heldout-2/`),
-/// written blind to the rules and to the other sets on 2026-11-26 and
-/// committed before any rule changed; never tuned on, misses never printed.
-/// First contact (2026-11-26, the rules as they were): 176/267 (65.9%),
-/// 25 wrong non-null values (9.4%); boolean 73.8% / 8.3%, number 66.0% /
-/// 8.5%, string 58.4% / 11.2%.
+/// The second held-out set (`tests/data/extraction-heldout-2/`), written
+/// blind on 2026-11-26 and measured once while frozen: 176/267 (65.9%), 25
+/// wrong non-null values (9.4%). Development data since 2026-11-27, when
+/// the third held-out set replaced it (its misses were read and rules tuned
+/// on it): 190 (71.2%) with 13 (4.9%) at `f42fb9f`.
 #[test]
 fn offline_extraction_on_the_second_held_out_set() {
     let floor = Floor {
         fields: 267,
-        right: 176,
-        wrong: 25,
+        right: 190,
+        wrong: 13,
     };
-    holds("extraction-heldout-2", 64, false, floor);
+    holds("extraction-heldout-2", 64, true, floor);
 }
 
 /// The third frozen held-out set (`tests/data/extraction-heldout-3/`),
 /// written blind to the rules and to the other sets on 2026-11-27 and
 /// committed before any rule changed; never tuned on, misses never printed.
-/// First contact (2026-11-27, the rules at `e275f0a`): 153/280 (54.6%),
-/// 58 wrong non-null values (20.7%); boolean 65.3% / 27.4%, number 44.4% /
-/// 16.7%, string 59.3% / 18.6%.
+/// First contact (the rules at `e275f0a`): 153/280 (54.6%), 58 wrong
+/// non-null values (20.7%); final (measured once, at `f42fb9f`): 162
+/// (57.9%), 45 (16.1%). Its writers' reports described some of its cases,
+/// and a few rules since were checked against calls shaped on those
+/// descriptions, so its final figure is not clean; the fourth set's is.
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 153,
-        wrong: 58,
+        right: 162,
+        wrong: 45,
     };
     holds("extraction-heldout-3", 64, false, floor);
 }
@@ -214,15 +212,16 @@ fn offline_extraction_on_the_third_held_out_set() {
 /// The fourth frozen held-out set (`tests/data/extraction-heldout-4/`),
 /// written blind on 2026-11-27 by writers who reported only counts, and
 /// committed before any rule changed after it; never tuned on, misses
-/// never printed. First contact (2026-11-27, the rules at `bbfffb4`):
-/// 159/284 (56.0%), 56 wrong non-null values (19.7%); boolean 62.6% /
-/// 27.3%, number 47.7% / 14.4%, string 59.5% / 17.6%.
+/// never printed. First contact (the rules at `bbfffb4`): 159/284 (56.0%),
+/// 56 wrong non-null values (19.7%); final (measured once, at `f42fb9f`):
+/// 172 (60.6%), 44 (15.5%); boolean 73.7% / 16.2%, number 49.5% / 13.5%,
+/// string 59.5% / 17.6%.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 159,
-        wrong: 56,
+        right: 172,
+        wrong: 44,
     };
     holds("extraction-heldout-4", 64, false, floor);
 }

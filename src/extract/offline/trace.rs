@@ -12,7 +12,7 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never the frozen held-out set (`h3-…`): nobody tunes on it.
+    // Never a frozen held-out set (`h3-…`, `h4-…`): nobody tunes on them.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
@@ -21,6 +21,8 @@ fn trace_case() {
         "extraction-heldout"
     } else if id.starts_with("h2-") {
         "extraction-heldout-2"
+    } else if id.starts_with("d2-") {
+        "extraction-dev-2"
     } else {
         "extraction"
     };
