@@ -1,6 +1,7 @@
 //! Whether quoted words can carry a value: a number that appears in them,
-//! a yes or no that matches, a string whose words they contain, and no
-//! dodge.
+//! a yes or no that matches (read after the question it answers: see
+//! `asks_in_the_negative` and `asks_the_other_side_of`), a string whose
+//! words they contain, and no dodge.
 
 use crate::domain::FieldDefinition;
 use crate::extract::text::numbers::find_numbers;
@@ -166,6 +167,34 @@ fn last_question(tokens: &[Token]) -> Option<&[Token]> {
         .rposition(|t| matches!(t.kind, TokenKind::Punct('.' | '!' | '?')))
         .map_or(0, |at| at + 1);
     Some(&tokens[start..end])
+}
+
+/// Whether a quote that opens with a yes only agrees ("Correct.",
+/// "That's right, it's free.") rather than asserting the positive ("Yes,
+/// we do charge"): no short echo such as "we do" or "it is" follows.
+pub(super) fn only_agrees(text: &str) -> bool {
+    const ECHOES: &[&str] = &[
+        "we do",
+        "we can",
+        "i can",
+        "i do",
+        "it is",
+        "they are",
+        "it does",
+        "we are",
+        "there is",
+        "there are",
+        "we will",
+        "they do",
+        "we have",
+        "it has",
+        "she does",
+        "he does",
+        "you do",
+    ];
+    let tokens = tokenize(text);
+    let words = words(&tokens);
+    !ECHOES.iter().any(|echo| has_phrase(&words, echo))
 }
 
 /// Whether a quote declines or hedges rather than answers.

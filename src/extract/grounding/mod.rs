@@ -295,10 +295,17 @@ fn check_in(
         // word carries either value. After one asked from the field's
         // other side ("Does she bring her own helmet?" for "helmet
         // provided"), a plain answer carries the opposite value.
+        // Only in the turn the extractor named: short words such as
+        // "Correct." recur, and another turn's question says nothing of
+        // this one.
         let asked = position
             .checked_sub(1)
             .and_then(|previous| turns.get(previous))
-            .filter(|asked| quote.party == Party::Recipient && asked.party == Party::Agent);
+            .filter(|asked| {
+                Some(position) == named
+                    && quote.party == Party::Recipient
+                    && asked.party == Party::Agent
+            });
         let reading = Reading {
             negative_question: asked.is_some_and(|asked| agree::asks_in_the_negative(&asked.text)),
             other_side: asked.is_some_and(|asked| {
@@ -348,9 +355,12 @@ fn agrees(
         (FieldType::Number, Value::Number(number)) => number
             .as_f64()
             .is_some_and(|number| agree::number_agrees(number, words)),
-        (FieldType::Boolean, Value::Bool(yes)) => agree::polarity(words).is_none_or(|said| {
-            let said = said != reading.other_side;
-            said == *yes || (said && reading.negative_question)
+        (FieldType::Boolean, Value::Bool(yes)) => agree::polarity(words).is_none_or(|raw| {
+            // Reversed for a question from the field's other side; a plain
+            // agreement ("Correct.") to a question asked in the negative
+            // may mean either value.
+            let said = raw != reading.other_side;
+            said == *yes || (raw && reading.negative_question && agree::only_agrees(words))
         }),
         (FieldType::String, Value::String(text)) => agree::words_agree(text, words),
         // Conformed values always have their declared type.

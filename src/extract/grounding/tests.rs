@@ -402,3 +402,36 @@ fn a_yes_to_a_question_asked_in_the_negative_carries_either_value() {
     ));
     assert!(!agree::asks_in_the_negative("No problem. Is it ready?"));
 }
+
+/// A question asked in the negative and from the field's other side: a
+/// plain "No." carries only the reversed value; "Correct." may mean
+/// either; and the reading holds only in the turn the extractor named.
+#[test]
+fn a_negative_question_from_the_other_side() {
+    let call = "Agent: She won't need to bring her own helmet, will she?\n\
+                Recipient: No.\n\
+                Agent: And the boots?\n\
+                Recipient: Correct.";
+    let helmet = FieldDefinition {
+        name: "helmet_provided".into(),
+        field_type: FieldType::Boolean,
+        description: Some("Whether the stable provides a helmet".into()),
+    };
+    let extraction = |value: bool, words: &str, turn: usize| {
+        let mut extraction = Extraction::default();
+        extraction.values.insert(helmet.name.clone(), json!(value));
+        extraction.quotes.insert(
+            helmet.name.clone(),
+            Quote {
+                party: Party::Recipient,
+                text: words.into(),
+                turn: Some(turn),
+            },
+        );
+        ground(std::slice::from_ref(&helmet), &extraction, call).values[&helmet.name].clone()
+    };
+    assert_eq!(extraction(true, "No.", 2), json!(true));
+    assert_eq!(extraction(false, "No.", 2), Value::Null);
+    // "Correct." answers "And the boots?", a plain question: a yes.
+    assert_eq!(extraction(false, "Correct.", 4), Value::Null);
+}

@@ -9,7 +9,9 @@ use super::options::{asked_from_the_other_side, chooses_other_option};
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::opposites::field_side_words;
 use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::vocabulary;
 
 /// How a reply answers a yes/no question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,38 +56,59 @@ impl Analysis<'_, '_> {
                         .iter()
                         .map(|&sentence| &self.transcript.sentences[sentence])
                         .collect();
-                    let other_option = (direct_reply && chooses_other_option(profile, &sentences))
-                        .then_some(Polarity::No);
-                    if let Some(polarity) = negative_question
-                        .or(alternative)
-                        .or(other_option)
-                        .or_else(|| {
-                            // A reply to "When…?" or one that opens with a
-                            // question of its own answers no yes/no question
-                            // by implication: only what names the field counts.
-                            let implied_ok = !self.asks_wh(item.region)
-                                && !self.transcript.sentences[group[0]].question;
-                            self.reply_polarity(
-                                profile,
-                                &group,
-                                !implied_ok,
-                                direct_reply,
-                                self.asks_about(field, item.region),
-                            )
-                        })
-                    {
+                    // "Bare yes to a question asked in the negative": no
+                    // answer here, and an earlier answer stands.
+                    if negative_question == Some(Polarity::Dodge) {
+                        continue;
+                    }
+                    let wh = self.asks_wh(item.region);
+                    // `(polarity, plain)`: `plain` when a yes or no word
+                    // decided it, so a question asked from the field's other
+                    // side reverses it; a clause that names the field or an
+                    // option speaks in the field's own terms already.
+                    let reading = if let Some(polarity) = negative_question {
+                        Some((polarity, true))
+                    } else if let Some(polarity) = alternative {
+                        Some((polarity, false))
+                    } else {
+                        // A reply to "When…?" or one that opens with a
+                        // question of its own answers no yes/no question by
+                        // implication: only what names the field counts.
+                        let implied_ok = !wh && !self.transcript.sentences[group[0]].question;
+                        let read = self.reply_reading(
+                            profile,
+                            &group,
+                            !implied_ok,
+                            direct_reply,
+                            self.asks_about(field, item.region),
+                        );
+                        match read {
+                            Some((polarity, true)) => Some((polarity, true)),
+                            _ if direct_reply && chooses_other_option(profile, &sentences) => {
+                                Some((Polarity::No, false))
+                            }
+                            other => other,
+                        }
+                    };
+                    if let Some((polarity, plain)) = reading {
                         let source = Source {
                             from: group[0],
                             to: group[group.len() - 1],
                         };
-                        let polarity = if self.asked_inverted(field, item.region) {
-                            match polarity {
-                                Polarity::Yes => Polarity::No,
-                                Polarity::No => Polarity::Yes,
-                                Polarity::Dodge => Polarity::Dodge,
-                            }
-                        } else {
-                            polarity
+                        // Reversed when a yes or no word decided it, or when
+                        // the reply answers in the question's frame ("They
+                        // can't use their own", "Not a single one"); not
+                        // when it speaks in the field's terms ("It's
+                        // provided") or states a condition that reads as a
+                        // no on its own ("We're closed Sundays").
+                        let reversed = !wh
+                            && self.asked_inverted(field, item.region)
+                            && (plain
+                                || !self.reply_in_field_terms(field, item.region, &sentences));
+                        let polarity = match (reversed, polarity) {
+                            (true, Polarity::Yes) => Polarity::No,
+                            (true, Polarity::No) => Polarity::Yes,
+                            (_, polarity) => polarity,
                         };
                         last = Some((polarity, source));
                     }
@@ -109,6 +132,33 @@ impl Analysis<'_, '_> {
             (Polarity::No, source) => Some((false, source)),
             (Polarity::Dodge, _) => None,
         }
+    }
+
+    /// Whether `reply` speaks in the field's own terms against the question
+    /// in turn `open` (a word of the field's side of the opposite pair the
+    /// question turned, or a state that reads as a no on its own:
+    /// "closed", "extra").
+    fn reply_in_field_terms(
+        &self,
+        field: FieldIndex,
+        open: TurnIndex,
+        reply: &[&Sentence],
+    ) -> bool {
+        let Some(question) = self.transcript.turns[open]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| sentence.question)
+        else {
+            return false;
+        };
+        let asked: Vec<&str> = question.word_lowers().collect();
+        let side = field_side_words(self.profiles[field].definition, &asked);
+        reply
+            .iter()
+            .flat_map(|s| s.word_lowers())
+            .any(|w| side.contains(&w) || set!(NEGATIVE_STATES).contains(w))
     }
 
     /// Whether the last question of turn `open` asks for something other
@@ -220,7 +270,8 @@ impl Analysis<'_, '_> {
     /// fee on top, correct?", "You don't charge for parking, do you?"),
     /// when the reply opens by agreeing with it: "Correct", "That's
     /// right" agree that there is none, so the field is no; a bare "Yes"
-    /// or "Yep" could mean either, so it is no answer. `None` leaves the
+    /// or "Yep" could mean either, so it is no answer (`Dodge`, which the
+    /// caller skips: an earlier answer stands). `None` leaves the
     /// reply to the usual reading ("No, we don't" is a no either way; "We
     /// do" or "Yes, we do" contradict the question and say yes).
     fn answer_to_negative_question(
@@ -235,14 +286,23 @@ impl Analysis<'_, '_> {
             .map(|&sentence| &self.transcript.sentences[sentence])
             .find(|sentence| sentence.question)?;
         let asked: Vec<&str> = question.word_lowers().collect();
+        // The tag of "It is, isn't it?" turns nothing.
+        let tag = |i: usize, w: &str| {
+            w.ends_with("n't")
+                && i + 2 >= asked.len()
+                && asked.get(i + 1).is_some_and(|n| {
+                    matches!(
+                        *n,
+                        "it" | "they" | "there" | "he" | "she" | "you" | "we" | "i"
+                    )
+                })
+        };
         let negated = asked.iter().enumerate().any(|(i, w)| {
             (set!(NEGATIONS).contains(w) || w.ends_with("n't"))
-                // "…or not?", "no problem", and the tag of "It is, isn't it?"
+                // "…or not?", "no problem"
                 && !(i > 0 && asked[i - 1] == "or")
                 && !matches!(asked.get(i + 1), Some(&("problem" | "worries" | "idea")))
-                && !(w.ends_with("n't") && asked.get(i + 1).is_some_and(|n| {
-                    matches!(*n, "it" | "they" | "there" | "he" | "she" | "you" | "we")
-                }) && i + 2 >= asked.len())
+                && !tag(i, w)
         });
         // "You don't mind if she brings a cake, do you?", "He wouldn't go
         // out without a check, would he?": a question whose words turn
@@ -250,12 +310,11 @@ impl Analysis<'_, '_> {
         // its opposite as often as not; no answer is plain.
         let turns = asked
             .iter()
-            .filter(|w| {
-                set!(NEGATIONS).contains(*w)
-                    || w.ends_with("n't")
-                    || matches!(**w, "mind" | "object" | "without")
-                    // "unable", "unheated": a negative prefix.
-                    || (w.starts_with("un") && w.chars().count() >= 6)
+            .enumerate()
+            .filter(|&(i, w)| {
+                ((set!(NEGATIONS).contains(w) || w.ends_with("n't")) && !tag(i, w))
+                    || matches!(*w, "mind" | "object" | "without")
+                    || negative_prefix(w)
             })
             .count();
         if asked.contains(&"mind") || turns >= 2 {
@@ -288,17 +347,25 @@ impl Analysis<'_, '_> {
             ["correct", ..]
                 | ["that's", "right" | "correct", ..]
                 | ["that", "is", "correct" | "right", ..]
-                | ["right", ..]
                 | ["exactly", ..]
                 | ["you're", "right", ..]
-                | ["true", ..]
         );
+        // A yes word, wherever its clause ends ("Yep totally free").
         let bare_yes = matches!(
             words.as_slice(),
-            ["yes"] | ["yeah"] | ["yep"] | ["yup"] | ["uh-huh"] | ["mm-hmm"]
+            [
+                "yes" | "yeah" | "yep" | "yup" | "uh-huh" | "mm-hmm" | "sure",
+                ..
+            ] | ["of", "course", ..]
         );
         if contradicts {
             return None;
+        }
+        // "Correct, but there's a fee overnight": qualified, no answer.
+        if (agrees || bare_yes)
+            && has_any_phrase(&rest, &["but", "except", "although", "though", "unless"])
+        {
+            return Some(Polarity::Dodge);
         }
         if agrees {
             return Some(Polarity::No);
@@ -405,15 +472,8 @@ impl Analysis<'_, '_> {
         })
     }
 
-    /// Polarity of a reply made of `sentences` (one turn). `direct`: the reply was
-    /// not prompted, so only clauses naming the field (or clear yes/no) count.
-    ///
-    /// `first_reply`: the turn right after the question, where a bare
-    /// "okay" accepts; later it only acknowledges.
-    ///
-    /// `weak_ok`: an implicit answer that does not name the field ("My
-    /// wife'll be around") counts only as a reply to a question, not to a
-    /// statement.
+    /// Polarity of a reply made of `sentences` (one turn); see
+    /// [`Self::reply_reading`].
     pub(super) fn reply_polarity(
         &self,
         profile: &FieldProfile,
@@ -422,6 +482,31 @@ impl Analysis<'_, '_> {
         first_reply: bool,
         weak_ok: bool,
     ) -> Option<Polarity> {
+        self.reply_reading(profile, sentences, direct, first_reply, weak_ok)
+            .map(|(polarity, _)| polarity)
+    }
+
+    /// Polarity of a reply made of `sentences` (one turn), and whether a
+    /// yes or no word (or a dodge) decided it rather than an implied answer.
+    ///
+    /// `direct`: only clauses naming the field (or a clear yes/no) count:
+    /// the reply was not prompted by a yes/no question (an unprompted
+    /// statement, a reply to "When…?", or one that opens with a question).
+    ///
+    /// `first_reply`: the turn right after the question, where a bare
+    /// "okay" accepts; later it only acknowledges.
+    ///
+    /// `weak_ok`: an implicit answer that does not name the field ("My
+    /// wife'll be around") counts only as a reply to a question, not to a
+    /// statement.
+    fn reply_reading(
+        &self,
+        profile: &FieldProfile,
+        sentences: &[SentenceIndex],
+        direct: bool,
+        first_reply: bool,
+        weak_ok: bool,
+    ) -> Option<(Polarity, bool)> {
         // Strong answers and dodges always count; a weak (implicit) answer
         // counts when nothing strong came before it in the reply, and may
         // override an earlier dodge ("let me look… the 3rd is taken").
@@ -562,10 +647,36 @@ impl Analysis<'_, '_> {
         }
         match state {
             State::Empty => None,
-            State::Weak(p) | State::Strong(p) => Some(p),
-            State::Dodge => Some(Polarity::Dodge),
+            State::Weak(p) => Some((p, false)),
+            State::Strong(p) => Some((p, true)),
+            State::Dodge => Some((Polarity::Dodge, true)),
         }
     }
+}
+
+/// Whether `word` carries a negative prefix ("unable", "unheated"), not
+/// a word that merely starts like one ("under", "unless", "uniform").
+fn negative_prefix(word: &str) -> bool {
+    word.strip_prefix("un").is_some_and(|rest| {
+        rest.chars().count() >= 4
+            && !word.starts_with("under")
+            && !matches!(
+                word,
+                "unless"
+                    | "until"
+                    | "uniform"
+                    | "uniforms"
+                    | "unique"
+                    | "united"
+                    | "universal"
+                    | "university"
+                    | "universe"
+                    | "unisex"
+                    | "union"
+                    | "unions"
+                    | "unity"
+            )
+    })
 }
 
 /// Whether the only negative words of `text` are states named by the
@@ -580,7 +691,17 @@ fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
         .iter()
         .filter(|w| set!(NEGATIVE_STATES).contains(**w))
         .collect();
-    !negation && !states.is_empty() && states.iter().all(|w| profile.is_own_word(&stem(w)))
+    // "Friday's fully booked" speaks of the diary, not of this booking.
+    let diary = words.iter().any(|w| {
+        matches!(*w, "fully" | "solid" | "up" | "completely" | "totally")
+            || vocabulary::weekday(w).is_some()
+            || w.strip_suffix("'s")
+                .is_some_and(|day| vocabulary::weekday(day).is_some())
+    });
+    !negation
+        && !diary
+        && !states.is_empty()
+        && states.iter().all(|w| profile.is_own_word(&stem(w)))
 }
 
 /// Polarity of one clause: `(pol, strong)`.

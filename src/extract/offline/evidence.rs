@@ -82,6 +82,8 @@ pub(super) struct Analysis<'d, 's> {
     regions: Vec<Option<Region>>,
     /// `topics(turn, 0.6)` for every turn.
     raised: Vec<Vec<FieldIndex>>,
+    /// Per turn, the latest earlier turn that raised any field.
+    last_raiser: Vec<Option<TurnIndex>>,
 }
 
 impl<'d, 's> Analysis<'d, 's> {
@@ -160,10 +162,24 @@ impl<'d, 's> Analysis<'d, 's> {
             topic,
             regions: Vec::new(),
             raised: Vec::new(),
+            last_raiser: Vec::new(),
         };
         analysis.raised = analysis
             .turn_indices()
             .map(|turn| analysis.topics(turn, 0.6))
+            .collect();
+        let mut latest = None;
+        analysis.last_raiser = analysis
+            .raised
+            .iter()
+            .enumerate()
+            .map(|(turn, fields)| {
+                let before = latest;
+                if !fields.is_empty() {
+                    latest = Some(TurnIndex(turn));
+                }
+                before
+            })
             .collect();
         analysis.regions = analysis
             .turn_indices()
@@ -210,11 +226,11 @@ impl<'d, 's> Analysis<'d, 's> {
 
     /// The fields raised by the latest turn before `turn` that raised any.
     fn last_raised_before(&self, turn: TurnIndex) -> &[FieldIndex] {
-        (0..turn.0)
-            .rev()
-            .map(|earlier| self.raised(TurnIndex(earlier)))
-            .find(|fields| !fields.is_empty())
-            .unwrap_or(&[])
+        self.last_raiser
+            .get(turn.0)
+            .copied()
+            .flatten()
+            .map_or(&[], |raiser| self.raised(raiser))
     }
 
     /// The region `turn` opens, if it opens one.
@@ -591,10 +607,11 @@ impl<'d, 's> Analysis<'d, 's> {
             if cue {
                 revising = Some(sent.turn);
             }
-            // The cue's sentence and the rest of its turn, when the field
-            // is the last one talked about: "make that sixteen" revises
-            // what was just said.
+            // The cue's sentence and the rest of its turn, said by the
+            // answering side, when the field is the last one talked about:
+            // "make that sixteen" revises what was just said.
             if revising != Some(sent.turn)
+                || self.transcript.turns[sent.turn].speaker == Speaker::Agent
                 || !self.last_raised_before(sent.turn).contains(&field)
                 || sent.question
                 || self.belongs_elsewhere(field, sentence, everyone)

@@ -217,7 +217,7 @@ pub(super) const NEGATIONS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const NEGATIVE_STATES: &[&str] = &[
     "booked", "full", "gone", "closed", "taken", "unavailable", "sold", "slammed", "swamped", "busy", "hard",
-    "rammed", "packed", "shut", "off",
+    "rammed", "packed", "shut",
     "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
     "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
     "behind", "overdue", "expired",
@@ -249,7 +249,6 @@ pub(super) const PREDICATIVE_NEGATIVES: &[&str] = &[
     "slammed",
     "rammed",
     "packed",
-    "off",
 ];
 
 /// Words that accept a proposal when they open a reply.

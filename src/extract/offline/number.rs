@@ -3,7 +3,7 @@
 
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{
-    CHARGE_NOUNS, CORRECTION_CUES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES, STOPWORDS,
+    CHARGE_NOUNS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES, STOPWORDS,
 };
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
@@ -257,8 +257,8 @@ impl Analysis<'_, '_> {
     }
 
     /// Whether the speaker puts `pick` on hold after saying it ("about one
-    /// ninety... hold on, let me re-run it") and gives no amount after the
-    /// hold: the figure was withdrawn, not given.
+    /// ninety... hold on, let me re-run it") and no amount that fits the
+    /// field follows the hold in the turn: the figure was withdrawn.
     fn withdrawn(&self, pick: &NumberCandidate, candidates: &[NumberCandidate]) -> bool {
         let turn = &self.transcript.turns[pick.turn];
         let hold = turn.sentences.iter().find_map(|&sentence| {
@@ -311,7 +311,11 @@ impl Analysis<'_, '_> {
             .sentences
             .iter()
             .any(|&sentence| !self.transcript.sentences[sentence].numbers.is_empty());
-        plain_yes && !qualified && !other_amount
+        let text = words.join(" ");
+        let hedged = has_split_phrase(&text, phrases!(DODGES))
+            || has_any_phrase(&text, HEDGES)
+            || has_split_phrase(&text, phrases!(HOLDS));
+        plain_yes && !qualified && !other_amount && !hedged
     }
 
     /// Whether `turn` revises an earlier answer ("Ah, I forgot the
@@ -752,11 +756,12 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
     v
 }
 
-/// Whether two amounts are equal up to rounding error.
+/// Whether `x` is a positive finite amount (one whose order can be compared).
 fn x_positive(x: f64) -> bool {
     x > 0.0 && x.is_finite()
 }
 
+/// Whether two amounts are equal up to rounding error.
 fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }

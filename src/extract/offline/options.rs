@@ -64,6 +64,35 @@ fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
     found
 }
 
+/// The words of `sentence` with their token positions, hyphenated
+/// compounds joined ("off-peak", "non-members", "half-day"), so that a
+/// compound is never read as its last part.
+fn option_words(sentence: &Sentence) -> Vec<(usize, String)> {
+    let tokens = &sentence.tokens;
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if !tokens[i].is_word() {
+            i += 1;
+            continue;
+        }
+        let mut word = tokens[i].lower.clone();
+        let mut end = i + 1;
+        while let (Some(dash), Some(next)) = (tokens.get(end), tokens.get(end + 1)) {
+            if dash.is_punct('-') && !dash.space_before && !next.space_before && next.is_word() {
+                word.push('-');
+                word.push_str(&next.lower);
+                end += 2;
+            } else {
+                break;
+            }
+        }
+        words.push((i, word));
+        i = end;
+    }
+    words
+}
+
 /// The option a value at token `at` of `sentence` is said for, as it
 /// bears on the field: `Some(false)` when the nearest option word of a set
 /// the field names is another class than the field's ("Weekdays are
@@ -80,14 +109,11 @@ pub(super) fn said_for_own_option(
         return None;
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
-    for (position, token) in sentence.tokens.iter().enumerate() {
-        if !token.is_word() {
-            continue;
-        }
+    for (position, word) in option_words(sentence) {
         for &(set, _) in &wanted {
             let Some(class) = CONTRASTS[set]
                 .iter()
-                .position(|names| names.contains(&token.lower.as_str()))
+                .position(|names| names.contains(&word.as_str()))
             else {
                 continue;
             };
@@ -112,11 +138,11 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
     let wanted = field_classes(profile);
     let mut other = false;
     for sentence in sentences {
-        for token in sentence.tokens.iter().filter(|t| t.is_word()) {
+        for (_, word) in option_words(sentence) {
             for &(set, _) in &wanted {
                 let Some(class) = CONTRASTS[set]
                     .iter()
-                    .position(|names| names.contains(&token.lower.as_str()))
+                    .position(|names| names.contains(&word.as_str()))
                 else {
                     continue;
                 };

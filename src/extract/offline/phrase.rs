@@ -100,6 +100,11 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         || neg_state
         || out_of_stock
         || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
+        // "She's off this Tuesday": away, with a person as the subject.
+        || has_any_phrase(
+            text,
+            &["she's off", "he's off", "i'm off", "we're off", "they're off", "is off work"],
+        )
 }
 
 /// Whether `text` names option `opt` (whole phrase, or its last word stemmed).

@@ -13,6 +13,7 @@ use super::string_candidates::{
     option_choice, proper_spans, quote_candidates,
 };
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
@@ -308,20 +309,29 @@ impl Analysis<'_, '_> {
                 // "Let me know by Friday": a deadline, not the day asked
                 // for, unless the field is a deadline.
                 let definition = profile.definition;
-                let about = format!(
-                    "{} {}",
-                    definition.name.to_lowercase(),
-                    definition
-                        .description
-                        .as_deref()
-                        .unwrap_or("")
-                        .to_lowercase()
-                );
-                let deadline_field = ["deadline", "due", "latest", "by which", "before", "until"]
-                    .iter()
-                    .any(|w| about.contains(w));
+                let description = definition
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_lowercase();
+                let deadline_field = split_identifier(&definition.name)
+                    .into_iter()
+                    .map(|w| w.to_lowercase())
+                    .chain(
+                        description
+                            .split(|c: char| !c.is_alphanumeric())
+                            .filter(|w| !w.is_empty())
+                            .map(str::to_owned),
+                    )
+                    .any(|w| {
+                        matches!(
+                            w.as_str(),
+                            "deadline" | "due" | "latest" | "before" | "until"
+                        )
+                    });
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
+                    .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .filter(|(i, _)| {
                         let after_by = i
                             .checked_sub(1)
@@ -330,16 +340,16 @@ impl Analysis<'_, '_> {
                                 matches!(p.lower.as_str(), "by" | "before" | "until" | "till")
                             });
                         // "I'll send the contract by Friday" is about the field.
-                        let clause = sent.token_clauses.get(*i).copied().unwrap_or(ClauseId(0));
-                        let about_field = sent
-                            .stems
-                            .get(sent.clause_range(clause))
-                            .unwrap_or(&[])
-                            .iter()
-                            .any(|st| profile.is_keyword(st));
-                        deadline_field || about_field || !after_by
+                        let about_field = || {
+                            let clause = sent.token_clauses.get(*i).copied().unwrap_or(ClauseId(0));
+                            sent.stems
+                                .get(sent.clause_range(clause))
+                                .unwrap_or(&[])
+                                .iter()
+                                .any(|st| profile.is_keyword(st))
+                        };
+                        !after_by || deadline_field || about_field()
                     })
-                    .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .collect();
                 push_values(self, sentence, &vals, &negated_clause, &mut out);
             }

@@ -512,3 +512,34 @@ fn counts_of_other_nouns_and_free_time() {
                       Agent: Thanks.";
     assert_eq!(run(&rate, transcript)["rate_per_pupil"], Value::Null);
 }
+
+/// Readings that must not overreach: an explicit yes beats a mention of
+/// another option; a condition stated in the field's terms is not
+/// reversed; a full diary is no booking.
+#[test]
+fn readings_that_must_not_overreach() {
+    let discount = [field(
+        "student_discount",
+        FieldType::Boolean,
+        "Whether there is a student discount",
+    )];
+    let transcript = "Agent: Do you offer a student discount?\n\
+                      Recipient: Yes, and for seniors too.\nAgent: Great.";
+    assert_eq!(run(&discount, transcript)["student_discount"], json!(true));
+    let open = [field(
+        "open_on_sunday",
+        FieldType::Boolean,
+        "Whether they are open on Sundays",
+    )];
+    let transcript = "Agent: Are you closed on Sundays?\n\
+                      Recipient: We're closed on Sundays.\nAgent: Thanks.";
+    assert_ne!(run(&open, transcript)["open_on_sunday"], json!(true));
+    let booked = [field(
+        "reservation_booked",
+        FieldType::Boolean,
+        "Whether the reservation was booked",
+    )];
+    let transcript = "Agent: Could you book a table for Friday?\n\
+                      Recipient: Friday's fully booked, I'm afraid.\nAgent: Oh dear.";
+    assert_ne!(run(&booked, transcript)["reservation_booked"], json!(true));
+}

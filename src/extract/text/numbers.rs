@@ -175,7 +175,12 @@ fn spoken_clock(toks: &[Token], j: usize) -> Option<NumberMention> {
         },
         _ => return None,
     };
-    if !(1..=12).contains(&hour) {
+    // "a quarter to nine hundred" is no time.
+    if !(1..=12).contains(&hour)
+        || word_at(toks, j + 3)
+            .and_then(classify_number_word)
+            .is_some()
+    {
         return None;
     }
     let (h, mm) = if minutes_past < 0 {

@@ -88,12 +88,33 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
     // "Isn't it unheated?" for "whether it is heated": the question's word
     // is the field's with a negative prefix.
     let prefixed = asked.iter().any(|word| {
-        ["un", "non-", "non"].iter().any(|prefix| {
-            word.strip_prefix(prefix)
-                .is_some_and(|rest| rest.chars().count() >= 4 && field_words.contains(&rest))
-        })
+        !field_words.contains(word)
+            && ["un", "non-", "non"].iter().any(|prefix| {
+                word.strip_prefix(prefix)
+                    .is_some_and(|rest| rest.chars().count() >= 4 && field_words.contains(&rest))
+            })
     });
     paired || prefixed
+}
+
+/// The words of the field's own side of each opposite pair that `asked`
+/// asks from the other side: a reply that uses them ("It's provided")
+/// speaks in the field's terms, not the question's.
+pub(crate) fn field_side_words(field: &FieldDefinition, asked: &[&str]) -> Vec<&'static str> {
+    let words = field_words(field);
+    let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
+    let mut out = Vec::new();
+    for (one, other) in OPPOSITES {
+        let (field_one, field_other) = (names(&field_words, one), names(&field_words, other));
+        let (asked_one, asked_other) = (names(asked, one), names(asked, other));
+        if field_one && !field_other && asked_other && !asked_one {
+            out.extend_from_slice(one);
+        } else if field_other && !field_one && asked_one && !asked_other {
+            out.extend_from_slice(other);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
