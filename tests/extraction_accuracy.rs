@@ -86,7 +86,7 @@ struct Floor {
 }
 
 /// Scores `set` and holds it to its floor: the figures measured at the end
-/// of the latest work on the rules (2026-11-27, `f42fb9f`).
+/// of the latest work on the rules (2026-11-27, `ec77a62`).
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -149,14 +149,14 @@ fn offline_extraction_on_the_dev_set() {
 /// The second development set (`tests/data/extraction-dev-2/`), written
 /// blind on 2026-11-27 in the style of the third and fourth held-out sets
 /// and tuned on since. First contact (the rules at `7dd4b0e`): 133/281
-/// (47.3%), 66 wrong non-null values (23.5%); at `f42fb9f` 158 (56.2%)
-/// and 38 (13.5%).
+/// (47.3%), 66 wrong non-null values (23.5%); at `ec77a62` 158 (56.2%)
+/// and 37 (13.2%).
 #[test]
 fn offline_extraction_on_the_second_dev_set() {
     let floor = Floor {
         fields: 281,
         right: 158,
-        wrong: 38,
+        wrong: 37,
     };
     holds("extraction-dev-2", 64, true, floor);
 }
@@ -165,13 +165,13 @@ fn offline_extraction_on_the_second_dev_set() {
 /// to the rules: at first contact 180/285 (63.2%) with 61 wrong values
 /// (21.4%), 173 (60.7%) with 37 (13.0%) at the end of the work it measured.
 /// Development data since 2026-11-26 (its misses were read, and rules were
-/// tuned on it on 2026-11-27): 183 (64.2%) with 26 (9.1%) at `f42fb9f`.
+/// tuned on it on 2026-11-27): 182 (63.9%) with 27 (9.5%) at `ec77a62`.
 #[test]
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 183,
-        wrong: 26,
+        right: 182,
+        wrong: 27,
     };
     holds("extraction-heldout", 64, true, floor);
 }
@@ -180,7 +180,7 @@ fn offline_extraction_on_the_held_out_set() {
 /// blind on 2026-11-26 and measured once while frozen: 176/267 (65.9%), 25
 /// wrong non-null values (9.4%). Development data since 2026-11-27, when
 /// the third held-out set replaced it (its misses were read and rules tuned
-/// on it): 190 (71.2%) with 13 (4.9%) at `f42fb9f`.
+/// on it): 190 (71.2%) with 13 (4.9%) at `ec77a62`.
 #[test]
 fn offline_extraction_on_the_second_held_out_set() {
     let floor = Floor {
@@ -195,16 +195,18 @@ fn offline_extraction_on_the_second_held_out_set() {
 /// written blind to the rules and to the other sets on 2026-11-27 and
 /// committed before any rule changed; never tuned on, misses never printed.
 /// First contact (the rules at `e275f0a`): 153/280 (54.6%), 58 wrong
-/// non-null values (20.7%); final (measured once, at `f42fb9f`): 162
-/// (57.9%), 45 (16.1%). Its writers' reports described some of its cases,
-/// and a few rules since were checked against calls shaped on those
-/// descriptions, so its final figure is not clean; the fourth set's is.
+/// non-null values (20.7%); final at the end of tuning (`f42fb9f`): 162
+/// (57.9%), 45 (16.1%); after the review mends (`ec77a62`, made without
+/// looking at any held-out set): 163 (58.2%), 44 (15.7%). Its writers'
+/// reports described some of its cases, and a few rules since were checked
+/// against calls shaped on those descriptions, so its final figures are
+/// not clean; the fourth set's are.
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 162,
-        wrong: 45,
+        right: 163,
+        wrong: 44,
     };
     holds("extraction-heldout-3", 64, false, floor);
 }
@@ -213,15 +215,17 @@ fn offline_extraction_on_the_third_held_out_set() {
 /// written blind on 2026-11-27 by writers who reported only counts, and
 /// committed before any rule changed after it; never tuned on, misses
 /// never printed. First contact (the rules at `bbfffb4`): 159/284 (56.0%),
-/// 56 wrong non-null values (19.7%); final (measured once, at `f42fb9f`):
-/// 172 (60.6%), 44 (15.5%); boolean 73.7% / 16.2%, number 49.5% / 13.5%,
-/// string 59.5% / 17.6%.
+/// 56 wrong non-null values (19.7%); final at the end of tuning
+/// (`f42fb9f`): 172 (60.6%), 44 (15.5%); after the review mends
+/// (`ec77a62`, made without looking at any held-out set): 172 (60.6%), 43
+/// (15.1%); boolean 73.7% / 15.2%, number 49.5% / 13.5%, string 59.5% /
+/// 17.6%.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
         right: 172,
-        wrong: 44,
+        wrong: 43,
     };
     holds("extraction-heldout-4", 64, false, floor);
 }
