@@ -5,11 +5,10 @@ use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, REVISION_CUES,
     SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
 };
-use super::options::{asked_from_the_other_side, chooses_other_option};
+use super::options::chooses_other_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
-use crate::extract::text::opposites::field_side_words;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
@@ -134,76 +133,6 @@ impl Analysis<'_, '_> {
         }
     }
 
-    /// Whether `reply` speaks in the field's own terms against the question
-    /// in turn `open` (a word of the field's side of the opposite pair the
-    /// question turned, or a state that reads as a no on its own:
-    /// "closed", "extra").
-    fn reply_in_field_terms(
-        &self,
-        field: FieldIndex,
-        open: TurnIndex,
-        reply: &[&Sentence],
-    ) -> bool {
-        let Some(question) = self.transcript.turns[open]
-            .sentences
-            .iter()
-            .rev()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| sentence.question)
-        else {
-            return false;
-        };
-        let asked: Vec<&str> = question.word_lowers().collect();
-        let side = field_side_words(self.profiles[field].definition, &asked);
-        reply
-            .iter()
-            .flat_map(|s| s.word_lowers())
-            .any(|w| side.contains(&w) || set!(NEGATIVE_STATES).contains(w))
-    }
-
-    /// Whether the last question of turn `open` asks for something other
-    /// than a yes or a no ("When are you expecting more?").
-    fn asks_wh(&self, open: TurnIndex) -> bool {
-        self.transcript.turns[open]
-            .sentences
-            .iter()
-            .rev()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| sentence.question)
-            .and_then(|question| {
-                question
-                    .word_lowers()
-                    .find(|w| !matches!(*w, "and" | "so" | "um" | "uh" | "oh" | "okay" | "great"))
-            })
-            .is_some_and(|first| {
-                matches!(
-                    first,
-                    "when"
-                        | "what"
-                        | "what's"
-                        | "how"
-                        | "which"
-                        | "where"
-                        | "who"
-                        | "why"
-                        | "whose"
-                )
-            })
-    }
-
-    /// Whether the question that opened `open` asks the field's question
-    /// from the other side ("Does she need to bring her own helmet?" for a
-    /// field about a helmet being provided): its answer means the opposite.
-    fn asked_inverted(&self, field: FieldIndex, open: TurnIndex) -> bool {
-        self.transcript.turns[open]
-            .sentences
-            .iter()
-            .rev()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| sentence.question)
-            .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
-    }
-
     /// An unprompted mention settles a yes/no field only if it names two of
     /// the field's words ("the parcel has been found") or replies to a turn
     /// that touched the field at all: "Towels and soap provided" says
@@ -266,117 +195,6 @@ impl Analysis<'_, '_> {
         distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
     }
 
-    /// The answer to a question asked in the negative ("There's no resort
-    /// fee on top, correct?", "You don't charge for parking, do you?"),
-    /// when the reply opens by agreeing with it: "Correct", "That's
-    /// right" agree that there is none, so the field is no; a bare "Yes"
-    /// or "Yep" could mean either, so it is no answer (`Dodge`, which the
-    /// caller skips: an earlier answer stands). `None` leaves the
-    /// reply to the usual reading ("No, we don't" is a no either way; "We
-    /// do" or "Yes, we do" contradict the question and say yes).
-    fn answer_to_negative_question(
-        &self,
-        open: TurnIndex,
-        reply: &[SentenceIndex],
-    ) -> Option<Polarity> {
-        let question = self.transcript.turns[open]
-            .sentences
-            .iter()
-            .rev()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| sentence.question)?;
-        let asked: Vec<&str> = question.word_lowers().collect();
-        // The tag of "It is, isn't it?" turns nothing.
-        let tag = |i: usize, w: &str| {
-            w.ends_with("n't")
-                && i + 2 >= asked.len()
-                && asked.get(i + 1).is_some_and(|n| {
-                    matches!(
-                        *n,
-                        "it" | "they" | "there" | "he" | "she" | "you" | "we" | "i"
-                    )
-                })
-        };
-        let negated = asked.iter().enumerate().any(|(i, w)| {
-            (set!(NEGATIONS).contains(w) || w.ends_with("n't"))
-                // "…or not?", "no problem"
-                && !(i > 0 && asked[i - 1] == "or")
-                && !matches!(asked.get(i + 1), Some(&("problem" | "worries" | "idea")))
-                && !tag(i, w)
-        });
-        // "You don't mind if she brings a cake, do you?", "He wouldn't go
-        // out without a check, would he?": a question whose words turn
-        // twice, or on a verb of objecting, takes a yes or a no to mean
-        // its opposite as often as not; no answer is plain.
-        let turns = asked
-            .iter()
-            .enumerate()
-            .filter(|&(i, w)| {
-                ((set!(NEGATIONS).contains(w) || w.ends_with("n't")) && !tag(i, w))
-                    || matches!(*w, "mind" | "object" | "without")
-                    || negative_prefix(w)
-            })
-            .count();
-        if asked.contains(&"mind") || turns >= 2 {
-            return Some(Polarity::Dodge);
-        }
-        if !negated {
-            return None;
-        }
-        let first = reply
-            .iter()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| !sentence.question)?;
-        let clauses = first.clause_ids();
-        let opening = clause_text(first, *clauses.first()?);
-        let words: Vec<&str> = opening
-            .split(' ')
-            .filter(|w| !set!(FILLERS).contains(w) || matches!(*w, "right" | "yes" | "yeah"))
-            .collect();
-        // Anything after the opening that contradicts ("Yes, we do").
-        let rest: String = clauses
-            .iter()
-            .skip(1)
-            .map(|&clause| clause_text(first, clause))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let contradicts = has_split_phrase(&rest, phrases!(STRONG_YES))
-            && !has_any_phrase(&rest, &["correct", "right", "exactly"]);
-        let agrees = matches!(
-            words.as_slice(),
-            ["correct", ..]
-                | ["that's", "right" | "correct", ..]
-                | ["that", "is", "correct" | "right", ..]
-                | ["exactly", ..]
-                | ["you're", "right", ..]
-        );
-        // A yes word, wherever its clause ends ("Yep totally free").
-        let bare_yes = matches!(
-            words.as_slice(),
-            [
-                "yes" | "yeah" | "yep" | "yup" | "uh-huh" | "mm-hmm" | "sure",
-                ..
-            ] | ["of", "course", ..]
-        );
-        if contradicts {
-            return None;
-        }
-        // "Correct, but there's a fee overnight": qualified, no answer.
-        if (agrees || bare_yes)
-            && has_any_phrase(&rest, &["but", "except", "although", "though", "unless"])
-        {
-            return Some(Polarity::Dodge);
-        }
-        if agrees {
-            return Some(Polarity::No);
-        }
-        if bare_yes && is_negated_text(&rest) {
-            // "Yeah, we don't": agreeing that there is none.
-            return Some(Polarity::No);
-        }
-        bare_yes.then_some(Polarity::Dodge)
-    }
-
     /// "Would he like the window or the aisle?" answered "The aisle's fine."
     fn alternative_answer(
         &self,
@@ -385,12 +203,7 @@ impl Analysis<'_, '_> {
         reply: &[SentenceIndex],
     ) -> Option<Polarity> {
         let profile = &self.profiles[field];
-        let q = self.transcript.turns[open]
-            .sentences
-            .iter()
-            .rev()
-            .map(|&sentence| &self.transcript.sentences[sentence])
-            .find(|sentence| sentence.question)?;
+        let q = self.transcript.last_question(open)?;
         let words: Vec<(&str, &str)> = q
             .tokens
             .iter()
@@ -652,31 +465,6 @@ impl Analysis<'_, '_> {
             State::Dodge => Some((Polarity::Dodge, true)),
         }
     }
-}
-
-/// Whether `word` carries a negative prefix ("unable", "unheated"), not
-/// a word that merely starts like one ("under", "unless", "uniform").
-fn negative_prefix(word: &str) -> bool {
-    word.strip_prefix("un").is_some_and(|rest| {
-        rest.chars().count() >= 4
-            && !word.starts_with("under")
-            && !matches!(
-                word,
-                "unless"
-                    | "until"
-                    | "uniform"
-                    | "uniforms"
-                    | "unique"
-                    | "united"
-                    | "universal"
-                    | "university"
-                    | "universe"
-                    | "unisex"
-                    | "union"
-                    | "unions"
-                    | "unity"
-            )
-    })
 }
 
 /// Whether the only negative words of `text` are states named by the

@@ -47,6 +47,7 @@ macro_rules! phrases {
     }};
 }
 
+mod amendment;
 mod boolean;
 mod evidence;
 mod lexicon;
@@ -54,6 +55,7 @@ mod number;
 mod options;
 mod phrase;
 mod profile;
+mod question;
 mod relevance;
 mod string;
 mod string_candidates;

@@ -194,6 +194,16 @@ fn speaker_of(label: &str) -> Option<Speaker> {
 }
 
 impl Transcript {
+    /// The last question of turn `turn`: the one its reply answers.
+    pub(super) fn last_question(&self, turn: TurnIndex) -> Option<&Sentence> {
+        self.turns[turn]
+            .sentences
+            .iter()
+            .rev()
+            .map(|&sentence| &self.sentences[sentence])
+            .find(|sentence| sentence.question)
+    }
+
     /// The words of sentences `from` to `to` (of one turn), as the turn has
     /// them, and who said them, as a quote; `None` for a turn of neither
     /// side.

@@ -1,0 +1,201 @@
+//! How a yes/no question was asked, which decides what its reply means:
+//! a question for information rather than a yes or a no, a question asked
+//! from the field's other side, and a question asked in the negative.
+
+use super::boolean::Polarity;
+use super::evidence::Analysis;
+use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, STRONG_YES};
+use super::options::asked_from_the_other_side;
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::profile::FieldIndex;
+use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
+use crate::extract::text::opposites::field_side_words;
+
+impl Analysis<'_, '_> {
+    /// Whether `reply` speaks in the field's own terms against the question
+    /// in turn `open` (a word of the field's side of the opposite pair the
+    /// question turned, or a state that reads as a no on its own:
+    /// "closed", "extra").
+    pub(super) fn reply_in_field_terms(
+        &self,
+        field: FieldIndex,
+        open: TurnIndex,
+        reply: &[&Sentence],
+    ) -> bool {
+        let Some(question) = self.transcript.last_question(open) else {
+            return false;
+        };
+        let asked: Vec<&str> = question.word_lowers().collect();
+        let side = field_side_words(self.profiles[field].definition, &asked);
+        reply
+            .iter()
+            .flat_map(|s| s.word_lowers())
+            .any(|w| side.contains(&w) || set!(NEGATIVE_STATES).contains(w))
+    }
+
+    /// Whether the last question of turn `open` asks for something other
+    /// than a yes or a no ("When are you expecting more?").
+    pub(super) fn asks_wh(&self, open: TurnIndex) -> bool {
+        self.transcript
+            .last_question(open)
+            .and_then(|question| {
+                question
+                    .word_lowers()
+                    .find(|w| !matches!(*w, "and" | "so" | "um" | "uh" | "oh" | "okay" | "great"))
+            })
+            .is_some_and(|first| {
+                matches!(
+                    first,
+                    "when"
+                        | "what"
+                        | "what's"
+                        | "how"
+                        | "which"
+                        | "where"
+                        | "who"
+                        | "why"
+                        | "whose"
+                )
+            })
+    }
+
+    /// Whether the question that opened `open` asks the field's question
+    /// from the other side ("Does she need to bring her own helmet?" for a
+    /// field about a helmet being provided): its answer means the opposite.
+    pub(super) fn asked_inverted(&self, field: FieldIndex, open: TurnIndex) -> bool {
+        self.transcript
+            .last_question(open)
+            .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
+    }
+
+    /// The answer to a question asked in the negative ("There's no resort
+    /// fee on top, correct?", "You don't charge for parking, do you?"),
+    /// when the reply opens by agreeing with it: "Correct", "That's
+    /// right" agree that there is none, so the field is no; a bare "Yes"
+    /// or "Yep" could mean either, so it is no answer (`Dodge`, which the
+    /// caller skips: an earlier answer stands). `None` leaves the
+    /// reply to the usual reading ("No, we don't" is a no either way; "We
+    /// do" or "Yes, we do" contradict the question and say yes).
+    pub(super) fn answer_to_negative_question(
+        &self,
+        open: TurnIndex,
+        reply: &[SentenceIndex],
+    ) -> Option<Polarity> {
+        let question = self.transcript.last_question(open)?;
+        let asked: Vec<&str> = question.word_lowers().collect();
+        // The tag of "It is, isn't it?" turns nothing.
+        let tag = |i: usize, w: &str| {
+            w.ends_with("n't")
+                && i + 2 >= asked.len()
+                && asked.get(i + 1).is_some_and(|n| {
+                    matches!(
+                        *n,
+                        "it" | "they" | "there" | "he" | "she" | "you" | "we" | "i"
+                    )
+                })
+        };
+        let negated = asked.iter().enumerate().any(|(i, w)| {
+            (set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+                // "…or not?", "no problem"
+                && !(i > 0 && asked[i - 1] == "or")
+                && !matches!(asked.get(i + 1), Some(&("problem" | "worries" | "idea")))
+                && !tag(i, w)
+        });
+        // "You don't mind if she brings a cake, do you?", "He wouldn't go
+        // out without a check, would he?": a question whose words turn
+        // twice, or on a verb of objecting, takes a yes or a no to mean
+        // its opposite as often as not; no answer is plain.
+        let turns = asked
+            .iter()
+            .enumerate()
+            .filter(|&(i, w)| {
+                ((set!(NEGATIONS).contains(w) || w.ends_with("n't")) && !tag(i, w))
+                    || matches!(*w, "mind" | "object" | "without")
+                    || negative_prefix(w)
+            })
+            .count();
+        if asked.contains(&"mind") || turns >= 2 {
+            return Some(Polarity::Dodge);
+        }
+        if !negated {
+            return None;
+        }
+        let first = reply
+            .iter()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .find(|sentence| !sentence.question)?;
+        let clauses = first.clause_ids();
+        let opening = clause_text(first, *clauses.first()?);
+        let words: Vec<&str> = opening
+            .split(' ')
+            .filter(|w| !set!(FILLERS).contains(w) || matches!(*w, "right" | "yes" | "yeah"))
+            .collect();
+        // Anything after the opening that contradicts ("Yes, we do").
+        let rest: String = clauses
+            .iter()
+            .skip(1)
+            .map(|&clause| clause_text(first, clause))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let contradicts = has_split_phrase(&rest, phrases!(STRONG_YES))
+            && !has_any_phrase(&rest, &["correct", "right", "exactly"]);
+        let agrees = matches!(
+            words.as_slice(),
+            ["correct", ..]
+                | ["that's", "right" | "correct", ..]
+                | ["that", "is", "correct" | "right", ..]
+                | ["exactly", ..]
+                | ["you're", "right", ..]
+        );
+        // A yes word, wherever its clause ends ("Yep totally free").
+        let bare_yes = matches!(
+            words.as_slice(),
+            [
+                "yes" | "yeah" | "yep" | "yup" | "uh-huh" | "mm-hmm" | "sure",
+                ..
+            ] | ["of", "course", ..]
+        );
+        if contradicts {
+            return None;
+        }
+        // "Correct, but there's a fee overnight": qualified, no answer.
+        if (agrees || bare_yes)
+            && has_any_phrase(&rest, &["but", "except", "although", "though", "unless"])
+        {
+            return Some(Polarity::Dodge);
+        }
+        if agrees {
+            return Some(Polarity::No);
+        }
+        if bare_yes && is_negated_text(&rest) {
+            // "Yeah, we don't": agreeing that there is none.
+            return Some(Polarity::No);
+        }
+        bare_yes.then_some(Polarity::Dodge)
+    }
+}
+
+/// Whether `word` carries a negative prefix ("unable", "unheated"), not
+/// a word that merely starts like one ("under", "unless", "uniform").
+fn negative_prefix(word: &str) -> bool {
+    word.strip_prefix("un").is_some_and(|rest| {
+        rest.chars().count() >= 4
+            && !word.starts_with("under")
+            && !matches!(
+                word,
+                "unless"
+                    | "until"
+                    | "uniform"
+                    | "uniforms"
+                    | "unique"
+                    | "united"
+                    | "universal"
+                    | "university"
+                    | "universe"
+                    | "unisex"
+                    | "union"
+                    | "unions"
+                    | "unity"
+            )
+    })
+}
