@@ -1,12 +1,11 @@
 //! Stage 4 for number fields: candidate amounts scored by unit, rate and
 //! context, with corrections and echoes taken into account.
 
+use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{
-    CHARGE_NOUNS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, NAMING_NOUNS, REVISION_CUES, STOPWORDS,
-};
+use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::phrase::is_negated_text;
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -18,11 +17,11 @@ use crate::extract::text::vocabulary;
 
 /// A number that may be a field's value, with how well it fits.
 #[derive(Debug, Clone)]
-struct NumberCandidate {
+pub(super) struct NumberCandidate {
     sentence: SentenceIndex,
-    turn: TurnIndex,
+    pub(super) turn: TurnIndex,
     /// Clause id within the turn.
-    clause: ClauseId,
+    pub(super) clause: ClauseId,
     pub(super) value: f64,
     alt: Option<f64>,
     /// (low, high) for a range.
@@ -254,97 +253,6 @@ impl Analysis<'_, '_> {
             return None;
         }
         Some(self.apply_not_corrections(said, value))
-    }
-
-    /// Whether the speaker puts `pick` on hold after saying it ("about one
-    /// ninety... hold on, let me re-run it") and no amount that fits the
-    /// field follows the hold in the turn: the figure was withdrawn.
-    fn withdrawn(&self, pick: &NumberCandidate, candidates: &[NumberCandidate]) -> bool {
-        let turn = &self.transcript.turns[pick.turn];
-        let hold = turn.sentences.iter().find_map(|&sentence| {
-            let sent = &self.transcript.sentences[sentence];
-            sent.clause_ids().into_iter().find(|&clause| {
-                clause > pick.clause && has_any_phrase(clause_text(sent, clause), HOLDS)
-            })
-        });
-        hold.is_some_and(|hold| {
-            !candidates
-                .iter()
-                .any(|c| c.turn == pick.turn && c.clause > hold)
-        })
-    }
-
-    /// Whether the reply to the question in turn `open` opens with a plain
-    /// yes ("That's right.", "Yes, still is.") and neither qualifies it nor
-    /// gives another amount: what the question said stands.
-    fn confirmed_plainly(&self, open: TurnIndex) -> bool {
-        let reply = open.next();
-        let Some(turn) = self.transcript.turns.get(reply.0) else {
-            return false;
-        };
-        if turn.speaker == self.transcript.turns[open].speaker {
-            return false;
-        }
-        let words: Vec<&str> = turn
-            .sentences
-            .iter()
-            .flat_map(|&sentence| self.transcript.sentences[sentence].word_lowers())
-            .collect();
-        let opening: Vec<&str> = words.iter().copied().take(3).collect();
-        let plain_yes = matches!(
-            opening.as_slice(),
-            [
-                "yes" | "yeah" | "yep" | "yup" | "correct" | "right" | "exactly" | "uh-huh",
-                ..
-            ] | ["that's" | "that", "right" | "correct" | "it", ..]
-                | ["that", "is", "right" | "correct"]
-                | ["still" | "it", "is", ..]
-                | ["oh" | "um" | "well", "yes" | "yeah" | "yep" | "correct", ..]
-        );
-        let qualified = words.iter().any(|w| {
-            matches!(
-                *w,
-                "but" | "actually" | "except" | "although" | "though" | "however" | "no" | "not"
-            ) || w.ends_with("n't")
-        });
-        let other_amount = turn
-            .sentences
-            .iter()
-            .any(|&sentence| !self.transcript.sentences[sentence].numbers.is_empty());
-        let text = words.join(" ");
-        let hedged = has_split_phrase(&text, phrases!(DODGES))
-            || has_any_phrase(&text, HEDGES)
-            || has_split_phrase(&text, phrases!(HOLDS));
-        plain_yes && !qualified && !other_amount && !hedged
-    }
-
-    /// Whether `turn` revises an earlier answer ("Ah, I forgot the
-    /// permit, so …", "make that …").
-    fn revises(&self, turn: TurnIndex) -> bool {
-        self.transcript.turns[turn]
-            .sentences
-            .iter()
-            .any(|&sentence| {
-                let text: String = self.transcript.sentences[sentence]
-                    .word_lowers()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                has_split_phrase(&text, phrases!(REVISION_CUES))
-            })
-    }
-
-    /// Whether the reply holding `sentence` withholds an amount anywhere
-    /// ("could be a day, could be two", "I won't put a number on it"): the
-    /// amount it gives is no clear answer.
-    fn reply_hedges(&self, sentence: SentenceIndex) -> bool {
-        let turn = self.transcript.sentences[sentence].turn;
-        self.transcript.turns[turn].sentences.iter().any(|&other| {
-            let text: String = self.transcript.sentences[other]
-                .word_lowers()
-                .collect::<Vec<_>>()
-                .join(" ");
-            has_any_phrase(&text, HEDGES)
-        })
     }
 
     /// The numbers of one sentence that fit the field, scored.
@@ -597,34 +505,6 @@ impl Analysis<'_, '_> {
         })
     }
 
-    /// "make it a four, not a five": a later "A, not B" with B equal
-    /// to the value read in sentence `from` replaces it with A.
-    fn apply_not_corrections(&self, from: SentenceIndex, mut value: f64) -> (f64, Source) {
-        let mut source = Source::sentence(from);
-        for (sentence, sent) in self.sentences().skip(from.0 + 1) {
-            if sent.question {
-                continue;
-            }
-            for pair in sent.numbers.windows(2) {
-                let [a, b] = pair else { continue };
-                let gap: Vec<&str> = sent
-                    .tokens
-                    .get(a.end..b.start)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter(|t| t.is_word())
-                    .map(|t| t.lower.as_str())
-                    .collect();
-                let not_gap = matches!(gap.as_slice(), ["not"] | ["not", "a" | "an" | "the"]);
-                if not_gap && same(b.value, value) {
-                    value = a.value;
-                    source = Source::sentence(sentence);
-                }
-            }
-        }
-        (value, source)
-    }
-
     /// "Same as the deposit": copies the value of the number field the
     /// phrase names.
     pub(super) fn same_as_reference(
@@ -762,7 +642,7 @@ fn x_positive(x: f64) -> bool {
 }
 
 /// Whether two amounts are equal up to rounding error.
-fn same(a: f64, b: f64) -> bool {
+pub(super) fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
 
@@ -818,59 +698,4 @@ fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
         (None, _, true) => -0.5,
         _ => 0.0,
     }
-}
-
-/// Within one reply, a correction cue ("actually", "hang on", "so") makes
-/// the numbers before it stale, provided a fitting number follows it.
-fn suppress_before_cues(
-    analysis: &Analysis,
-    candidates: Vec<NumberCandidate>,
-) -> Vec<NumberCandidate> {
-    let mut keep: Vec<NumberCandidate> = Vec::with_capacity(candidates.len());
-    let mut by_turn: Vec<(TurnIndex, Vec<NumberCandidate>)> = Vec::new();
-    for candidate in candidates {
-        match by_turn.last_mut() {
-            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
-            _ => by_turn.push((candidate.turn, vec![candidate])),
-        }
-    }
-    for (turn, group) in by_turn {
-        let cue = last_cue_with_followers(analysis, turn, group.iter().map(|c| c.clause).collect());
-        keep.extend(
-            group
-                .into_iter()
-                .filter(|c| cue.is_none_or(|k| c.clause >= k)),
-        );
-    }
-    keep
-}
-
-/// The clause id of the last cue in `turn` that still has a candidate at or
-/// after it.
-pub(super) fn last_cue_with_followers(
-    analysis: &Analysis,
-    turn: TurnIndex,
-    clauses: Vec<ClauseId>,
-) -> Option<ClauseId> {
-    let mut cue_clauses: Vec<ClauseId> = Vec::new();
-    for &sentence in &analysis.transcript.turns[turn].sentences {
-        let sent = &analysis.transcript.sentences[sentence];
-        for clause in sent.clause_ids() {
-            let text = clause_text(sent, clause);
-            // "Blue. Well, dark blue": a mid-reply "well" revises.
-            let well = clause.0 > 0 && text.split(' ').next() == Some("well");
-            // "Twelve quarter-size… let me look. I've got nine": a hold
-            // before a figure revises the one said before it.
-            if well
-                || has_split_phrase(text, phrases!(CORRECTION_CUES))
-                || has_split_phrase(text, phrases!(HOLDS))
-            {
-                cue_clauses.push(clause);
-            }
-        }
-    }
-    cue_clauses
-        .into_iter()
-        .rev()
-        .find(|&k| clauses.iter().any(|&c| c >= k) && clauses.iter().any(|&c| c < k))
 }

@@ -1,10 +1,11 @@
 //! Stage 4 for text fields: candidates of the wanted kind, the choice among
 //! them, and fallbacks for values that are unmistakable anywhere.
 
+use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS};
-use super::number::{is_clock, last_cue_with_followers};
+use super::number::is_clock;
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
