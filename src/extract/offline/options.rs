@@ -6,7 +6,7 @@
 
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
-use crate::extract::text::identifier::split_identifier;
+use crate::extract::text::identifier::field_words;
 use crate::extract::text::opposites::asks_the_other_side;
 
 /// Each set lists its classes; each class the words that name it.
@@ -40,19 +40,14 @@ const CONTRASTS: &[&[&[&str]]] = &[
 /// For each contrast set the field's name or description speaks of, the
 /// classes it names: `(set, class)` pairs.
 fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
-    let definition = profile.definition;
-    let mut words: Vec<String> = split_identifier(&definition.name)
+    // "children's tickets" names children.
+    let words: Vec<String> = field_words(profile.definition)
         .into_iter()
-        .map(|w| w.to_lowercase())
+        .map(|w| {
+            let w = w.strip_suffix("'s").unwrap_or(&w);
+            w.trim_end_matches('\'').to_string()
+        })
         .collect();
-    if let Some(description) = &definition.description {
-        words.extend(
-            description
-                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase),
-        );
-    }
     let mut found = Vec::new();
     for (set, classes) in CONTRASTS.iter().enumerate() {
         for (class, names) in classes.iter().enumerate() {
@@ -62,6 +57,20 @@ fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
         }
     }
     found
+}
+
+/// The class `word` names in each contrast set of `wanted` (the
+/// field's `(set, class)` pairs) that has it: `(set, class)` pairs.
+fn classes_of<'w>(
+    wanted: &'w [(usize, usize)],
+    word: &'w str,
+) -> impl Iterator<Item = (usize, usize)> + 'w {
+    wanted.iter().filter_map(move |&(set, _)| {
+        CONTRASTS[set]
+            .iter()
+            .position(|names| names.contains(&word))
+            .map(|class| (set, class))
+    })
 }
 
 /// The words of `sentence` with their token positions, hyphenated
@@ -110,13 +119,7 @@ pub(super) fn said_for_own_option(
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
     for (position, word) in option_words(sentence) {
-        for &(set, _) in &wanted {
-            let Some(class) = CONTRASTS[set]
-                .iter()
-                .position(|names| names.contains(&word.as_str()))
-            else {
-                continue;
-            };
+        for (set, class) in classes_of(&wanted, &word) {
             let distance = position.abs_diff(at);
             let before = position < at;
             let own = wanted.contains(&(set, class));
@@ -139,13 +142,7 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
     let mut other = false;
     for sentence in sentences {
         for (_, word) in option_words(sentence) {
-            for &(set, _) in &wanted {
-                let Some(class) = CONTRASTS[set]
-                    .iter()
-                    .position(|names| names.contains(&word.as_str()))
-                else {
-                    continue;
-                };
+            for (set, class) in classes_of(&wanted, &word) {
                 if wanted.contains(&(set, class)) {
                     return false;
                 }

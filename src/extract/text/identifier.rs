@@ -1,4 +1,6 @@
-//! Splitting field identifiers into words.
+//! Splitting field identifiers and definitions into words.
+
+use crate::domain::FieldDefinition;
 
 /// Splits a snake_case / camelCase / digit-bearing identifier into lower-case words.
 pub(crate) fn split_identifier(name: &str) -> Vec<String> {
@@ -25,6 +27,24 @@ pub(crate) fn split_identifier(name: &str) -> Vec<String> {
     }
     if !cur.is_empty() {
         words.push(cur);
+    }
+    words
+}
+
+/// The field's name and description, as lower-case words (hyphenated
+/// and apostrophe words kept whole: "off-peak", "don't").
+pub(crate) fn field_words(field: &FieldDefinition) -> Vec<String> {
+    let mut words: Vec<String> = split_identifier(&field.name)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .collect();
+    if let Some(description) = &field.description {
+        words.extend(
+            description
+                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase),
+        );
     }
     words
 }

@@ -4,7 +4,7 @@
 //! evidence check to accept it.
 
 use crate::domain::FieldDefinition;
-use crate::extract::text::identifier::split_identifier;
+use crate::extract::text::identifier::{field_words, split_identifier};
 
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
@@ -35,23 +35,6 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
     (&["given", "administered"], &["missed", "skipped"]),
     (&["standard", "ordinary", "enough", "sufficient"], &["special"]),
 ];
-
-/// The field's name and description, as lower-case words.
-fn field_words(field: &FieldDefinition) -> Vec<String> {
-    let mut words: Vec<String> = split_identifier(&field.name)
-        .into_iter()
-        .map(|w| w.to_lowercase())
-        .collect();
-    if let Some(description) = &field.description {
-        words.extend(
-            description
-                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase),
-        );
-    }
-    words
-}
 
 /// Whether a question of lower-case `asked` words asks `field`'s yes/no
 /// question from the opposite side ("Does she need to bring her own
