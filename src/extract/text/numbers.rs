@@ -560,19 +560,17 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
             && toks
                 .get(a.end.saturating_sub(1))
                 .is_some_and(|t| t.is_word());
-        if spoken_cents {
-            let v = a.value.trunc() + b.value / 100.0;
-            let end = b.end;
-            let a = &mut ms[idx];
-            a.value = v;
-            a.alt = None;
-            a.end = end;
-            ms.remove(idx + 1);
+        let cents = if spoken_cents {
+            Some(b.value / 100.0)
         } else if a.unit == Unit::Money && b_is_cents && gap_ok && b.value < 1.0 {
-            let v = a.value.trunc() + b.value;
-            let end = b.end;
+            Some(b.value)
+        } else {
+            None
+        };
+        if let Some(cents) = cents {
+            let (value, end) = (a.value.trunc() + cents, b.end);
             let a = &mut ms[idx];
-            a.value = v;
+            a.value = value;
             a.alt = None;
             a.end = end;
             ms.remove(idx + 1);
