@@ -154,6 +154,11 @@ pub(super) const DODGES: &[&str] = &[
     "rather not say", "rather not answer", "rather not share", "prefer not to say",
     "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",
     "no comment", "decline to", "keep that private", "keep that to myself", "none of your business",
+    // Not allowed to tell ("I'm not able to go into other buyers' positions").
+    "not able to go into", "unable to go into", "can't go into", "cannot go into", "not able to discuss",
+    "unable to discuss", "can't discuss", "cannot discuss", "not able to disclose", "unable to disclose",
+    "can't disclose", "cannot disclose", "not able to share that", "can't share that",
+    "cannot share that", "can't give out", "cannot give out", "not able to give out",
 ];
 
 /// Words that withhold an amount, or leave it open between several: a
@@ -288,6 +293,7 @@ pub(super) const SUBJECT_CHANGES: &[&str] = &[
 pub(super) const REVISION_CUES: &[&str] = &[
     "actually", "wait", "make that", "instead", "scratch that", "correction", "i mean",
     "second thought", "change that", "forgot", "my mistake", "misspoke", "after all",
+    "told you wrong", "gave you the wrong", "got that wrong", "i was wrong",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

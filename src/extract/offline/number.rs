@@ -3,9 +3,9 @@
 
 use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
+use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, REVISION_CUES, STOPWORDS};
 use super::options::said_for_own_option;
-use super::phrase::is_negated_text;
+use super::phrase::{has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -77,6 +77,38 @@ impl Analysis<'_, '_> {
             })
             .collect();
         evidence.extend(extra);
+        // "I told you wrong on the hookup, sorry. It's four fifty now.": the
+        // rest of a turn in which the answering side names the field and
+        // revises it answers it.
+        let revised: Vec<Evidence> = evidence
+            .iter()
+            .filter(|e| e.role == Role::Direct)
+            .filter(|e| {
+                let turn = self.transcript.sentences[e.sentence].turn;
+                self.transcript.turns[turn].speaker == Speaker::Recipient
+            })
+            .filter(|e| {
+                let text = self.transcript.sentences[e.sentence]
+                    .word_lowers()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                has_split_phrase(&text, phrases!(REVISION_CUES))
+            })
+            .flat_map(|e| {
+                let turn = self.transcript.sentences[e.sentence].turn;
+                self.transcript.turns[turn]
+                    .sentences
+                    .iter()
+                    .filter(move |&&s| s > e.sentence)
+                    .map(move |&sentence| Evidence {
+                        sentence,
+                        role: Role::Answer,
+                        region: e.region,
+                    })
+            })
+            .collect();
+        let revising: Vec<SentenceIndex> = revised.iter().map(|e| e.sentence).collect();
+        evidence.extend(revised);
         evidence.sort_by_key(|e| (e.sentence, e.role));
         evidence.dedup_by_key(|e| e.sentence);
         let mut candidates: Vec<NumberCandidate> = Vec::new();
@@ -140,6 +172,18 @@ impl Analysis<'_, '_> {
         if candidates.is_empty() {
             return None;
         }
+        // A revision stands however little it repeats ("It's four fifty
+        // now" after "Four pound a night").
+        for at in 0..candidates.len() {
+            if revising.contains(&candidates[at].sentence) {
+                let earlier = candidates
+                    .iter()
+                    .filter(|c| c.turn < candidates[at].turn)
+                    .map(|c| c.score)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                candidates[at].score = candidates[at].score.max(earlier);
+            }
+        }
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
         // Within a reply the best-fitting number wins (earliest on a tie);
@@ -155,6 +199,19 @@ impl Analysis<'_, '_> {
                 _ => per_turn.push(candidate),
             }
         }
+        // The asker's own figure ("Their budget is about seventy pounds
+        // per person") competes only when the other side said it too.
+        let said_by_other_side = |value: f64| {
+            candidates.iter().any(|c| {
+                self.transcript.turns[c.turn].speaker != Speaker::Agent
+                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
+            })
+        };
+        per_turn.retain(|c| {
+            c.answered
+                || self.transcript.turns[c.turn].speaker != Speaker::Agent
+                || said_by_other_side(c.value)
+        });
         let best = per_turn
             .iter()
             .map(|c| c.score)
@@ -425,9 +482,22 @@ impl Analysis<'_, '_> {
                             || (number_profile.unit == FieldUnit::Money
                                 && matches!(n, "fe" | "charg" | "cost" | "pric"))
                     }),
-                    // "free all morning" is free time, not a price.
+                    // "free all morning" and "we're free" are free time,
+                    // not a price.
                     "free" => {
                         number_profile.unit == FieldUnit::Money
+                            && !(i > 0
+                                && matches!(
+                                    words[i - 1],
+                                    "we're"
+                                        | "i'm"
+                                        | "they're"
+                                        | "he's"
+                                        | "she's"
+                                        | "you're"
+                                        | "am"
+                                        | "are"
+                                ))
                             && !words.get(i + 1).is_some_and(|n| {
                                 matches!(
                                     *n,
@@ -676,6 +746,8 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
         },
         FieldUnit::Duration(want) => match &m.unit {
             Unit::Duration(have) => have.factor_to(want).map(|k| (1.0, k)),
+            // "So seven thirty" is a time of day, not a length.
+            Unit::None if m.clock.is_some() && m.alt.is_some() => None,
             Unit::None => Some((0.0, 1.0)),
             _ => None,
         },
@@ -695,6 +767,8 @@ fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
     match (number_profile.per, have, m.per.is_some()) {
         (Some(want), Some(h), _) if want == h => 1.0,
         (Some(_), _, true) => -1.0,
+        // "sixty-five a head" is a price, not how many.
+        (None, Some("person"), _) if number_profile.unit == FieldUnit::Count => -1.5,
         (None, _, true) => -0.5,
         _ => 0.0,
     }

@@ -543,3 +543,92 @@ fn readings_that_must_not_overreach() {
                       Recipient: Friday's fully booked, I'm afraid.\nAgent: Oh dear.";
     assert_ne!(run(&booked, transcript)["reservation_booked"], json!(true));
 }
+
+#[test]
+fn a_price_in_pounds_is_money_and_we_are_free_is_no_price() {
+    let fields = [field(
+        "quote_amount",
+        FieldType::Number,
+        "Quoted price in pounds",
+    )];
+    let transcript = "Agent: She'd like a quote for the third of June.\n\
+             Recipient: Third of June, we're free.";
+    assert_eq!(run(&fields, transcript)["quote_amount"], Value::Null);
+    let transcript = "Agent: What's the price of the quote?\n\
+             Recipient: Four twenty-five all in.";
+    assert_eq!(run(&fields, transcript)["quote_amount"], json!(425));
+}
+
+#[test]
+fn a_closing_unit_decides_over_a_duration_word() {
+    let fields = [field(
+        "max_group",
+        FieldType::Number,
+        "Maximum group size for a day visit, in people",
+    )];
+    let transcript = "Agent: What's the most you can take for a day visit?\n\
+             Recipient: Day groups use the big studio, and that takes thirty.\n\
+             Agent: And the price?\n\
+             Recipient: It's sixty-five a head.";
+    assert_eq!(run(&fields, transcript)["max_group"], json!(30));
+}
+
+#[test]
+fn the_rest_of_a_turn_that_revises_the_field_answers_it() {
+    let fields = [field(
+        "hookup_cost_per_night",
+        FieldType::Number,
+        "Cost of electric hookup per night, in pounds",
+    )];
+    let transcript = "Agent: How much is the electric hookup?\n\
+             Recipient: Four pound a night on top of the pitch.\n\
+             Agent: Are dogs allowed?\n\
+             Recipient: Yes, on a lead.\n\
+             Recipient: Oh, and I told you wrong on the hookup, sorry. It went up in April. It's four fifty now.\n\
+             Agent: Noted, thank you.";
+    assert_eq!(
+        run(&fields, transcript)["hookup_cost_per_night"],
+        json!(4.5)
+    );
+}
+
+#[test]
+fn the_askers_own_figure_does_not_compete_with_the_answer() {
+    let fields = [field(
+        "day_rate_per_person",
+        FieldType::Number,
+        "Price per person for a day visit, in pounds",
+    )];
+    let transcript = "Agent: What do you charge per person for a day visit?\n\
+             Recipient: Depends on the sessions.\n\
+             Agent: Their budget is about seventy pounds per person. Would that cover it?\n\
+             Recipient: Easily, it's sixty-five a head, lunch included.";
+    assert_eq!(run(&fields, transcript)["day_rate_per_person"], json!(65));
+}
+
+#[test]
+fn a_time_of_day_is_no_length_and_quarters_are_read() {
+    let fields = [field(
+        "lesson_minutes",
+        FieldType::Number,
+        "Length of one lesson, in minutes",
+    )];
+    let transcript = "Agent: How long is each lesson?\n\
+             Recipient: They run an hour and a quarter.";
+    assert_eq!(run(&fields, transcript)["lesson_minutes"], json!(75));
+    let transcript = "Agent: How long is each lesson?\n\
+             Recipient: Forty-five minutes. So seven thirty.";
+    assert_eq!(run(&fields, transcript)["lesson_minutes"], json!(45));
+}
+
+#[test]
+fn not_being_able_to_go_into_it_is_no_answer() {
+    let fields = [field(
+        "other_offers",
+        FieldType::Boolean,
+        "Whether other offers have been made on the house",
+    )];
+    let transcript = "Agent: Have there been any other offers?\n\
+             Recipient: I'm not able to go into other buyers' positions, I'm sorry.";
+    assert_eq!(run(&fields, transcript)["other_offers"], Value::Null);
+}

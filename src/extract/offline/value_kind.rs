@@ -8,6 +8,40 @@ use super::profile::{
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::DurationUnit;
 
+/// Words that make a number field an amount of money.
+const MONEY_NOUNS: &[&str] = &[
+    "price",
+    "cost",
+    "fee",
+    "rent",
+    "copay",
+    "deposit",
+    "tuition",
+    "budget",
+    "charge",
+    "salary",
+    "wage",
+    "bid",
+    "quote",
+    "allowance",
+    "reimbursement",
+    "payment",
+    "owed",
+    "fare",
+    "tip",
+    "rate",
+    "bill",
+    "prices",
+    "costs",
+    "fees",
+    "charges",
+    "deposits",
+    "payments",
+    "fares",
+    "rates",
+    "bills",
+];
+
 /// What a number field wants, from its name and description words.
 pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str) -> NumberProfile {
     let tw: Vec<&str> = text_words(text).collect();
@@ -15,7 +49,9 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let money_explicit = any(&[
         "dollar", "dollars", "usd", "$", "cents", "euro", "euros", "eur", "gbp", "sterling",
     ]);
-    let unit = if money_explicit {
+    // "Asking price in pounds" is sterling; "Weight in pounds" is weight.
+    let sterling = any(&["pound", "pounds"]) && any(MONEY_NOUNS);
+    let unit = if money_explicit || sterling {
         FieldUnit::Money
     } else if any(&[
         "pound",
@@ -41,29 +77,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         FieldUnit::Clock
     } else if let Some(d) = duration_in(text) {
         FieldUnit::Duration(d)
-    } else if any(&[
-        "price",
-        "cost",
-        "fee",
-        "rent",
-        "copay",
-        "deposit",
-        "tuition",
-        "budget",
-        "charge",
-        "salary",
-        "wage",
-        "bid",
-        "quote",
-        "allowance",
-        "reimbursement",
-        "payment",
-        "owed",
-        "fare",
-        "tip",
-        "rate",
-        "bill",
-    ]) {
+    } else if any(MONEY_NOUNS) {
         FieldUnit::Money
     } else {
         FieldUnit::Count
@@ -110,6 +124,14 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     }
 }
 
+/// Units other than time that a description may close on ("in people").
+#[rustfmt::skip]
+const OTHER_UNITS: &[&str] = &[
+    "people", "persons", "guests", "attendees", "pounds", "dollars", "euros", "kilograms", "kilos",
+    "kg", "lbs", "miles", "kilometres", "kilometers", "metres", "meters", "feet", "inches",
+    "percent", "units", "items",
+];
+
 /// The duration unit a field's text names, unless only as a rate.
 fn duration_in(text: &str) -> Option<DurationUnit> {
     // "day of the week" names a weekday, not a duration.
@@ -118,6 +140,20 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
+    // A closing "in people", "in days" names the unit outright; a
+    // duration word elsewhere may only describe the thing ("a day visit").
+    let n = ws.len();
+    for at in [n.checked_sub(2), n.checked_sub(3)].into_iter().flatten() {
+        if ws[at] != "in" {
+            continue;
+        }
+        if let Some(unit) = ws[at + 1..].iter().find_map(|w| DurationUnit::parse(w)) {
+            return Some(unit);
+        }
+        if ws[at + 1..].iter().any(|w| OTHER_UNITS.contains(w)) {
+            return None;
+        }
+    }
     // "cups per day" is a rate: the day is not the quantity's unit.
     ws.iter().enumerate().find_map(|(i, w)| {
         let rate = i > 0

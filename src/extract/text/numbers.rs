@@ -140,20 +140,43 @@ fn follows_determiner(toks: &[Token], one: usize) -> bool {
 /// at token `j`.
 fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
     let (value, unit_at, end) = match word_at(toks, j)? {
-        "a" | "an"
-            if word_at(toks, j + 2) == Some("and")
-                && word_at(toks, j + 3) == Some("a")
-                && word_at(toks, j + 4) == Some("half") =>
-        {
-            (1.5, j + 1, j + 5)
+        "a" | "an" if word_at(toks, j + 2) == Some("and") => {
+            let (fraction, length) = fraction_at(toks, j + 3)?;
+            (1.0 + fraction, j + 1, j + 3 + length)
         }
         "half" if matches!(word_at(toks, j + 1), Some("a" | "an")) => (0.5, j + 2, j + 3),
-        _ => return None,
+        // "a quarter of an hour", "three-quarters of an hour"
+        _ => {
+            let (fraction, length) = fraction_at(toks, j).filter(|&(f, _)| f != 0.5)?;
+            let of = j + length;
+            if word_at(toks, of) != Some("of") || !matches!(word_at(toks, of + 1), Some("a" | "an"))
+            {
+                return None;
+            }
+            (fraction, of + 2, of + 3)
+        }
     };
     let unit = DurationUnit::parse(word_at(toks, unit_at)?)?;
     let mut m = simple_mention(j, end, value);
     m.unit = Unit::Duration(unit);
     Some(m)
+}
+
+/// "a half", "a quarter", "three quarters" ("three-quarters") at token `j`:
+/// the fraction and how many tokens it takes.
+fn fraction_at(toks: &[Token], j: usize) -> Option<(f64, usize)> {
+    match (word_at(toks, j)?, word_at(toks, j + 1)) {
+        ("a", Some("half")) => Some((0.5, 2)),
+        ("a", Some("quarter")) => Some((0.25, 2)),
+        ("three", Some("quarters")) => Some((0.75, 2)),
+        ("three", _)
+            if toks.get(j + 1).is_some_and(|t| t.is_punct('-'))
+                && word_at(toks, j + 2) == Some("quarters") =>
+        {
+            Some((0.75, 3))
+        }
+        _ => None,
+    }
 }
 
 /// "quarter past ten" (10:15), "half past two" (2:30), "quarter to
@@ -365,7 +388,7 @@ fn parse_digit_string(text: &str) -> Option<f64> {
 fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
     let mut k = start;
     let mut elems: Vec<NumberWord> = Vec::new();
-    let mut half = false;
+    let mut fraction = 0.0;
     let mut leading_a = false;
     // "a hundred", "a dozen", "an hour"… only the first two are numbers.
     if matches!(word_at(toks, k), Some("a" | "an")) {
@@ -433,9 +456,10 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
             continue;
         }
         if word_at(toks, k) == Some("and") {
-            if word_at(toks, k + 1) == Some("a") && word_at(toks, k + 2) == Some("half") {
-                half = true;
-                k += 3;
+            // "two and a half", "two and a quarter", "two and three-quarters"
+            if let Some((part, length)) = fraction_at(toks, k + 1) {
+                fraction = part;
+                k += 1 + length;
                 break;
             }
             // "one hundred and twelve": "and" only after a multiplier.
@@ -474,7 +498,7 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
         return None;
     }
     // A lone "one" is usually a pronoun ("this one", "the small red one").
-    if elems == [NumberWord::Unit(1)] && !leading_a && !half {
+    if elems == [NumberWord::Unit(1)] && !leading_a && fraction == 0.0 {
         let prev = if start > 0 {
             word_at(toks, start - 1)
         } else {
@@ -485,8 +509,8 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
         }
     }
     let mut r = interpret(&elems, leading_a)?;
-    if half {
-        r.value += 0.5;
+    if fraction > 0.0 {
+        r.value += fraction;
         r.alt = None;
         r.digits = None;
     }
@@ -633,6 +657,12 @@ mod tests {
         assert_eq!(nums("half an hour, or half a day"), vec![0.5, 0.5]);
         // Only with a unit of time, and "a" alone is no number.
         assert_eq!(nums("a box and a half"), Vec::<f64>::new());
+        assert_eq!(nums("an hour and a quarter"), vec![1.25]);
+        assert_eq!(nums("an hour and three-quarters"), vec![1.75]);
+        assert_eq!(nums("two and a quarter hours"), vec![2.25]);
+        assert_eq!(nums("three quarters of an hour"), vec![0.75]);
+        assert_eq!(nums("a quarter of an hour"), vec![0.25]);
+        assert_eq!(nums("a quarter of a mile"), Vec::<f64>::new());
         assert_eq!(nums("an hour"), Vec::<f64>::new());
         assert_eq!(nums("one hundred and twelve"), vec![112.0]);
         assert_eq!(nums("a hundred twenty-five"), vec![125.0]);
