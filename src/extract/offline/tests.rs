@@ -632,3 +632,24 @@ fn not_being_able_to_go_into_it_is_no_answer() {
              Recipient: I'm not able to go into other buyers' positions, I'm sorry.";
     assert_eq!(run(&fields, transcript)["other_offers"], Value::Null);
 }
+
+#[test]
+fn a_change_asked_for_and_accepted_replaces_the_day() {
+    let fields = [field(
+        "viewing_day",
+        FieldType::String,
+        "Day of the week of the viewing",
+    )];
+    let transcript = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday at six works for him.\n\
+             Recipient: Ah, hold on, there are cleaners in on Tuesday. Could he do Thursday instead?\n\
+             Agent: Thursday at six is fine.";
+    assert_eq!(run(&fields, transcript)["viewing_day"], json!("Thursday"));
+    let refused = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday at six works for him.\n\
+             Recipient: Ah, hold on, there are cleaners in on Tuesday. Could he do Thursday instead?\n\
+             Agent: No, he can't do Thursday.";
+    assert_ne!(run(&fields, refused)["viewing_day"], json!("Thursday"));
+}
