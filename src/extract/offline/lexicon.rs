@@ -168,6 +168,10 @@ pub(super) const DODGES: &[&str] = &[
 pub(super) const HEDGES: &[&str] = &[
     "could be", "put a number on", "no idea", "anywhere from", "don't hold me", "can't give you",
     "cannot give you", "won't know",
+    // Not fixed yet, or said of something else ("This year's was …, but
+    // they haven't set next year's"; "… so I think it's different").
+    "haven't set", "hasn't been set", "not been set", "not set yet", "yet to be set", "yet to set",
+    "it's different", "it'd be different", "that's different", "it'll be different",
 ];
 
 /// Dodges that put the other side on hold; an answer usually follows.
@@ -278,6 +282,7 @@ pub(super) const NAMING_NOUNS: &[&str] = &[
     "site", "stall", "bay", "pier", "locker", "extension", "ext", "model",
     "item", "aisle", "lane", "door", "building", "block", "track", "flight", "train", "pew",
     "row", "seat", "code", "pin", "id", "badge", "serial", "booth", "court", "field", "pitch",
+    "age", "ages", "aged",
 ];
 
 /// Cues that turn a reply to another subject ("Oh, by the way, …").

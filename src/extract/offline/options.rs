@@ -35,6 +35,16 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["single", "solo", "individual"], &["shared", "sharing", "double", "twin"]],
     &[&["private"], &["shared", "sharing", "group", "communal"]],
     &[&["half-day"], &["full-day"]],
+    &[
+        &["single", "one-off", "drop-in", "individual"],
+        &["block", "blocks", "package", "packages", "bundle", "course", "term"],
+    ],
+    &[
+        &["studio", "studios", "one-bed", "one-beds", "one-bedroom", "one-bedroomed"],
+        &["two-bed", "two-beds", "two-bedroom", "two-bedroomed"],
+        &["three-bed", "three-beds", "three-bedroom", "three-bedroomed"],
+        &["four-bed", "four-beds", "four-bedroom", "four-bedroomed"],
+    ],
 ];
 
 /// For each contrast set the field's name or description speaks of, the
@@ -118,7 +128,17 @@ pub(super) fn said_for_own_option(
         return None;
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
+    // "A day pass is thirty-five, or there's a three-day bundle for
+    // ninety": an option named after a break speaks of what follows it.
+    let broken = |from: usize, to: usize| {
+        sentence.tokens[from.min(sentence.tokens.len())..to.min(sentence.tokens.len())]
+            .iter()
+            .any(|t| t.is_punct(',') || matches!(t.lower.as_str(), "or" | "but" | ";"))
+    };
     for (position, word) in option_words(sentence) {
+        if position > at && broken(at, position) {
+            continue;
+        }
         for (set, class) in classes_of(&wanted, &word) {
             let distance = position.abs_diff(at);
             let before = position < at;

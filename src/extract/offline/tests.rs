@@ -653,3 +653,66 @@ fn a_change_asked_for_and_accepted_replaces_the_day() {
              Agent: No, he can't do Thursday.";
     assert_ne!(run(&fields, refused)["viewing_day"], json!("Thursday"));
 }
+
+#[test]
+fn a_value_for_another_package_or_size_is_no_answer() {
+    let fields = [field(
+        "single_lesson_price",
+        FieldType::Number,
+        "Price of one single group lesson, in pounds",
+    )];
+    let transcript = "Recipient: Groups are ages eight and up.\n\
+             Agent: How much is a single group lesson?\n\
+             Recipient: Most families go for the five-day block, that's a hundred and fifty.";
+    assert_eq!(run(&fields, transcript)["single_lesson_price"], Value::Null);
+    let fields = [field(
+        "day_pass_price",
+        FieldType::Number,
+        "Price of a single day pass in dollars",
+    )];
+    let transcript = "Agent: How much is a day pass?\n\
+             Recipient: A day pass is thirty-five, or there's a three-day bundle for ninety.";
+    assert_eq!(run(&fields, transcript)["day_pass_price"], json!(35));
+    let fields = [field(
+        "inspection_price",
+        FieldType::Number,
+        "Price of the inspection for the two-bedroom flat in pounds",
+    )];
+    let transcript = "Agent: What do you charge for the inspection?\n\
+             Recipient: One-beds are a hundred and forty.";
+    assert_eq!(run(&fields, transcript)["inspection_price"], Value::Null);
+}
+
+#[test]
+fn an_amount_not_set_yet_or_said_of_something_else_is_no_answer() {
+    let fields = [field(
+        "next_season_fee",
+        FieldType::Number,
+        "Seasonal pitch fee for next year, in pounds",
+    )];
+    let transcript = "Agent: What will the pitch fee be next year?\n\
+             Recipient: This year's was two thousand one hundred and fifty, but the owners haven't set next year's yet.";
+    assert_eq!(run(&fields, transcript)["next_season_fee"], Value::Null);
+}
+
+#[test]
+fn proof_of_address_asks_for_a_document_and_a_room_number_for_a_code() {
+    let kind = |name: &str, desc: &str| {
+        let name_words = crate::extract::text::identifier::split_identifier(name);
+        let desc_lower = desc.to_lowercase();
+        let text = format!("{} {}", name_words.join(" "), desc_lower);
+        super::value_kind::classify_string_field(&name_words, desc, &text)
+    };
+    assert!(!matches!(
+        kind("proof_of_address", "Document accepted as proof of address"),
+        super::profile::StringKind::Address
+    ));
+    assert!(matches!(
+        kind("delivery_address", "Street address for the delivery"),
+        super::profile::StringKind::Address
+    ));
+    assert!(matches!(
+        kind("office_room", "Room number where she has to apply"),
+        super::profile::StringKind::Code
+    ));
+}

@@ -209,7 +209,9 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
     if name_words.iter().any(|w| w == "time") || text.trim_start().starts_with("time ") {
         return StringKind::Time;
     }
-    if any(&["address", "street"]) {
+    // "Document accepted as proof of address" asks for a document.
+    let document = phrase("proof of") || any(&["document", "documents", "documentation"]);
+    if any(&["address", "street"]) && !document {
         return StringKind::Address;
     }
     if any(&[
@@ -223,7 +225,7 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
         "reference",
         "tracking",
         "account",
-    ]) || (name_words.iter().any(|w| w == "number") && !phrase("number of"))
+    ]) || (any(&["number"]) && !phrase("number of"))
     {
         return StringKind::Code;
     }
