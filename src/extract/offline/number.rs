@@ -368,6 +368,20 @@ impl Analysis<'_, '_> {
             }) {
                 continue;
             }
+            // "There's a bonus on top, last year it was about four grand" for
+            // a salary "excluding bonus": a sentence about what the field sets
+            // apart, and not about the field itself.
+            let excluded_subject = sent
+                .stems
+                .iter()
+                .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
+                && !sent
+                    .stems
+                    .iter()
+                    .any(|st| profile.heads.iter().any(|h| stems_match(h, st)));
+            if excluded_subject {
+                continue;
+            }
             let value = m.value * factor;
             // "Two ten a night. With the discount it's one ninety.": a
             // bare amount in the same reply keeps the rate said before it.

@@ -716,3 +716,33 @@ fn proof_of_address_asks_for_a_document_and_a_room_number_for_a_code() {
         super::profile::StringKind::Code
     ));
 }
+
+#[test]
+fn an_amount_of_what_the_description_sets_apart_is_not_the_field() {
+    let fields = [field(
+        "basic_salary",
+        FieldType::Number,
+        "Basic annual salary, excluding bonus, in pounds",
+    )];
+    let transcript = "Agent: What is the basic salary?\n\
+             Recipient: There's a bonus on top, last year it was about four grand.";
+    assert_eq!(run(&fields, transcript)["basic_salary"], Value::Null);
+    let transcript = "Agent: What is the basic salary?\n\
+             Recipient: The salary is fifty-two thousand, and there's a bonus on top.";
+    assert_eq!(run(&fields, transcript)["basic_salary"], json!(52000));
+}
+
+#[test]
+fn a_field_that_closes_on_counted_things_is_a_count() {
+    let fields = [field(
+        "letters_included",
+        FieldType::Number,
+        "Number of letters included in the base price, in letters",
+    )];
+    let transcript = "Agent: How many letters come with the base price?\n\
+             Recipient: Any extra are one pound eighty each.";
+    assert_eq!(run(&fields, transcript)["letters_included"], Value::Null);
+    let transcript = "Agent: How many letters come with the base price?\n\
+             Recipient: A hundred and twenty letters.";
+    assert_eq!(run(&fields, transcript)["letters_included"], json!(120));
+}

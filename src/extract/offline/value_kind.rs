@@ -53,6 +53,9 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let sterling = any(&["pound", "pounds"]) && any(MONEY_NOUNS);
     let unit = if money_explicit || sterling {
         FieldUnit::Money
+    } else if closes_on_a_count(&tw) {
+        // "Number of letters included in the base price, in letters"
+        FieldUnit::Count
     } else if any(&[
         "pound",
         "pounds",
@@ -131,6 +134,33 @@ const OTHER_UNITS: &[&str] = &[
     "kg", "lbs", "miles", "kilometres", "kilometers", "metres", "meters", "feet", "inches",
     "percent", "units", "items",
 ];
+
+/// Whether the field's text closes on "in <things>" that are counted
+/// ("in letters", "in guests"), not measured.
+fn closes_on_a_count(words: &[&str]) -> bool {
+    let n = words.len();
+    let Some(&last) = words.last() else {
+        return false;
+    };
+    let closing = [n.checked_sub(2), n.checked_sub(3)]
+        .into_iter()
+        .flatten()
+        .any(|at| words[at] == "in");
+    let measured = OTHER_UNITS.contains(&last)
+        && !matches!(
+            last,
+            "people" | "persons" | "guests" | "attendees" | "units" | "items"
+        );
+    closing
+        && last.chars().count() > 3
+        && last.ends_with('s')
+        && DurationUnit::parse(last).is_none()
+        && !measured
+        && !matches!(
+            last,
+            "cents" | "dollars" | "euros" | "pounds" | "lbs" | "totals"
+        )
+}
 
 /// The duration unit a field's text names, unless only as a rate.
 fn duration_in(text: &str) -> Option<DurationUnit> {
