@@ -46,6 +46,10 @@ impl Analysis<'_, '_> {
                         next += 1;
                     }
                     position = next;
+                    group.retain(|&sentence| !self.offer_to_choose(profile, sentence));
+                    if group.is_empty() {
+                        continue;
+                    }
                     let alternative = self.alternative_answer(field, item.region, &group);
                     let direct_reply = turn == item.region.next();
                     let negative_question = direct_reply
@@ -58,6 +62,9 @@ impl Analysis<'_, '_> {
                     // "Bare yes to a question asked in the negative": no
                     // answer here, and an earlier answer stands.
                     if negative_question == Some(Polarity::Dodge) {
+                        continue;
+                    }
+                    if self.pleasantry_to_someone_else(profile, item.region, turn, &sentences) {
                         continue;
                     }
                     let wh = self.asks_wh(item.region);
@@ -114,6 +121,7 @@ impl Analysis<'_, '_> {
                 }
                 Role::Direct
                     if self.transcript.turns[turn].speaker != Speaker::Agent
+                        && !self.offer_to_choose(profile, item.sentence)
                         && self.direct_bool_ok(field, item.sentence) =>
                 {
                     position += 1;
@@ -193,6 +201,66 @@ impl Analysis<'_, '_> {
                 && self.topic(field, open) <= 0.0
         });
         distinct >= 2 || strong_start || (!elsewhere && (recent || !other_subject))
+    }
+
+    /// Whether `sentence` only offers a choice ("The big rounds we can leave
+    /// for firewood if he wants") to a field about what someone wants: the
+    /// offer is not the choice.
+    fn offer_to_choose(&self, profile: &FieldProfile, sentence: SentenceIndex) -> bool {
+        let wish = |w: &str| {
+            matches!(
+                w,
+                "want" | "wants" | "like" | "likes" | "prefer" | "prefers" | "wish" | "wishes"
+            )
+        };
+        let description = profile
+            .definition
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .to_lowercase();
+        if !description.split(|c: char| !c.is_alphanumeric()).any(wish) {
+            return false;
+        }
+        let words: Vec<&str> = self.transcript.sentences[sentence].word_lowers().collect();
+        words
+            .iter()
+            .enumerate()
+            .any(|(i, w)| *w == "if" && words.iter().skip(i + 1).take(3).any(|next| wish(next)))
+    }
+
+    /// Whether `reply` (turn `turn`, in the exchange opened by `open`) is a
+    /// pleasantry said after the asker spoke again, naming nothing of the
+    /// field: "No worries, see her Saturday" answers the goodbye, not the
+    /// question asked turns before.
+    fn pleasantry_to_someone_else(
+        &self,
+        profile: &FieldProfile,
+        open: TurnIndex,
+        turn: TurnIndex,
+        reply: &[&Sentence],
+    ) -> bool {
+        let asker = self.transcript.turns[open].speaker;
+        let asker_spoke_again =
+            (open.0 + 1..turn.0).any(|between| self.transcript.turns[between].speaker == asker);
+        let names_field = reply.iter().any(|sentence| {
+            sentence
+                .stems
+                .iter()
+                .any(|st| profile.is_strong_keyword(st))
+        });
+        let opening: Vec<&str> = reply
+            .first()
+            .map(|sentence| sentence.word_lowers().take(2).collect())
+            .unwrap_or_default();
+        let pleasantry = matches!(
+            opening.as_slice(),
+            ["no", "worries" | "problem" | "bother"]
+                | ["sure" | "cheers", ..]
+                | ["of", "course"]
+                | ["will", "do"]
+        );
+        pleasantry && asker_spoke_again && !names_field
     }
 
     /// "Would he like the window or the aisle?" answered "The aisle's fine."

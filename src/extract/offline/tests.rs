@@ -746,3 +746,32 @@ fn a_field_that_closes_on_counted_things_is_a_count() {
              Recipient: A hundred and twenty letters.";
     assert_eq!(run(&fields, transcript)["letters_included"], json!(120));
 }
+
+#[test]
+fn a_pleasantry_after_the_asker_spoke_again_answers_nothing() {
+    let fields = [field(
+        "parking_space",
+        FieldType::Boolean,
+        "Whether the flat comes with a parking space",
+    )];
+    let transcript = "Agent: And does the flat come with a parking space?\n\
+             Recipient: Does she drive, then? Anyway, shall I email her the floor plan?\n\
+             Agent: Yes please, to the address on her enquiry. Thanks, Marcus.\n\
+             Recipient: No worries, see her Saturday.";
+    assert_eq!(run(&fields, transcript)["parking_space"], Value::Null);
+}
+
+#[test]
+fn an_offer_is_not_the_choice_of_the_one_it_is_offered_to() {
+    let fields = [field(
+        "keep_firewood",
+        FieldType::Boolean,
+        "Whether he wants the large log rounds left for firewood",
+    )];
+    let transcript = "Agent: What happens to the wood?\n\
+             Recipient: We chip the branches. The big rounds we can leave for firewood if he wants.";
+    assert_eq!(run(&fields, transcript)["keep_firewood"], Value::Null);
+    let transcript = "Agent: Does he want the big rounds left for firewood?\n\
+             Recipient: Yes, he wants them left by the shed.";
+    assert_eq!(run(&fields, transcript)["keep_firewood"], json!(true));
+}
