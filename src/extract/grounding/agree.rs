@@ -9,6 +9,7 @@ use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::{DurationUnit, Unit};
+use crate::extract::text::vocabulary;
 
 /// Words that open a reply without answering ("well", "oh").
 const OPENERS: &[&str] = &["well", "oh", "um", "uh", "so", "hmm", "ah", "and"];
@@ -18,7 +19,8 @@ const OPENERS: &[&str] = &["well", "oh", "um", "uh", "so", "hmm", "ah", "and"];
 #[rustfmt::skip]
 const ACKNOWLEDGEMENTS: &[&str] = &[
     "okay", "ok", "alright", "all right", "fine", "great", "got it", "understood", "sounds good",
-    "perfect", "that works", "works for me",
+    "perfect", "that works", "works for me", "lovely", "brilliant", "excellent", "wonderful", "cool",
+    "noted", "will do", "done",
 ];
 
 /// Replies that answer yes, compared on their first one to three words.
@@ -364,8 +366,61 @@ pub(super) fn number_agrees(value: f64, text: &str) -> bool {
 #[rustfmt::skip]
 const LIGHT: &[&str] = &[
     "a", "an", "the", "of", "and", "or", "on", "at", "in", "to", "for", "with", "by", "from", "is", "it",
-    "s", "'s",
+    "s", "'s", "am", "pm",
 ];
+
+/// Digits said one at a time.
+const DIGIT_WORDS: &[(&str, char)] = &[
+    ("zero", '0'),
+    ("oh", '0'),
+    ("o", '0'),
+    ("one", '1'),
+    ("two", '2'),
+    ("three", '3'),
+    ("four", '4'),
+    ("five", '5'),
+    ("six", '6'),
+    ("seven", '7'),
+    ("eight", '8'),
+    ("nine", '9'),
+];
+
+/// Whether a code `value` ("HV2281", "4419") is spelled out in the quote a
+/// character or a few digits at a time ("H, V, two, two, eight, one",
+/// "4-4-1-9", "7 2 1 9"). Only values with a digit, so that no name is
+/// read out of initials.
+fn spelled_out(value: &str, quote_tokens: &[Token]) -> bool {
+    let wanted: String = value
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if wanted.chars().count() < 3 || !wanted.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    // Runs of single characters and digit groups, broken by any other word.
+    let mut runs = vec![String::new()];
+    for token in quote_tokens {
+        let text = token.lower.as_str();
+        let piece = match token.kind {
+            TokenKind::Num => Some(text.to_string()),
+            TokenKind::Word if text.chars().count() == 1 => Some(text.to_string()),
+            // "B W, then seven, oh, three"
+            TokenKind::Word if vocabulary::is_code_bridge(text) => continue,
+            TokenKind::Word => DIGIT_WORDS
+                .iter()
+                .find(|(word, _)| *word == text)
+                .map(|(_, digit)| digit.to_string()),
+            _ => continue,
+        };
+        match (piece, runs.last_mut()) {
+            (Some(piece), Some(run)) => run.push_str(&piece),
+            (None, _) => runs.push(String::new()),
+            (Some(_), None) => {}
+        }
+    }
+    runs.iter().any(|run| run.contains(&wanted))
+}
 
 /// Whether every content word of a string `value` is in the quote (case
 /// folded; a word matches the same word, its stem, or a close variant such
@@ -398,10 +453,11 @@ pub(super) fn words_agree(value: &str, text: &str) -> bool {
             [value, alt, m.digits.clone(), clock].into_iter().flatten()
         })
         .collect();
-    content.all(|word| {
-        let word_stem = stem(word);
-        quoted.iter().any(|(q, q_stem)| {
-            *q == word || *q_stem == word_stem || stems_match(q_stem, &word_stem)
-        }) || spoken.iter().any(|number| number == &word.replace(',', ""))
-    })
+    spelled_out(value, &quote_tokens)
+        || content.all(|word| {
+            let word_stem = stem(word);
+            quoted.iter().any(|(q, q_stem)| {
+                *q == word || *q_stem == word_stem || stems_match(q_stem, &word_stem)
+            }) || spoken.iter().any(|number| number == &word.replace(',', ""))
+        })
 }

@@ -435,3 +435,49 @@ fn a_negative_question_from_the_other_side() {
     // "Correct." answers "And the boots?", a plain question: a yes.
     assert_eq!(extraction(false, "Correct.", 4), Value::Null);
 }
+
+#[test]
+fn a_code_spelled_out_supports_its_value() {
+    let call = "Agent: And the reference number?\n\
+                Recipient: For the sofa it's B W, then seven, oh, three, three, one.\n\
+                Agent: And the gate code?\n\
+                Recipient: Yeah, it's 4-4-1-9, then pound.\n\
+                Agent: Who should we ask for?\n\
+                Recipient: Ask for A J, at desk one.";
+    let code = |value: &str, quote: &str| {
+        check(
+            FieldType::String,
+            &json!(value),
+            &Quote::recipient(quote),
+            call,
+        )
+    };
+    assert!(code("BW70331", "B W, then seven, oh, three, three, one").is_ok());
+    assert!(code("4419", "it's 4-4-1-9").is_ok());
+    assert_eq!(
+        code("BW70332", "B W, then seven, oh, three, three, one"),
+        Err(Unsupported::WordsNotQuoted)
+    );
+    // Initials alone spell no value: a value needs a digit.
+    assert_eq!(
+        code("AJ", "Ask for A J, at desk one"),
+        Err(Unsupported::WordsNotQuoted)
+    );
+}
+
+#[test]
+fn a_lovely_or_noted_confirms_what_the_agent_said() {
+    let call = "Agent: Wednesday, please.\n\
+                Recipient: Lovely, I've got her in.\n\
+                Agent: Saturday, then?\n\
+                Recipient: Lovely, but Saturday's gone.";
+    let day = |quote: Quote| check(FieldType::String, &json!("Wednesday"), &quote, call);
+    assert!(day(Quote::agent("Wednesday, please.")).is_ok());
+    let saturday = check(
+        FieldType::String,
+        &json!("Saturday"),
+        &Quote::agent("Saturday, then?"),
+        call,
+    );
+    assert_eq!(saturday, Err(Unsupported::NotConfirmed));
+}

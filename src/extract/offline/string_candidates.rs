@@ -213,7 +213,9 @@ pub(super) fn code_candidates(
                 code.push('0');
             } else if t.kind == TokenKind::Num && t.text.chars().all(|c| c.is_ascii_digit()) {
                 code.push_str(&t.text);
-            } else if !(t.is_punct('-') || t.is_punct(',')) || code.is_empty() {
+            } else if !(t.is_punct('-') || t.is_punct(',') || vocabulary::is_code_bridge(&t.lower))
+                || code.is_empty()
+            {
                 break;
             }
             j += 1;
@@ -225,7 +227,9 @@ pub(super) fn code_candidates(
             .get(i..j)
             .unwrap_or(&[])
             .iter()
-            .filter(|t| !t.is_punct('-') && !t.is_punct(','))
+            .filter(|t| {
+                !t.is_punct('-') && !t.is_punct(',') && !vocabulary::is_code_bridge(&t.lower)
+            })
             .count();
         // "KLM20931", "5 3 8 0" (digit by digit), "4B" (glued).
         let glued = pieces == 2 && sent.tokens.get(i + 1).is_some_and(|t| !t.space_before);

@@ -1,4 +1,5 @@
-//! Closed word classes: weekdays, months and colours.
+//! Closed word classes: weekdays, months, colours, and the words said
+//! between the parts of a spelled code.
 
 use super::tokens::Token;
 
@@ -52,3 +53,8 @@ pub(crate) const COLORS: &[&str] = &[
     "brown", "gold", "beige", "maroon", "navy", "tan", "pink", "teal", "burgundy", "charcoal", "bronze",
     "cream", "ivory", "turquoise", "violet", "champagne",
 ];
+
+/// Words said between the parts of a spelled code ("B W, then seven, oh…").
+pub(crate) fn is_code_bridge(word: &str) -> bool {
+    matches!(word, "then" | "dash" | "hyphen")
+}
