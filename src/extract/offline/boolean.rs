@@ -453,6 +453,15 @@ impl Analysis<'_, '_> {
                 {
                     continue;
                 }
+                // "Yep, the certificate comes with it, no extra charge": a
+                // no-charge aside after a yes elaborates it, unless the field
+                // is about a charge.
+                if matches!(state, State::Strong(Polarity::Yes))
+                    && is_no_charge_aside(text)
+                    && !clause_stems.iter().any(|st| profile.is_own_word(st))
+                {
+                    continue;
+                }
                 let mut p = clause_polarity(text, &content, turn_initial, seen_informative);
                 // "All booked." for "whether the boarding is booked": a
                 // state that reads as a no elsewhere is the field itself.
@@ -533,6 +542,21 @@ impl Analysis<'_, '_> {
             State::Dodge => Some((Polarity::Dodge, true)),
         }
     }
+}
+
+/// Whether a clause only says that something costs nothing ("no extra
+/// charge", "at no cost", "free of charge").
+fn is_no_charge_aside(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(' ')
+        .filter(|w| !matches!(*w, "and" | "with" | "at" | "for" | "that's" | "it's" | "of"))
+        .collect();
+    matches!(
+        words.as_slice(),
+        ["no", "extra" | "additional", "charge" | "cost" | "fee"]
+            | ["no", "charge" | "cost" | "fee"]
+            | ["free", "charge"]
+    )
 }
 
 /// Whether the only negative words of `text` are states named by the

@@ -775,3 +775,23 @@ fn an_offer_is_not_the_choice_of_the_one_it_is_offered_to() {
              Recipient: Yes, he wants them left by the shed.";
     assert_eq!(run(&fields, transcript)["keep_firewood"], json!(true));
 }
+
+#[test]
+fn a_no_charge_aside_after_a_yes_keeps_the_yes() {
+    let fields = [field(
+        "can_write_name",
+        FieldType::Boolean,
+        "Whether the bakery can write the name on the cake",
+    )];
+    let transcript = "Agent: Can you write her daughter's name on it?\n\
+             Recipient: Of course, M, I, L, A, no extra charge.";
+    assert_eq!(run(&fields, transcript)["can_write_name"], json!(true));
+    let fields = [field(
+        "extra_charge",
+        FieldType::Boolean,
+        "Whether writing the name costs extra",
+    )];
+    let transcript = "Agent: Is there a charge for writing the name?\n\
+             Recipient: No, no extra charge.";
+    assert_eq!(run(&fields, transcript)["extra_charge"], json!(false));
+}
