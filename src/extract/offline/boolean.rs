@@ -494,6 +494,9 @@ impl Analysis<'_, '_> {
                             }
                         }
                     }
+                    // "With breakfast it'd be one seventy-nine": what would
+                    // be, under another choice, answers nothing.
+                    Some((_, false)) if is_hypothetical(text) => {}
                     Some((pol, false)) => {
                         // An echo of the keywords alone ("the garden, um") is not an answer.
                         let substantive = content.iter().any(|w| {
@@ -542,6 +545,21 @@ impl Analysis<'_, '_> {
             State::Dodge => Some((Polarity::Dodge, true)),
         }
     }
+}
+
+/// Whether a clause speaks of what would be under another choice ("with
+/// breakfast it'd be …", "without the van that would cost …"); a plain
+/// "it'd be free after two" still answers.
+fn is_hypothetical(text: &str) -> bool {
+    const WOULD: &[&str] = &[
+        "it'd",
+        "that'd",
+        "it would",
+        "that would",
+        "would be",
+        "would cost",
+    ];
+    (text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD)
 }
 
 /// Whether a clause only says that something costs nothing ("no extra

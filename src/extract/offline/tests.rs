@@ -795,3 +795,15 @@ fn a_no_charge_aside_after_a_yes_keeps_the_yes() {
              Recipient: No, no extra charge.";
     assert_eq!(run(&fields, transcript)["extra_charge"], json!(false));
 }
+
+#[test]
+fn what_would_be_under_another_choice_answers_nothing() {
+    let fields = [field(
+        "breakfast_included",
+        FieldType::Boolean,
+        "Whether breakfast is included in the rate",
+    )];
+    let transcript = "Agent: Is breakfast included in the rate?\n\
+             Recipient: Not at that rate. With breakfast it'd be one seventy-nine.";
+    assert_eq!(run(&fields, transcript)["breakfast_included"], json!(false));
+}
