@@ -5,7 +5,7 @@ use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, REVISION_CUES, STOPWORDS};
 use super::options::said_for_own_option;
-use super::phrase::{has_split_phrase, is_negated_text};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -276,15 +276,25 @@ impl Analysis<'_, '_> {
         // value was read where the other side said it, if it did.
         let by_agent =
             |c: &NumberCandidate| self.transcript.turns[c.turn].speaker == Speaker::Agent;
+        // ("The website lists it at thirty-eight pounds." "Yep, still
+        // thirty-eight.": the other side's words after it, when none came
+        // before.)
+        let other_side_said = |c: &&NumberCandidate| {
+            !c.echo
+                && !by_agent(c)
+                && (same(c.value, pick.value) || c.alt.is_some_and(|a| same(a, pick.value)))
+        };
         let said = if pick.echo || by_agent(pick) {
             candidates
                 .iter()
                 .rev()
-                .find(|c| {
-                    !c.echo
-                        && !by_agent(c)
-                        && c.sentence < pick.sentence
-                        && (same(c.value, pick.value) || c.alt.is_some_and(|a| same(a, pick.value)))
+                .filter(|c| c.sentence < pick.sentence)
+                .find(other_side_said)
+                .or_else(|| {
+                    candidates
+                        .iter()
+                        .filter(|c| c.sentence > pick.sentence && c.answered)
+                        .find(other_side_said)
                 })
                 .map_or(pick.sentence, |c| c.sentence)
         } else {
@@ -434,6 +444,14 @@ impl Analysis<'_, '_> {
                 .get(m.start)
                 .copied()
                 .unwrap_or(ClauseId(0));
+            // "The hog would've been thirteen": what would have been is no
+            // amount of what was agreed.
+            if has_any_phrase(
+                clause_text(sent, clause),
+                &["would've", "would have", "could've", "could have"],
+            ) {
+                continue;
+            }
             let r = sent.clause_range(clause);
             let crel = keyword_score(profile, sent.stems.get(r).unwrap_or(&[]));
             if crel >= 1.0 {

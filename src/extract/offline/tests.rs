@@ -807,3 +807,27 @@ fn what_would_be_under_another_choice_answers_nothing() {
              Recipient: Not at that rate. With breakfast it'd be one seventy-nine.";
     assert_eq!(run(&fields, transcript)["breakfast_included"], json!(false));
 }
+
+#[test]
+fn an_amount_the_asker_put_and_the_other_side_repeated_stands() {
+    let fields = [field(
+        "lesson_price",
+        FieldType::Number,
+        "Price of the beginner lesson in pounds",
+    )];
+    let transcript = "Agent: The website lists the beginner session at thirty-eight pounds. Is that still right?\n\
+             Recipient: Yep, still thirty-eight.";
+    assert_eq!(run(&fields, transcript)["lesson_price"], json!(38));
+}
+
+#[test]
+fn what_would_have_been_is_no_rival_amount() {
+    let fields = [field(
+        "price_per_guest",
+        FieldType::Number,
+        "Price per guest in pounds for the roast that was agreed",
+    )];
+    let transcript = "Agent: What's the price per head?\n\
+             Recipient: Lamb's sixteen a head with the salads. The hog would've been thirteen, for what it's worth.";
+    assert_eq!(run(&fields, transcript)["price_per_guest"], json!(16));
+}
