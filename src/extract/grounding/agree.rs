@@ -385,8 +385,8 @@ const DIGIT_WORDS: &[(&str, char)] = &[
     ("nine", '9'),
 ];
 
-/// Whether a code `value` ("HV2281", "4419") is spelled out in the quote a
-/// character or a few digits at a time ("H, V, two, two, eight, one",
+/// Whether a code `value` ("HV2281", "4419") is spelled out, whole, in
+/// the quote a character or a few digits at a time ("H, V, two, two, eight, one",
 /// "4-4-1-9", "7 2 1 9"). Only values with a digit, so that no name is
 /// read out of initials.
 fn spelled_out(value: &str, quote_tokens: &[Token]) -> bool {
@@ -419,7 +419,14 @@ fn spelled_out(value: &str, quote_tokens: &[Token]) -> bool {
             (Some(_), None) => {}
         }
     }
-    runs.iter().any(|run| run.contains(&wanted))
+    // The whole run, so that part of a code ("70331" of "BW70331") is not
+    // read as the code; a leading "a" or "I" may be a word.
+    runs.iter().any(|run| {
+        run == &wanted
+            || run
+                .strip_prefix(['a', 'i'])
+                .is_some_and(|rest| rest == wanted)
+    })
 }
 
 /// Whether every content word of a string `value` is in the quote (case

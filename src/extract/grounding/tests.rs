@@ -458,6 +458,11 @@ fn a_code_spelled_out_supports_its_value() {
         code("BW70332", "B W, then seven, oh, three, three, one"),
         Err(Unsupported::WordsNotQuoted)
     );
+    // Part of a code is another code.
+    assert_eq!(
+        code("70331", "B W, then seven, oh, three, three, one"),
+        Err(Unsupported::WordsNotQuoted)
+    );
     // Initials alone spell no value: a value needs a digit.
     assert_eq!(
         code("AJ", "Ask for A J, at desk one"),
