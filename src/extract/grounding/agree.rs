@@ -4,6 +4,7 @@
 //! words they contain, and no dodge.
 
 use crate::domain::FieldDefinition;
+use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::numbers::find_numbers;
 use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::stem::{stem, stems_match};
@@ -19,8 +20,8 @@ const OPENERS: &[&str] = &["well", "oh", "um", "uh", "so", "hmm", "ah", "and"];
 #[rustfmt::skip]
 const ACKNOWLEDGEMENTS: &[&str] = &[
     "okay", "ok", "alright", "all right", "fine", "great", "got it", "understood", "sounds good",
-    "perfect", "that works", "works for me", "lovely", "brilliant", "excellent", "wonderful", "cool",
-    "noted", "will do", "done",
+    "perfect", "that works", "works for me", "lovely", "brilliant", "excellent", "wonderful",
+    "will do",
 ];
 
 /// Replies that answer yes, compared on their first one to three words.
@@ -206,14 +207,18 @@ pub(super) fn is_dodge(text: &str) -> bool {
     DODGES.iter().any(|dodge| has_phrase(&words, dodge))
 }
 
-/// Whether the recipient's `reply` confirms what the agent just said: it
-/// opens with a yes and neither takes it back ("yes, but …", "right,
-/// actually …") nor hedges.
-pub(super) fn confirms(reply: &str) -> bool {
+/// Whether the recipient's `reply` confirms what the agent just `said`: it
+/// opens with a yes or an acknowledgement and neither takes it back ("yes,
+/// but …", "right, actually …"), hedges, nor offers a figure or day of its
+/// own ("Lovely, I can do Saturday at three" to "Saturday at two?").
+pub(super) fn confirms(said: &str, reply: &str) -> bool {
+    let said_tokens = tokenize(said);
+    let said_words = words(&said_tokens);
     let tokens = tokenize(reply);
     let words = words(&tokens);
     let opened = after_openers(&words);
-    let rest = match (opening_answer(&words), acknowledgement(opened)) {
+    let answer = opening_answer(&words);
+    let rest = match (answer, acknowledgement(opened)) {
         (Some((true, _)), _) | (None, Some(_)) => {
             // What follows the yes or the acknowledgement.
             let skip = acknowledgement(opened).unwrap_or(0);
@@ -223,7 +228,27 @@ pub(super) fn confirms(reply: &str) -> bool {
         }
         _ => return false,
     };
-    !rest.iter().any(|w| RESERVATIONS.contains(w) || negates(w)) && !is_dodge(reply)
+    // "Lovely, I can do Saturday at three": an acknowledgement that offers
+    // a figure or a day the agent did not say offers that instead.
+    let offers = [
+        "can do",
+        "could do",
+        "instead",
+        "how about",
+        "what about",
+        "can offer",
+    ]
+    .iter()
+    .any(|offer| has_phrase(rest, offer));
+    let own_value = answer.is_none()
+        && offers
+        && rest.iter().any(|w| {
+            (w.chars().any(|c| c.is_ascii_digit())
+                || classify_number_word(w).is_some()
+                || vocabulary::weekday(w).is_some())
+                && !said_words.contains(w)
+        });
+    !own_value && !rest.iter().any(|w| RESERVATIONS.contains(w) || negates(w)) && !is_dodge(reply)
 }
 
 /// Words that start a new clause.
@@ -369,22 +394,6 @@ const LIGHT: &[&str] = &[
     "s", "'s", "am", "pm",
 ];
 
-/// Digits said one at a time.
-const DIGIT_WORDS: &[(&str, char)] = &[
-    ("zero", '0'),
-    ("oh", '0'),
-    ("o", '0'),
-    ("one", '1'),
-    ("two", '2'),
-    ("three", '3'),
-    ("four", '4'),
-    ("five", '5'),
-    ("six", '6'),
-    ("seven", '7'),
-    ("eight", '8'),
-    ("nine", '9'),
-];
-
 /// Whether a code `value` ("HV2281", "4419") is spelled out, whole, in
 /// the quote a character or a few digits at a time ("H, V, two, two, eight, one",
 /// "4-4-1-9", "7 2 1 9"). Only values with a digit, so that no name is
@@ -398,25 +407,42 @@ fn spelled_out(value: &str, quote_tokens: &[Token]) -> bool {
     if wanted.chars().count() < 3 || !wanted.chars().any(|c| c.is_ascii_digit()) {
         return false;
     }
-    // Runs of single characters and digit groups, broken by any other word.
+    // Runs of single characters and digit groups, broken by any other word,
+    // by the end of a sentence, and by a comma after a group of digits
+    // ("Room 22, 81 Main Street" spells no 2281).
     let mut runs = vec![String::new()];
+    let mut last_piece = 0;
     for token in quote_tokens {
         let text = token.lower.as_str();
+        let run_started = runs.last().is_some_and(|run| !run.is_empty());
         let piece = match token.kind {
-            TokenKind::Num => Some(text.to_string()),
+            TokenKind::Num if text.chars().all(|c| c.is_ascii_digit()) => Some(text.to_string()),
             TokenKind::Word if text.chars().count() == 1 => Some(text.to_string()),
             // "B W, then seven, oh, three"
             TokenKind::Word if vocabulary::is_code_bridge(text) => continue,
-            TokenKind::Word => DIGIT_WORDS
-                .iter()
-                .find(|(word, _)| *word == text)
-                .map(|(_, digit)| digit.to_string()),
+            // "Oh, 4 4 1 9": an "oh" before any digit is a sound.
+            TokenKind::Word if text == "oh" && !run_started => continue,
+            TokenKind::Word if text == "oh" => Some("0".to_string()),
+            TokenKind::Word => match classify_number_word(text) {
+                Some(NumberWord::Zero) => Some("0".to_string()),
+                Some(NumberWord::Unit(digit)) => Some(digit.to_string()),
+                _ => None,
+            },
+            TokenKind::Punct(',') if last_piece <= 1 => continue,
+            TokenKind::Punct(',' | '.' | '?' | '!' | ';') => None,
             _ => continue,
         };
-        match (piece, runs.last_mut()) {
-            (Some(piece), Some(run)) => run.push_str(&piece),
-            (None, _) => runs.push(String::new()),
-            (Some(_), None) => {}
+        match piece {
+            Some(piece) => {
+                last_piece = piece.chars().count();
+                if let Some(run) = runs.last_mut() {
+                    run.push_str(&piece);
+                }
+            }
+            None => {
+                last_piece = 0;
+                runs.push(String::new());
+            }
         }
     }
     // The whole run, so that part of a code ("70331" of "BW70331") is not

@@ -278,7 +278,10 @@ fn check_in(
         let confirmed_in_turn = match quote.party {
             Party::Recipient => None,
             Party::Agent => match turns.get(position + 1) {
-                Some(next) if next.party == Party::Recipient && agree::confirms(&next.text) => {
+                Some(next)
+                    if next.party == Party::Recipient
+                        && agree::confirms(&turn.text, &next.text) =>
+                {
                     Some(next.number)
                 }
                 _ => {

@@ -486,3 +486,36 @@ fn a_lovely_or_noted_confirms_what_the_agent_said() {
     );
     assert_eq!(saturday, Err(Unsupported::NotConfirmed));
 }
+
+#[test]
+fn numbers_across_a_comma_or_an_oh_before_them_spell_no_other_code() {
+    let call = "Agent: Where is it?\n\
+                Recipient: Room 22, 81 Main Street.\n\
+                Agent: And the gate code?\n\
+                Recipient: Oh, 4 4 1 9.";
+    let code = |value: &str, quote: &str| {
+        check(
+            FieldType::String,
+            &json!(value),
+            &Quote::recipient(quote),
+            call,
+        )
+    };
+    assert!(code("2281", "Room 22, 81 Main Street").is_err());
+    assert!(code("4419", "Oh, 4 4 1 9").is_ok());
+}
+
+#[test]
+fn an_acknowledgement_that_offers_another_day_confirms_nothing() {
+    let call = "Agent: Saturday at two?\n\
+                Recipient: Lovely, I can do Saturday at three.";
+    assert_eq!(
+        check(
+            FieldType::String,
+            &json!("Saturday at two"),
+            &Quote::agent("Saturday at two?"),
+            call,
+        ),
+        Err(Unsupported::NotConfirmed)
+    );
+}

@@ -1,13 +1,45 @@
-//! How an amount once said stops being the answer, or is made one: a
-//! correction cue or a later "A, not B" replaces it, a hold withdraws it,
-//! a hedge withholds it, and a plain yes confirms an amount the question
-//! put.
+//! How a value once said stops being the answer, or is made one: a
+//! correction cue or a later "A, not B" replaces an amount, a retraction
+//! hands the answer to the rest of its turn, a hold withdraws an amount, a
+//! hedge withholds it, a plain yes confirms an amount the question put,
+//! and a change asked for and accepted replaces a day or a time.
 
-use super::evidence::{Analysis, Source};
-use super::lexicon::{CORRECTION_CUES, DODGES, HEDGES, HOLDS, REVISION_CUES};
+use super::evidence::{Analysis, Evidence, Role, Source};
+use super::lexicon::{CORRECTION_CUES, DODGES, HEDGES, HOLDS, RETRACTIONS, REVISION_CUES};
 use super::number::{NumberCandidate, same};
 use super::phrase::{has_any_phrase, has_split_phrase};
-use super::transcript::{ClauseId, SentenceIndex, TurnIndex, clause_text};
+use super::profile::{FieldIndex, FieldProfile, StringKind};
+use super::string::{StringCandidate, normalize_words, same_text};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+
+/// Words of a question that offer a change ("Could he do Wednesday?").
+const CHANGE_OFFERS: &[&str] = &[
+    "could",
+    "can",
+    "how about",
+    "what about",
+    "instead",
+    "would",
+    "shall",
+];
+
+/// Words of a reply that accept what it repeats ("Wednesday at six is
+/// fine").
+const ACCEPTANCES: &[&str] = &[
+    "fine",
+    "works",
+    "yes",
+    "yeah",
+    "sure",
+    "great",
+    "no problem",
+    "okay",
+    "ok",
+    "lovely",
+    "perfect",
+    "good",
+    "that's",
+];
 
 impl Analysis<'_, '_> {
     /// Whether the speaker puts `pick` on hold after saying it ("about one
@@ -72,6 +104,14 @@ impl Analysis<'_, '_> {
         plain_yes && !qualified && !other_amount && !hedged
     }
 
+    /// The words of `sentence`, lower case, joined by spaces.
+    fn sentence_text(&self, sentence: SentenceIndex) -> String {
+        self.transcript.sentences[sentence]
+            .word_lowers()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Whether `turn` revises an earlier answer ("Ah, I forgot the
     /// permit, so …", "make that …").
     pub(super) fn revises(&self, turn: TurnIndex) -> bool {
@@ -79,12 +119,123 @@ impl Analysis<'_, '_> {
             .sentences
             .iter()
             .any(|&sentence| {
-                let text: String = self.transcript.sentences[sentence]
-                    .word_lowers()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                has_split_phrase(&text, phrases!(REVISION_CUES))
+                has_split_phrase(&self.sentence_text(sentence), phrases!(REVISION_CUES))
             })
+    }
+
+    /// "I told you wrong on the hookup, sorry. It went up in April. It's
+    /// four fifty now.": the rest of a turn in which the answering side
+    /// names `field` and takes back what it said, as answers; a sentence
+    /// that names another field speaks of that one.
+    pub(super) fn retracted_rest(&self, field: FieldIndex, evidence: &[Evidence]) -> Vec<Evidence> {
+        let names_another_field = |sentence: SentenceIndex| {
+            self.field_indices().any(|other| {
+                other != field
+                    && self.transcript.sentences[sentence]
+                        .stems
+                        .iter()
+                        .any(|st| self.profiles[other].is_strong_keyword(st))
+            })
+        };
+        evidence
+            .iter()
+            .filter(|e| e.role == Role::Direct)
+            .filter(|e| {
+                let turn = self.transcript.sentences[e.sentence].turn;
+                self.transcript.turns[turn].speaker == Speaker::Recipient
+                    && has_any_phrase(&self.sentence_text(e.sentence), RETRACTIONS)
+            })
+            .flat_map(|e| {
+                let turn = self.transcript.sentences[e.sentence].turn;
+                self.transcript.turns[turn]
+                    .sentences
+                    .iter()
+                    .copied()
+                    .filter(move |&sentence| sentence > e.sentence)
+                    .take_while(move |&sentence| !names_another_field(sentence))
+                    .map(move |sentence| Evidence {
+                        sentence,
+                        role: Role::Answer,
+                        region: e.region,
+                    })
+            })
+            .collect()
+    }
+
+    /// A change one side asks for after `chosen` was given, and the other
+    /// side accepts: "Hold on, they've got cleaners in on Tuesday. Could he
+    /// do Wednesday, same time?" — "Wednesday at six is fine." Only for
+    /// days, dates and times; only a question that offers a change ("could
+    /// he", "how about", "instead"), in a turn with a revision cue; and only
+    /// a value the other side's reply repeats and accepts without refusing.
+    /// The last such change stands.
+    pub(super) fn agreed_change(
+        &self,
+        profile: &FieldProfile,
+        string_kind: &StringKind,
+        chosen: &StringCandidate,
+    ) -> Option<StringCandidate> {
+        if !matches!(
+            string_kind,
+            StringKind::Weekday | StringKind::Date | StringKind::Time
+        ) {
+            return None;
+        }
+        let turns = &self.transcript.turns;
+        let text_of = |sentences: &[SentenceIndex]| {
+            sentences
+                .iter()
+                .map(|&sentence| self.sentence_text(sentence))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let revises = |turn: TurnIndex| {
+            let said = text_of(&turns[turn].sentences);
+            has_split_phrase(&said, phrases!(HOLDS))
+                || has_split_phrase(&said, phrases!(REVISION_CUES))
+        };
+        let mut agreed: Option<StringCandidate> = None;
+        for proposal in (chosen.turn.0 + 1..turns.len().saturating_sub(1)).map(TurnIndex) {
+            let reply = &turns[proposal.next()];
+            if !revises(proposal) || reply.speaker == turns[proposal].speaker {
+                continue;
+            }
+            let answer = text_of(&reply.sentences);
+            let words: Vec<&str> = answer.split(' ').collect();
+            let refused = has_split_phrase(&answer, phrases!(DODGES))
+                || words.iter().any(|w| *w == "not" || w.ends_with("n't"))
+                || (words.first() == Some(&"no")
+                    && !matches!(words.get(1), Some(&("problem" | "worries" | "bother"))));
+            if refused || !has_any_phrase(&answer, ACCEPTANCES) {
+                continue;
+            }
+            let mut offered = Vec::new();
+            let standing = agreed.as_ref().unwrap_or(chosen);
+            let repeated: Vec<StringCandidate> = turns[proposal]
+                .sentences
+                .iter()
+                .filter(|&&sentence| {
+                    self.transcript.sentences[sentence].question
+                        && has_any_phrase(&self.sentence_text(sentence), CHANGE_OFFERS)
+                })
+                .flat_map(|&sentence| {
+                    self.string_candidates(
+                        profile,
+                        string_kind,
+                        sentence,
+                        Role::Answer,
+                        false,
+                        &mut offered,
+                    )
+                })
+                .filter(|c| !same_text(&c.text, &standing.text))
+                .filter(|c| normalize_words(&answer).contains(&normalize_words(&c.text)))
+                .collect();
+            if let [one] = repeated.as_slice() {
+                agreed = Some(one.clone());
+            }
+        }
+        agreed
     }
 
     /// Whether the reply holding `sentence` withholds an amount anywhere

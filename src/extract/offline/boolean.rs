@@ -9,6 +9,7 @@ use super::options::chooses_other_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::identifier::field_words;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
@@ -213,13 +214,20 @@ impl Analysis<'_, '_> {
                 "want" | "wants" | "like" | "likes" | "prefer" | "prefers" | "wish" | "wishes"
             )
         };
-        let description = profile
-            .definition
-            .description
-            .as_deref()
-            .unwrap_or_default()
-            .to_lowercase();
-        if !description.split(|c: char| !c.is_alphanumeric()).any(wish) {
+        // "Whether he wants …", "what she would like"; not "extras like
+        // towing".
+        let words = field_words(profile.definition);
+        let asks_a_wish = words.iter().enumerate().any(|(i, w)| {
+            wish(w)
+                && (!w.starts_with("like")
+                    || i.checked_sub(1).is_some_and(|before| {
+                        matches!(
+                            words[before].as_str(),
+                            "would" | "she'd" | "he'd" | "they'd" | "i'd" | "we'd"
+                        )
+                    }))
+        });
+        if !asks_a_wish {
             return false;
         }
         let words: Vec<&str> = self.transcript.sentences[sentence].word_lowers().collect();
@@ -256,7 +264,8 @@ impl Analysis<'_, '_> {
         let pleasantry = matches!(
             opening.as_slice(),
             ["no", "worries" | "problem" | "bother"]
-                | ["sure" | "cheers", ..]
+                | ["sure", "just"]
+                | ["cheers", ..]
                 | ["of", "course"]
                 | ["will", "do"]
         );
@@ -458,7 +467,7 @@ impl Analysis<'_, '_> {
                 // is about a charge.
                 if matches!(state, State::Strong(Polarity::Yes))
                     && is_no_charge_aside(text)
-                    && !clause_stems.iter().any(|st| profile.is_own_word(st))
+                    && !about_a_charge(profile)
                 {
                     continue;
                 }
@@ -560,6 +569,32 @@ fn is_hypothetical(text: &str) -> bool {
         "would cost",
     ];
     (text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD)
+}
+
+/// Whether the field's own words speak of paying ("parking fee",
+/// "whether cleaning is included"), so that "no charge" answers it.
+fn about_a_charge(profile: &FieldProfile) -> bool {
+    field_words(profile.definition).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "charge"
+                | "charged"
+                | "charges"
+                | "fee"
+                | "fees"
+                | "cost"
+                | "costs"
+                | "price"
+                | "free"
+                | "extra"
+                | "pay"
+                | "paid"
+                | "payment"
+                | "included"
+                | "include"
+                | "includes"
+        )
+    })
 }
 
 /// Whether a clause only says that something costs nothing ("no extra

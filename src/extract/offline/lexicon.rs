@@ -155,7 +155,8 @@ pub(super) const DODGES: &[&str] = &[
     "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",
     "no comment", "decline to", "keep that private", "keep that to myself", "none of your business",
     // Not allowed to tell ("I'm not able to go into other buyers' positions").
-    "not able to go into", "unable to go into", "can't go into", "cannot go into", "not able to discuss",
+    "not able to go into", "unable to go into", "can't go into that", "can't go into it",
+    "can't go into details", "cannot go into that", "cannot go into details", "not able to discuss",
     "unable to discuss", "can't discuss", "cannot discuss", "not able to disclose", "unable to disclose",
     "can't disclose", "cannot disclose", "not able to share that", "can't share that",
     "cannot share that", "can't give out", "cannot give out", "not able to give out",
@@ -171,7 +172,8 @@ pub(super) const HEDGES: &[&str] = &[
     // Not fixed yet, or said of something else ("This year's was …, but
     // they haven't set next year's"; "… so I think it's different").
     "haven't set", "hasn't been set", "not been set", "not set yet", "yet to be set", "yet to set",
-    "it's different", "it'd be different", "that's different", "it'll be different",
+    "think it's different", "it's different for", "it'd be different", "it'll be different",
+    "that's different for",
 ];
 
 /// Dodges that put the other side on hold; an answer usually follows.
@@ -299,6 +301,14 @@ pub(super) const REVISION_CUES: &[&str] = &[
     "actually", "wait", "make that", "instead", "scratch that", "correction", "i mean",
     "second thought", "change that", "forgot", "my mistake", "misspoke", "after all",
     "told you wrong", "gave you the wrong", "got that wrong", "i was wrong",
+];
+
+/// Phrases that take back what the speaker said before outright ("I told
+/// you wrong on the hookup"): stronger than a revision cue.
+#[rustfmt::skip]
+pub(super) const RETRACTIONS: &[&str] = &[
+    "told you wrong", "gave you the wrong", "got that wrong", "i was wrong", "misspoke",
+    "correction", "my mistake",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

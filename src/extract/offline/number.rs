@@ -3,9 +3,9 @@
 
 use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, REVISION_CUES, STOPWORDS};
+use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -77,36 +77,7 @@ impl Analysis<'_, '_> {
             })
             .collect();
         evidence.extend(extra);
-        // "I told you wrong on the hookup, sorry. It's four fifty now.": the
-        // rest of a turn in which the answering side names the field and
-        // revises it answers it.
-        let revised: Vec<Evidence> = evidence
-            .iter()
-            .filter(|e| e.role == Role::Direct)
-            .filter(|e| {
-                let turn = self.transcript.sentences[e.sentence].turn;
-                self.transcript.turns[turn].speaker == Speaker::Recipient
-            })
-            .filter(|e| {
-                let text = self.transcript.sentences[e.sentence]
-                    .word_lowers()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                has_split_phrase(&text, phrases!(REVISION_CUES))
-            })
-            .flat_map(|e| {
-                let turn = self.transcript.sentences[e.sentence].turn;
-                self.transcript.turns[turn]
-                    .sentences
-                    .iter()
-                    .filter(move |&&s| s > e.sentence)
-                    .map(move |&sentence| Evidence {
-                        sentence,
-                        role: Role::Answer,
-                        region: e.region,
-                    })
-            })
-            .collect();
+        let revised = self.retracted_rest(field, &evidence);
         let revising: Vec<SentenceIndex> = revised.iter().map(|e| e.sentence).collect();
         evidence.extend(revised);
         evidence.sort_by_key(|e| (e.sentence, e.role));
@@ -186,10 +157,23 @@ impl Analysis<'_, '_> {
         }
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
+        // The asker's own figure ("Their budget is about seventy pounds
+        // per person") competes only when the other side said it too.
+        let said_by_other_side = |value: f64| {
+            candidates.iter().any(|c| {
+                self.transcript.turns[c.turn].speaker != Speaker::Agent
+                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
+            })
+        };
+        let competing = candidates.iter().filter(|c| {
+            c.answered
+                || self.transcript.turns[c.turn].speaker != Speaker::Agent
+                || said_by_other_side(c.value)
+        });
         // Within a reply the best-fitting number wins (earliest on a tie);
         // across replies the latest reply that fits about as well wins.
         let mut per_turn: Vec<&NumberCandidate> = Vec::new();
-        for candidate in &candidates {
+        for candidate in competing {
             match per_turn.last_mut() {
                 Some(best) if best.turn == candidate.turn => {
                     if candidate.score > best.score {
@@ -199,19 +183,6 @@ impl Analysis<'_, '_> {
                 _ => per_turn.push(candidate),
             }
         }
-        // The asker's own figure ("Their budget is about seventy pounds
-        // per person") competes only when the other side said it too.
-        let said_by_other_side = |value: f64| {
-            candidates.iter().any(|c| {
-                self.transcript.turns[c.turn].speaker != Speaker::Agent
-                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
-            })
-        };
-        per_turn.retain(|c| {
-            c.answered
-                || self.transcript.turns[c.turn].speaker != Speaker::Agent
-                || said_by_other_side(c.value)
-        });
         let best = per_turn
             .iter()
             .map(|c| c.score)
@@ -411,6 +382,13 @@ impl Analysis<'_, '_> {
                 ),
                 None => per_fit(number_profile, m),
             };
+            // "sixty-five a head" is a price, not how many people.
+            if number_profile.unit == FieldUnit::Count
+                && counts_people(profile)
+                && m.per.as_deref().and_then(per_canonical) == Some("person")
+            {
+                score -= 1.0;
+            }
             // "a forty dollar key deposit": the amount belongs to the noun
             // it qualifies; another charge's noun means another field.
             let after: Vec<&str> = (m.end..m.end + 3)
@@ -448,7 +426,14 @@ impl Analysis<'_, '_> {
             // amount of what was agreed.
             if has_any_phrase(
                 clause_text(sent, clause),
-                &["would've", "would have", "could've", "could have"],
+                &[
+                    "would've been",
+                    "would have been",
+                    "could've been",
+                    "could have been",
+                    "would've cost",
+                    "would have cost",
+                ],
             ) {
                 continue;
             }
@@ -793,14 +778,22 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
     }
 }
 
+/// Whether a count field counts people ("group size, in people",
+/// "number of guests").
+fn counts_people(profile: &FieldProfile) -> bool {
+    [
+        "peopl", "person", "guest", "attende", "group", "child", "kid", "player", "visitor",
+    ]
+    .iter()
+    .any(|st| profile.is_own_word(st))
+}
+
 /// How well a mention's rate noun ("a night") fits the field's rate.
 fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
     let have = m.per.as_deref().and_then(per_canonical);
     match (number_profile.per, have, m.per.is_some()) {
         (Some(want), Some(h), _) if want == h => 1.0,
         (Some(_), _, true) => -1.0,
-        // "sixty-five a head" is a price, not how many.
-        (None, Some("person"), _) if number_profile.unit == FieldUnit::Count => -1.5,
         (None, _, true) => -0.5,
         _ => 0.0,
     }

@@ -36,8 +36,8 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["private"], &["shared", "sharing", "group", "communal"]],
     &[&["half-day"], &["full-day"]],
     &[
-        &["single", "one-off", "drop-in", "individual"],
-        &["block", "blocks", "package", "packages", "bundle", "course", "term"],
+        &["single", "one-off", "drop-in"],
+        &["block", "blocks", "bundle", "bundles"],
     ],
     &[
         &["studio", "studios", "one-bed", "one-beds", "one-bedroom", "one-bedroomed"],
@@ -133,7 +133,7 @@ pub(super) fn said_for_own_option(
     let broken = |from: usize, to: usize| {
         sentence.tokens[from.min(sentence.tokens.len())..to.min(sentence.tokens.len())]
             .iter()
-            .any(|t| t.is_punct(',') || matches!(t.lower.as_str(), "or" | "but" | ";"))
+            .any(|t| t.is_punct(';') || matches!(t.lower.as_str(), "or" | "but"))
     };
     for (position, word) in option_words(sentence) {
         if position > at && broken(at, position) {

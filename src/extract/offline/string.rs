@@ -4,7 +4,7 @@
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{DODGES, FILLERS, HOLDS, REVISION_CUES};
+use super::lexicon::{DODGES, FILLERS};
 use super::number::is_clock;
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
@@ -25,7 +25,7 @@ use crate::extract::text::vocabulary::COLORS;
 #[derive(Debug, Clone)]
 pub(super) struct StringCandidate {
     sentence: SentenceIndex,
-    turn: TurnIndex,
+    pub(super) turn: TurnIndex,
     /// Clause id within the turn.
     clause: ClauseId,
     /// The token the value starts at.
@@ -162,78 +162,6 @@ impl Analysis<'_, '_> {
         ))
     }
 
-    /// A change one side asks for after `chosen` was given, and the
-    /// other side accepts: "Hold on, they've got cleaners in on Tuesday.
-    /// Could he do Wednesday, same time?" — "Wednesday at six is fine." Only
-    /// for days, dates and times, proposed in a question after a revision
-    /// cue by either side, and only a value the other side's reply repeats
-    /// without refusing it. The last such change stands.
-    fn agreed_change(
-        &self,
-        profile: &FieldProfile,
-        string_kind: &StringKind,
-        chosen: &StringCandidate,
-    ) -> Option<StringCandidate> {
-        if !matches!(
-            string_kind,
-            StringKind::Weekday | StringKind::Date | StringKind::Time
-        ) {
-            return None;
-        }
-        let turns = &self.transcript.turns;
-        let text_of = |sentences: &[SentenceIndex]| {
-            sentences
-                .iter()
-                .flat_map(|&sentence| self.transcript.sentences[sentence].word_lowers())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let revises = |turn: TurnIndex| {
-            let said = text_of(&turns[turn].sentences);
-            has_split_phrase(&said, phrases!(HOLDS))
-                || has_split_phrase(&said, phrases!(REVISION_CUES))
-        };
-        let mut agreed: Option<StringCandidate> = None;
-        for proposal in (chosen.turn.0 + 1..turns.len().saturating_sub(1)).map(TurnIndex) {
-            let reply = &turns[proposal.next()];
-            if !revises(proposal) || reply.speaker == turns[proposal].speaker {
-                continue;
-            }
-            let answer = text_of(&reply.sentences);
-            let words: Vec<&str> = answer.split(' ').collect();
-            let refused = has_split_phrase(&answer, phrases!(DODGES))
-                || words.iter().any(|w| *w == "not" || w.ends_with("n't"))
-                || (words.first() == Some(&"no")
-                    && !matches!(words.get(1), Some(&("problem" | "worries" | "bother"))));
-            if refused {
-                continue;
-            }
-            let mut offered = Vec::new();
-            let standing = agreed.as_ref().unwrap_or(chosen);
-            let repeated: Vec<StringCandidate> = turns[proposal]
-                .sentences
-                .iter()
-                .filter(|&&sentence| self.transcript.sentences[sentence].question)
-                .flat_map(|&sentence| {
-                    self.string_candidates(
-                        profile,
-                        string_kind,
-                        sentence,
-                        Role::Answer,
-                        false,
-                        &mut offered,
-                    )
-                })
-                .filter(|c| !same_text(&c.text, &standing.text))
-                .filter(|c| normalize_words(&answer).contains(&normalize_words(&c.text)))
-                .collect();
-            if let [one] = repeated.as_slice() {
-                agreed = Some(one.clone());
-            }
-        }
-        agreed
-    }
-
     /// Whether the reply to the question in turn `open` is a clear yes.
     fn answered_yes(&self, profile: &FieldProfile, open: TurnIndex) -> bool {
         let Some(region) = self.region(open) else {
@@ -344,7 +272,7 @@ impl Analysis<'_, '_> {
     }
 
     /// Values of the field's kind in one evidence sentence.
-    fn string_candidates(
+    pub(super) fn string_candidates(
         &self,
         profile: &FieldProfile,
         string_kind: &StringKind,
@@ -679,14 +607,14 @@ fn push_values(
 }
 
 /// Whether one text contains the other, compared word stem by word stem.
-fn same_text(a: &str, b: &str) -> bool {
+pub(super) fn same_text(a: &str, b: &str) -> bool {
     let na = normalize_words(a);
     let nb = normalize_words(b);
     !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na))
 }
 
 /// Stems of the words of `s`, space-joined.
-fn normalize_words(s: &str) -> String {
+pub(super) fn normalize_words(s: &str) -> String {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(stem)

@@ -220,6 +220,14 @@ pub(super) fn code_candidates(
             }
             j += 1;
         }
+        // A trailing comma or "then" belongs to what follows the code.
+        while j > i
+            && sent.tokens.get(j - 1).is_some_and(|t| {
+                t.is_punct(',') || t.is_punct('-') || vocabulary::is_code_bridge(&t.lower)
+            })
+        {
+            j -= 1;
+        }
         let has_letter = code.chars().any(|c| c.is_ascii_alphabetic());
         let has_digit = code.chars().any(|c| c.is_ascii_digit());
         let pieces = sent

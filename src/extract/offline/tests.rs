@@ -831,3 +831,125 @@ fn what_would_have_been_is_no_rival_amount() {
              Recipient: Lamb's sixteen a head with the salads. The hog would've been thirteen, for what it's worth.";
     assert_eq!(run(&fields, transcript)["price_per_guest"], json!(16));
 }
+
+/// The kind of number a field wants, as the extractor reads its definition.
+fn number_unit(name: &str, desc: &str) -> super::profile::FieldUnit {
+    let name_words = crate::extract::text::identifier::split_identifier(name);
+    let desc_lower = desc.to_lowercase();
+    let text = format!("{} {}", name_words.join(" "), desc_lower);
+    super::value_kind::profile_number(&name_words, &desc_lower, &text).unit
+}
+
+#[test]
+fn a_field_s_unit_follows_its_closing_words_only_where_they_name_one() {
+    use super::profile::FieldUnit;
+    assert_eq!(
+        number_unit("monthly_rent", "Monthly rent for a one-bed in Los Angeles"),
+        FieldUnit::Money
+    );
+    assert_eq!(
+        number_unit(
+            "max_bag_weight",
+            "Maximum bag weight in pounds before the overweight fee applies"
+        ),
+        FieldUnit::Weight
+    );
+    assert_eq!(
+        number_unit("asking_price", "Current asking price in pounds"),
+        FieldUnit::Money
+    );
+    assert_eq!(
+        number_unit("min_height_cm", "Minimum driver height, in centimetres"),
+        FieldUnit::Count
+    );
+    assert_eq!(
+        number_unit("days_in_shop", "Number of days the car will be in the shop"),
+        FieldUnit::Duration(crate::extract::text::units::DurationUnit::Day)
+    );
+}
+
+#[test]
+fn a_room_number_named_in_passing_makes_no_code_field() {
+    let kind = |name: &str, desc: &str| {
+        let name_words = crate::extract::text::identifier::split_identifier(name);
+        let text = format!("{} {}", name_words.join(" "), desc.to_lowercase());
+        super::value_kind::classify_string_field(&name_words, desc, &text)
+    };
+    assert!(!matches!(
+        kind(
+            "contact",
+            "Name to ask for at reception, not the room number"
+        ),
+        super::profile::StringKind::Code
+    ));
+}
+
+#[test]
+fn a_question_in_passing_with_a_revision_cue_changes_no_day() {
+    let fields = [field(
+        "viewing_day",
+        FieldType::String,
+        "Day of the week of the viewing",
+    )];
+    let transcript = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday works. Actually, one more thing, is Friday your busiest day?\n\
+             Recipient: Friday's always busy.";
+    assert_eq!(run(&fields, transcript)["viewing_day"], json!("Tuesday"));
+}
+
+#[test]
+fn a_no_charge_reply_answers_a_field_about_a_charge() {
+    let fields = [field(
+        "parking_charged",
+        FieldType::Boolean,
+        "Whether there is a fee for parking",
+    )];
+    let transcript = "Agent: Is there a fee for parking?\n\
+             Recipient: Yep, it's round the back, no charge.";
+    assert_ne!(run(&fields, transcript)["parking_charged"], json!(true));
+}
+
+#[test]
+fn option_words_after_a_comma_still_name_the_option() {
+    let fields = [field(
+        "block_price",
+        FieldType::Number,
+        "Price of a block of classes, in dollars",
+    )];
+    let transcript = "Agent: How much is a block of classes?\n\
+             Recipient: It's twenty-five, for a drop-in.";
+    assert_eq!(run(&fields, transcript)["block_price"], Value::Null);
+    let fields = [field(
+        "class_price",
+        FieldType::Number,
+        "Price of one class in dollars",
+    )];
+    let transcript = "Agent: How much is one class?\n\
+             Recipient: It's forty-five, of course.";
+    assert_eq!(run(&fields, transcript)["class_price"], json!(45));
+}
+
+#[test]
+fn would_have_to_be_is_an_amount() {
+    let fields = [field(
+        "holiday_rate",
+        FieldType::Number,
+        "Nightly rate for the holiday weekend, in dollars",
+    )];
+    let transcript = "Agent: What's the nightly rate for the holiday weekend?\n\
+             Recipient: Usually one fifty. For the holiday weekend it would have to be two hundred.";
+    assert_eq!(run(&fields, transcript)["holiday_rate"], json!(200));
+}
+
+#[test]
+fn a_per_person_limit_is_a_count_of_things_not_people() {
+    let fields = [field(
+        "max_tickets",
+        FieldType::Number,
+        "Maximum number of tickets one customer may buy",
+    )];
+    let transcript = "Agent: How many tickets can one customer buy?\n\
+             Recipient: Four per person, and about two hundred left.";
+    assert_ne!(run(&fields, transcript)["max_tickets"], json!(200));
+}

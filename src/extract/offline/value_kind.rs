@@ -49,8 +49,12 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let money_explicit = any(&[
         "dollar", "dollars", "usd", "$", "cents", "euro", "euros", "eur", "gbp", "sterling",
     ]);
-    // "Asking price in pounds" is sterling; "Weight in pounds" is weight.
-    let sterling = any(&["pound", "pounds"]) && any(MONEY_NOUNS);
+    // "Asking price in pounds" is sterling; "Weight in pounds" is weight,
+    // even "before the overweight fee applies".
+    let weighed = any(&[
+        "weight", "weigh", "weighs", "heavy", "heavier", "kg", "lbs", "kilos",
+    ]);
+    let sterling = any(&["pound", "pounds"]) && any(MONEY_NOUNS) && !weighed;
     let unit = if money_explicit || sterling {
         FieldUnit::Money
     } else if closes_on_a_count(&tw) {
@@ -127,39 +131,45 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     }
 }
 
-/// Units other than time that a description may close on ("in people").
+/// Counted things a description may close on ("in people"): the field is
+/// a count, whatever duration word it holds ("… for a day visit").
 #[rustfmt::skip]
-const OTHER_UNITS: &[&str] = &[
-    "people", "persons", "guests", "attendees", "pounds", "dollars", "euros", "kilograms", "kilos",
-    "kg", "lbs", "miles", "kilometres", "kilometers", "metres", "meters", "feet", "inches",
-    "percent", "units", "items",
+const COUNTED: &[&str] = &["people", "persons", "guests", "attendees", "units", "items"];
+
+/// Measures other than time that a description may close on ("in
+/// kilometres"): the field is no duration, though no count either.
+#[rustfmt::skip]
+const MEASURES: &[&str] = &[
+    "pounds", "dollars", "euros", "cents", "kilograms", "kilos", "kg", "lbs", "grams", "miles",
+    "kilometres", "kilometers", "metres", "meters", "centimetres", "centimeters", "millimetres",
+    "millimeters", "cm", "mm", "feet", "inches", "litres", "liters", "gallons", "percent",
 ];
 
-/// Whether the field's text closes on "in <things>" that are counted
-/// ("in letters", "in guests"), not measured.
-fn closes_on_a_count(words: &[&str]) -> bool {
+/// The word a field's text closes on after "in" ("… in letters", "… in
+/// whole days"), if it does.
+fn closing_unit<'w>(words: &[&'w str]) -> Option<&'w str> {
     let n = words.len();
-    let Some(&last) = words.last() else {
-        return false;
-    };
-    let closing = [n.checked_sub(2), n.checked_sub(3)]
+    [n.checked_sub(2), n.checked_sub(3)]
         .into_iter()
         .flatten()
-        .any(|at| words[at] == "in");
-    let measured = OTHER_UNITS.contains(&last)
-        && !matches!(
-            last,
-            "people" | "persons" | "guests" | "attendees" | "units" | "items"
-        );
-    closing
-        && last.chars().count() > 3
-        && last.ends_with('s')
+        .find(|&at| words[at] == "in")
+        .and_then(|_| words.last().copied())
+}
+
+/// Whether the field counts what its text closes on, named once before
+/// ("Number of letters included in the base price, in letters"), or
+/// counted things ("in people").
+fn closes_on_a_count(words: &[&str]) -> bool {
+    let Some(last) = closing_unit(words) else {
+        return false;
+    };
+    // "… in letters", right at the close, not "… in the shop".
+    let right_at_close = words.len() >= 2 && words[words.len() - 2] == "in";
+    let named_before = right_at_close
+        && words[..words.len() - 1].contains(&last)
         && DurationUnit::parse(last).is_none()
-        && !measured
-        && !matches!(
-            last,
-            "cents" | "dollars" | "euros" | "pounds" | "lbs" | "totals"
-        )
+        && !MEASURES.contains(&last);
+    COUNTED.contains(&last) || named_before
 }
 
 /// The duration unit a field's text names, unless only as a rate.
@@ -172,15 +182,11 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
         .collect();
     // A closing "in people", "in days" names the unit outright; a
     // duration word elsewhere may only describe the thing ("a day visit").
-    let n = ws.len();
-    for at in [n.checked_sub(2), n.checked_sub(3)].into_iter().flatten() {
-        if ws[at] != "in" {
-            continue;
-        }
-        if let Some(unit) = ws[at + 1..].iter().find_map(|w| DurationUnit::parse(w)) {
+    if let Some(last) = closing_unit(&ws) {
+        if let Some(unit) = DurationUnit::parse(last) {
             return Some(unit);
         }
-        if ws[at + 1..].iter().any(|w| OTHER_UNITS.contains(w)) {
+        if COUNTED.contains(&last) || MEASURES.contains(&last) {
             return None;
         }
     }
@@ -255,7 +261,11 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
         "reference",
         "tracking",
         "account",
-    ]) || (any(&["number"]) && !phrase("number of"))
+    ]) || ((name_words.iter().any(|w| w == "number")
+        || text_words(desc)
+            .take(3)
+            .any(|w| w.eq_ignore_ascii_case("number")))
+        && !phrase("number of"))
     {
         return StringKind::Code;
     }
