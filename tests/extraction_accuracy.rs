@@ -86,7 +86,7 @@ struct Floor {
 }
 
 /// Scores `set` and holds it to its floor: the figures measured at the end
-/// of the latest work on the rules (2026-11-27, `52ace8b`).
+/// of the latest work on the rules (2026-11-27, `5578008`).
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -203,7 +203,8 @@ fn offline_extraction_on_the_second_held_out_set() {
 /// reports described some of its cases, and a few rules since were checked
 /// against calls shaped on those descriptions, so its final figures are
 /// not clean; the fourth set's are. Measured once more, figures only,
-/// after the fifth set's work (`52ace8b`): 164 (58.6%), 46 (16.4%).
+/// after the fifth set's work (`52ace8b`) and after the review mends: 164
+/// (58.6%), 46 (16.4%).
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
@@ -223,12 +224,13 @@ fn offline_extraction_on_the_third_held_out_set() {
 /// (`ec77a62`, made without looking at any held-out set): 172 (60.6%), 43
 /// (15.1%); boolean 73.7% / 15.2%, number 49.5% / 13.5%, string 59.5% /
 /// 17.6%. Measured once more, figures only, after the fifth set's work
-/// (`52ace8b`): 176 (62.0%), 44 (15.5%).
+/// (`52ace8b`): 176 (62.0%), 44 (15.5%); after the review mends (`5578008`):
+/// 177 (62.3%), 44.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 176,
+        right: 177,
         wrong: 44,
     };
     holds("extraction-heldout-4", 64, false, floor);
@@ -243,13 +245,15 @@ fn offline_extraction_on_the_fourth_held_out_set() {
 /// of tuning on the development sets (`c8feb2a`) and once more, the same,
 /// after a tightening of the evidence check made for a development case
 /// (`52ace8b`): 213 (68.5%), 36 (11.6%); boolean 73.4% / 12.8%, number 60.2% /
-/// 14.8%, string 75.7% / 4.1%.
+/// 14.8%, string 75.7% / 4.1%. After a reviewer's mends (`5578008`, made
+/// against invented counter-examples and the development sets): 212
+/// (68.2%), 37 (11.9%); boolean 72.5% / 13.8%.
 #[test]
 fn offline_extraction_on_the_fifth_held_out_set() {
     let floor = Floor {
         fields: 311,
-        right: 213,
-        wrong: 36,
+        right: 212,
+        wrong: 37,
     };
     holds("extraction-heldout-5", 64, false, floor);
 }
