@@ -57,6 +57,7 @@ mod phrase;
 mod profile;
 mod question;
 mod relevance;
+mod spoken_amount;
 mod string;
 mod string_candidates;
 #[cfg(test)]

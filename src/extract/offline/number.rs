@@ -18,12 +18,12 @@ use crate::extract::text::vocabulary;
 /// A number that may be a field's value, with how well it fits.
 #[derive(Debug, Clone)]
 pub(super) struct NumberCandidate {
-    sentence: SentenceIndex,
+    pub(super) sentence: SentenceIndex,
     pub(super) turn: TurnIndex,
     /// Clause id within the turn.
     pub(super) clause: ClauseId,
     pub(super) value: f64,
-    alt: Option<f64>,
+    pub(super) alt: Option<f64>,
     /// (low, high) for a range.
     pub(super) range: Option<(f64, f64)>,
     pub(super) score: f64,
@@ -41,13 +41,76 @@ impl Analysis<'_, '_> {
         field: FieldIndex,
         number_profile: &NumberProfile,
     ) -> Option<(f64, Source)> {
-        let profile = &self.profiles[field];
         if number_profile.unit == FieldUnit::Clock {
             return self.extract_clock_number(field, number_profile);
         }
+        let candidates = self.scored_candidates(field, number_profile)?;
+        // The asker's own figure ("Their budget is about seventy pounds
+        // per person") competes only when the other side said it too.
+        let said_by_other_side = |value: f64| {
+            candidates.iter().any(|c| {
+                self.transcript.turns[c.turn].speaker != Speaker::Agent
+                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
+            })
+        };
+        let competing = candidates.iter().filter(|c| {
+            c.answered
+                || self.transcript.turns[c.turn].speaker != Speaker::Agent
+                || said_by_other_side(c.value)
+        });
+        // Within a reply the best-fitting number wins (earliest on a tie);
+        // across replies the latest reply that fits about as well wins.
+        let mut per_turn: Vec<&NumberCandidate> = Vec::new();
+        for candidate in competing {
+            match per_turn.last_mut() {
+                Some(best) if best.turn == candidate.turn => {
+                    if candidate.score > best.score {
+                        *best = candidate;
+                    }
+                }
+                _ => per_turn.push(candidate),
+            }
+        }
+        let best = per_turn
+            .iter()
+            .map(|c| c.score)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let pick = *per_turn.iter().rev().find(|c| c.score >= best - 0.5)?;
+        let mut value = match (pick.range, number_profile.range) {
+            (Some((lo, _)), RangePreference::Lower) => lo,
+            (Some((_, hi)), RangePreference::Upper) => hi,
+            (Some(_), RangePreference::Neither) => return None,
+            (None, _) => pick.value,
+        };
+        value = self.settled_reading(pick, &candidates, value);
+        let said = self.said_at(pick, &candidates);
+        // Precision first: a value only from a reply to a question about the
+        // field, and only when that reply gives one amount that fits clearly
+        // better than any other it gives.
+        let said_candidate = candidates.iter().find(|c| c.sentence == said);
+        if !said_candidate.is_some_and(|c| c.answered) {
+            return None;
+        }
+        let rivals = candidates.iter().filter(|c| {
+            c.turn == pick.turn
+                && !c.echo
+                && !same(c.value, pick.value)
+                && !pick.alt.is_some_and(|a| same(a, c.value))
+                && pick.range.is_none()
+                && c.score >= pick.score - 0.25
+                && c.clause >= pick.clause
+        });
+        if rivals.count() > 0 || self.reply_hedges(said) || self.withdrawn(pick, &candidates) {
+            return None;
+        }
+        Some(self.apply_not_corrections(said, value))
+    }
+
+    /// The evidence for `field`, with the reformulation right after a
+    /// mention ("Come back in a year. So, twelve months.") and the rest of
+    /// a retracting turn; and the sentences of those retracting turns.
+    fn number_evidence(&self, field: FieldIndex) -> (Vec<Evidence>, Vec<SentenceIndex>) {
         let mut evidence = self.evidence(field, false);
-        // "Come back in a year. So, twelve months.": a reformulation right after
-        // a mention belongs with it.
         let extra: Vec<Evidence> = evidence
             .iter()
             .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
@@ -82,6 +145,20 @@ impl Analysis<'_, '_> {
         evidence.extend(revised);
         evidence.sort_by_key(|e| (e.sentence, e.role));
         evidence.dedup_by_key(|e| e.sentence);
+        (evidence, revising)
+    }
+
+    /// Every amount that may be `field`'s value, scored, in transcript
+    /// order, after the correction cues of each reply; `None` when there is
+    /// none. Replies to a question about the field (and amounts the asker
+    /// put that a plain yes confirmed) are marked answered and rank higher.
+    fn scored_candidates(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<Vec<NumberCandidate>> {
+        let profile = &self.profiles[field];
+        let (evidence, revising) = self.number_evidence(field);
         let mut candidates: Vec<NumberCandidate> = Vec::new();
         let mut echo_candidates: Vec<NumberCandidate> = Vec::new();
         // "Your website says the deposit is two hundred, is that still
@@ -157,105 +234,23 @@ impl Analysis<'_, '_> {
         }
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
-        // The asker's own figure ("Their budget is about seventy pounds
-        // per person") competes only when the other side said it too.
-        let said_by_other_side = |value: f64| {
-            candidates.iter().any(|c| {
-                self.transcript.turns[c.turn].speaker != Speaker::Agent
-                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
-            })
-        };
-        let competing = candidates.iter().filter(|c| {
-            c.answered
-                || self.transcript.turns[c.turn].speaker != Speaker::Agent
-                || said_by_other_side(c.value)
-        });
-        // Within a reply the best-fitting number wins (earliest on a tie);
-        // across replies the latest reply that fits about as well wins.
-        let mut per_turn: Vec<&NumberCandidate> = Vec::new();
-        for candidate in competing {
-            match per_turn.last_mut() {
-                Some(best) if best.turn == candidate.turn => {
-                    if candidate.score > best.score {
-                        *best = candidate;
-                    }
-                }
-                _ => per_turn.push(candidate),
-            }
-        }
-        let best = per_turn
-            .iter()
-            .map(|c| c.score)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let pick = *per_turn.iter().rev().find(|c| c.score >= best - 0.5)?;
-        let mut value = match (pick.range, number_profile.range) {
-            (Some((lo, _)), RangePreference::Lower) => lo,
-            (Some((_, hi)), RangePreference::Upper) => hi,
-            (Some(_), RangePreference::Neither) => return None,
-            (None, _) => pick.value,
-        };
-        // An ambiguous spoken amount settled by another mention ("Sixteen twenty" … "Sixteen hundred twenty").
-        if let Some(alt) = pick.alt
-            && candidates
-                .iter()
-                .any(|c| c.sentence != pick.sentence && same(c.value, alt))
-            && !candidates
-                .iter()
-                .any(|c| c.sentence != pick.sentence && same(c.value, value))
-        {
-            value = alt;
-        }
-        // "That comes to thirty-eight hundred. … so forty-two fifty all
-        // in.": an ambiguous amount that revises an earlier one is of its
-        // order (4,250, not 42.50), unless another mention settled it.
-        if let Some(alt) = pick.alt
-            && same(value, pick.value)
-            && self.revises(pick.turn)
-            && let Some(earlier) = candidates
-                .iter()
-                .rev()
-                .find(|c| c.turn < pick.turn && c.alt.is_none() && c.value > 0.0)
-        {
-            let distance = |x: f64| (x / earlier.value).ln().abs();
-            if x_positive(alt) && distance(alt) < distance(value) {
-                value = alt;
-            }
-        }
-        // "Half day's eleven hundred, full day's nineteen fifty.": an
-        // ambiguous amount said beside plain ones is of their order.
-        if let Some(alt) = pick.alt
-            && same(value, pick.value)
-            && x_positive(alt)
-        {
-            let siblings: Vec<f64> = candidates
-                .iter()
-                .filter(|c| c.turn == pick.turn && c.alt.is_none() && x_positive(c.value))
-                .filter(|c| !same(c.value, pick.value))
-                .map(|c| c.value)
-                .collect();
-            let distance = |x: f64| {
-                siblings
-                    .iter()
-                    .map(|s| (x / s).ln().abs())
-                    .fold(f64::INFINITY, f64::min)
-            };
-            if !siblings.is_empty() && distance(alt) + 1.0 < distance(value) {
-                value = alt;
-            }
-        }
-        // An echo, or the agent repeating the value, only confirms: the
-        // value was read where the other side said it, if it did.
+        Some(candidates)
+    }
+
+    /// Where the value of `pick` was said: an echo, or the agent repeating
+    /// the value, only confirms, so the value was read where the other side
+    /// said it, if it did ("The website lists it at thirty-eight pounds."
+    /// "Yep, still thirty-eight.": the other side's words after it, when
+    /// none came before).
+    fn said_at(&self, pick: &NumberCandidate, candidates: &[NumberCandidate]) -> SentenceIndex {
         let by_agent =
             |c: &NumberCandidate| self.transcript.turns[c.turn].speaker == Speaker::Agent;
-        // ("The website lists it at thirty-eight pounds." "Yep, still
-        // thirty-eight.": the other side's words after it, when none came
-        // before.)
         let other_side_said = |c: &&NumberCandidate| {
             !c.echo
                 && !by_agent(c)
                 && (same(c.value, pick.value) || c.alt.is_some_and(|a| same(a, pick.value)))
         };
-        let said = if pick.echo || by_agent(pick) {
+        if pick.echo || by_agent(pick) {
             candidates
                 .iter()
                 .rev()
@@ -270,27 +265,7 @@ impl Analysis<'_, '_> {
                 .map_or(pick.sentence, |c| c.sentence)
         } else {
             pick.sentence
-        };
-        // Precision first: a value only from a reply to a question about the
-        // field, and only when that reply gives one amount that fits clearly
-        // better than any other it gives.
-        let said_candidate = candidates.iter().find(|c| c.sentence == said);
-        if !said_candidate.is_some_and(|c| c.answered) {
-            return None;
         }
-        let rivals = candidates.iter().filter(|c| {
-            c.turn == pick.turn
-                && !c.echo
-                && !same(c.value, pick.value)
-                && !pick.alt.is_some_and(|a| same(a, c.value))
-                && pick.range.is_none()
-                && c.score >= pick.score - 0.25
-                && c.clause >= pick.clause
-        });
-        if rivals.count() > 0 || self.reply_hedges(said) || self.withdrawn(pick, &candidates) {
-            return None;
-        }
-        Some(self.apply_not_corrections(said, value))
     }
 
     /// The numbers of one sentence that fit the field, scored.
@@ -721,11 +696,6 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
         .collect();
     v.dedup();
     v
-}
-
-/// Whether `x` is a positive finite amount (one whose order can be compared).
-fn x_positive(x: f64) -> bool {
-    x > 0.0 && x.is_finite()
 }
 
 /// Whether two amounts are equal up to rounding error.

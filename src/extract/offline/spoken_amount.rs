@@ -1,0 +1,73 @@
+//! Ambiguous spoken amounts ("sixteen twenty": 16.20 or 1,620): which
+//! reading the rest of the call settles.
+
+use super::evidence::Analysis;
+use super::number::{NumberCandidate, same};
+
+impl Analysis<'_, '_> {
+    /// The reading of `pick`'s amount that the call settles, starting from
+    /// `value` (its default reading, or the end of a range the field asks
+    /// for).
+    pub(super) fn settled_reading(
+        &self,
+        pick: &NumberCandidate,
+        candidates: &[NumberCandidate],
+        mut value: f64,
+    ) -> f64 {
+        // An ambiguous spoken amount settled by another mention ("Sixteen twenty" … "Sixteen hundred twenty").
+        if let Some(alt) = pick.alt
+            && candidates
+                .iter()
+                .any(|c| c.sentence != pick.sentence && same(c.value, alt))
+            && !candidates
+                .iter()
+                .any(|c| c.sentence != pick.sentence && same(c.value, value))
+        {
+            value = alt;
+        }
+        // "That comes to thirty-eight hundred. … so forty-two fifty all
+        // in.": an ambiguous amount that revises an earlier one is of its
+        // order (4,250, not 42.50), unless another mention settled it.
+        if let Some(alt) = pick.alt
+            && same(value, pick.value)
+            && self.revises(pick.turn)
+            && let Some(earlier) = candidates
+                .iter()
+                .rev()
+                .find(|c| c.turn < pick.turn && c.alt.is_none() && c.value > 0.0)
+        {
+            let distance = |x: f64| (x / earlier.value).ln().abs();
+            if x_positive(alt) && distance(alt) < distance(value) {
+                value = alt;
+            }
+        }
+        // "Half day's eleven hundred, full day's nineteen fifty.": an
+        // ambiguous amount said beside plain ones is of their order.
+        if let Some(alt) = pick.alt
+            && same(value, pick.value)
+            && x_positive(alt)
+        {
+            let siblings: Vec<f64> = candidates
+                .iter()
+                .filter(|c| c.turn == pick.turn && c.alt.is_none() && x_positive(c.value))
+                .filter(|c| !same(c.value, pick.value))
+                .map(|c| c.value)
+                .collect();
+            let distance = |x: f64| {
+                siblings
+                    .iter()
+                    .map(|s| (x / s).ln().abs())
+                    .fold(f64::INFINITY, f64::min)
+            };
+            if !siblings.is_empty() && distance(alt) + 1.0 < distance(value) {
+                value = alt;
+            }
+        }
+        value
+    }
+}
+
+/// Whether `x` is a positive finite amount (one whose order can be compared).
+fn x_positive(x: f64) -> bool {
+    x > 0.0 && x.is_finite()
+}
