@@ -5,7 +5,7 @@
 
 use crate::domain::FieldDefinition;
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
-use crate::extract::text::numbers::find_numbers;
+use crate::extract::text::numbers::{find_numbers, same_amount};
 use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
@@ -320,10 +320,6 @@ pub(super) fn polarity(text: &str) -> Option<bool> {
     (negation_count(&clause) % 2 == 1 && !plain_yes).then_some(false)
 }
 
-fn same(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1e-9)
-}
-
 const DURATIONS: [DurationUnit; 6] = [
     DurationUnit::Minute,
     DurationUnit::Hour,
@@ -354,7 +350,7 @@ pub(super) fn number_agrees(value: f64, text: &str) -> bool {
             .flatten()
     });
     for reading in readings {
-        if same(reading, value) {
+        if same_amount(reading, value) {
             return true;
         }
     }
@@ -371,8 +367,8 @@ pub(super) fn number_agrees(value: f64, text: &str) -> bool {
             .iter()
             .filter_map(|&(amount, unit)| unit.factor_to(target).map(|f| amount * f))
             .collect();
-        if converted.iter().any(|&c| same(c, value))
-            || (converted.len() > 1 && same(converted.iter().sum(), value))
+        if converted.iter().any(|&c| same_amount(c, value))
+            || (converted.len() > 1 && same_amount(converted.iter().sum(), value))
         {
             return true;
         }

@@ -6,11 +6,12 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{CORRECTION_CUES, DODGES, HEDGES, HOLDS, RETRACTIONS, REVISION_CUES};
-use super::number::{NumberCandidate, same};
+use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, StringKind};
 use super::string::{StringCandidate, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::numbers::same_amount;
 
 /// Words of a question that offer a change ("Could he do Wednesday?").
 const CHANGE_OFFERS: &[&str] = &[
@@ -275,7 +276,7 @@ impl Analysis<'_, '_> {
                     .map(|t| t.lower.as_str())
                     .collect();
                 let not_gap = matches!(gap.as_slice(), ["not"] | ["not", "a" | "an" | "the"]);
-                if not_gap && same(b.value, value) {
+                if not_gap && same_amount(b.value, value) {
                     value = a.value;
                     source = Source::sentence(sentence);
                 }

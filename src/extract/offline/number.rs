@@ -10,7 +10,7 @@ use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePr
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
-use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
@@ -50,7 +50,7 @@ impl Analysis<'_, '_> {
         let said_by_other_side = |value: f64| {
             candidates.iter().any(|c| {
                 self.transcript.turns[c.turn].speaker != Speaker::Agent
-                    && (same(c.value, value) || c.alt.is_some_and(|a| same(a, value)))
+                    && (same_amount(c.value, value) || c.alt.is_some_and(|a| same_amount(a, value)))
             })
         };
         let competing = candidates.iter().filter(|c| {
@@ -94,8 +94,8 @@ impl Analysis<'_, '_> {
         let rivals = candidates.iter().filter(|c| {
             c.turn == pick.turn
                 && !c.echo
-                && !same(c.value, pick.value)
-                && !pick.alt.is_some_and(|a| same(a, c.value))
+                && !same_amount(c.value, pick.value)
+                && !pick.alt.is_some_and(|a| same_amount(a, c.value))
                 && pick.range.is_none()
                 && c.score >= pick.score - 0.25
                 && c.clause >= pick.clause
@@ -209,7 +209,10 @@ impl Analysis<'_, '_> {
         for mut echo in echo_candidates {
             let confirmed = candidates
                 .iter()
-                .filter(|o| same(o.value, echo.value) || o.alt.is_some_and(|a| same(a, echo.value)))
+                .filter(|o| {
+                    same_amount(o.value, echo.value)
+                        || o.alt.is_some_and(|a| same_amount(a, echo.value))
+                })
                 .map(|o| o.score)
                 .reduce(f64::max);
             if let Some(score) = confirmed {
@@ -248,7 +251,8 @@ impl Analysis<'_, '_> {
         let other_side_said = |c: &&NumberCandidate| {
             !c.echo
                 && !by_agent(c)
-                && (same(c.value, pick.value) || c.alt.is_some_and(|a| same(a, pick.value)))
+                && (same_amount(c.value, pick.value)
+                    || c.alt.is_some_and(|a| same_amount(a, pick.value)))
         };
         if pick.echo || by_agent(pick) {
             candidates
@@ -290,7 +294,7 @@ impl Analysis<'_, '_> {
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
                 continue;
             };
-            if own_numbers.iter().any(|v| same(*v, m.value))
+            if own_numbers.iter().any(|v| same_amount(*v, m.value))
                 || sent.habitual_before(m.start)
                 || said_for_own_option(profile, sent, m.start) == Some(false)
             {
@@ -696,11 +700,6 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
         .collect();
     v.dedup();
     v
-}
-
-/// Whether two amounts are equal up to rounding error.
-pub(super) fn same(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// How well a mention's unit fits the field: `(score, conversion factor)`,

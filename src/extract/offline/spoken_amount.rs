@@ -2,7 +2,8 @@
 //! reading the rest of the call settles.
 
 use super::evidence::Analysis;
-use super::number::{NumberCandidate, same};
+use super::number::NumberCandidate;
+use crate::extract::text::numbers::same_amount;
 
 impl Analysis<'_, '_> {
     /// The reading of `pick`'s amount that the call settles, starting from
@@ -18,10 +19,10 @@ impl Analysis<'_, '_> {
         if let Some(alt) = pick.alt
             && candidates
                 .iter()
-                .any(|c| c.sentence != pick.sentence && same(c.value, alt))
+                .any(|c| c.sentence != pick.sentence && same_amount(c.value, alt))
             && !candidates
                 .iter()
-                .any(|c| c.sentence != pick.sentence && same(c.value, value))
+                .any(|c| c.sentence != pick.sentence && same_amount(c.value, value))
         {
             value = alt;
         }
@@ -29,7 +30,7 @@ impl Analysis<'_, '_> {
         // in.": an ambiguous amount that revises an earlier one is of its
         // order (4,250, not 42.50), unless another mention settled it.
         if let Some(alt) = pick.alt
-            && same(value, pick.value)
+            && same_amount(value, pick.value)
             && self.revises(pick.turn)
             && let Some(earlier) = candidates
                 .iter()
@@ -44,13 +45,13 @@ impl Analysis<'_, '_> {
         // "Half day's eleven hundred, full day's nineteen fifty.": an
         // ambiguous amount said beside plain ones is of their order.
         if let Some(alt) = pick.alt
-            && same(value, pick.value)
+            && same_amount(value, pick.value)
             && x_positive(alt)
         {
             let siblings: Vec<f64> = candidates
                 .iter()
                 .filter(|c| c.turn == pick.turn && c.alt.is_none() && x_positive(c.value))
-                .filter(|c| !same(c.value, pick.value))
+                .filter(|c| !same_amount(c.value, pick.value))
                 .map(|c| c.value)
                 .collect();
             let distance = |x: f64| {

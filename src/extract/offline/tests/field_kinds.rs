@@ -1,0 +1,76 @@
+//! What kind of value the offline extractor reads a field definition as
+//! asking for.
+
+#[test]
+fn proof_of_address_asks_for_a_document_and_a_room_number_for_a_code() {
+    let kind = |name: &str, desc: &str| {
+        let name_words = crate::extract::text::identifier::split_identifier(name);
+        let desc_lower = desc.to_lowercase();
+        let text = format!("{} {}", name_words.join(" "), desc_lower);
+        crate::extract::offline::value_kind::classify_string_field(&name_words, desc, &text)
+    };
+    assert!(!matches!(
+        kind("proof_of_address", "Document accepted as proof of address"),
+        crate::extract::offline::profile::StringKind::Address
+    ));
+    assert!(matches!(
+        kind("delivery_address", "Street address for the delivery"),
+        crate::extract::offline::profile::StringKind::Address
+    ));
+    assert!(matches!(
+        kind("office_room", "Room number where she has to apply"),
+        crate::extract::offline::profile::StringKind::Code
+    ));
+}
+
+/// The kind of number a field wants, as the extractor reads its definition.
+fn number_unit(name: &str, desc: &str) -> crate::extract::offline::profile::FieldUnit {
+    let name_words = crate::extract::text::identifier::split_identifier(name);
+    let desc_lower = desc.to_lowercase();
+    let text = format!("{} {}", name_words.join(" "), desc_lower);
+    crate::extract::offline::value_kind::profile_number(&name_words, &desc_lower, &text).unit
+}
+
+#[test]
+fn a_field_s_unit_follows_its_closing_words_only_where_they_name_one() {
+    use crate::extract::offline::profile::FieldUnit;
+    assert_eq!(
+        number_unit("monthly_rent", "Monthly rent for a one-bed in Los Angeles"),
+        FieldUnit::Money
+    );
+    assert_eq!(
+        number_unit(
+            "max_bag_weight",
+            "Maximum bag weight in pounds before the overweight fee applies"
+        ),
+        FieldUnit::Weight
+    );
+    assert_eq!(
+        number_unit("asking_price", "Current asking price in pounds"),
+        FieldUnit::Money
+    );
+    assert_eq!(
+        number_unit("min_height_cm", "Minimum driver height, in centimetres"),
+        FieldUnit::Count
+    );
+    assert_eq!(
+        number_unit("days_in_shop", "Number of days the car will be in the shop"),
+        FieldUnit::Duration(crate::extract::text::units::DurationUnit::Day)
+    );
+}
+
+#[test]
+fn a_room_number_named_in_passing_makes_no_code_field() {
+    let kind = |name: &str, desc: &str| {
+        let name_words = crate::extract::text::identifier::split_identifier(name);
+        let text = format!("{} {}", name_words.join(" "), desc.to_lowercase());
+        crate::extract::offline::value_kind::classify_string_field(&name_words, desc, &text)
+    };
+    assert!(!matches!(
+        kind(
+            "contact",
+            "Name to ask for at reception, not the room number"
+        ),
+        crate::extract::offline::profile::StringKind::Code
+    ));
+}

@@ -1,0 +1,104 @@
+//! The offline extractor on invented calls: days, codes and names.
+
+use super::{field, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+#[test]
+fn weekday_and_name() {
+    let fields = [
+        field(
+            "pickup_day",
+            FieldType::String,
+            "Day of the week for pickup",
+        ),
+        field(
+            "clerk_name",
+            FieldType::String,
+            "First name of the staff member on the call",
+        ),
+    ];
+    let transcript = "Recipient: Main Street Cleaners, this is Rosa.\n\
+             Agent: Hi Rosa, when can my client pick up the coat?\n\
+             Recipient: Tuesday. No wait, Wednesday, the tailor's out Tuesday.\n\
+             Agent: Wednesday, thank you Rosa.";
+    let out = run(&fields, transcript);
+    assert_eq!(out["pickup_day"], json!("Wednesday"));
+    // Nobody asked for the clerk's name: never guessed from a greeting.
+    assert_eq!(out["clerk_name"], Value::Null);
+    let asked = "Agent: Hi, may I ask who I'm speaking with?\n\
+             Recipient: This is Rosa.\n\
+             Agent: Thank you, Rosa.";
+    assert_eq!(run(&fields, asked)["clerk_name"], json!("Rosa"));
+}
+
+/// A code written as digit groups joined by hyphens is one code.
+#[test]
+fn a_hyphenated_code_is_one_value() {
+    let fields = [field(
+        "order_number",
+        FieldType::String,
+        "Order number for this order",
+    )];
+    let transcript = "Agent: Could I have the order number?\nRecipient: Done, order number's 88-1902.\nAgent: Thanks.";
+    assert_eq!(run(&fields, transcript)["order_number"], json!("88-1902"));
+}
+
+/// "Let me know by Friday" sets a deadline for someone else; "I'll send
+/// the contract by Friday" names the day of the field's own action.
+#[test]
+fn a_deadline_day_is_not_the_day_asked_for() {
+    let lesson = [field(
+        "lessonDay",
+        FieldType::String,
+        "Day of the week of the first lesson",
+    )];
+    let transcript = "Agent: Which day would the first lesson be?\n\
+                      Recipient: Sure, just let me know by Friday.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&lesson, transcript)["lessonDay"], Value::Null);
+    let sent = [field(
+        "contractSendDay",
+        FieldType::String,
+        "Day of the week the contract will be sent",
+    )];
+    let transcript = "Agent: When will you send the contract?\n\
+                      Recipient: I'll send the contract over by Friday.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&sent, transcript)["contractSendDay"], json!("Friday"));
+}
+
+#[test]
+fn a_change_asked_for_and_accepted_replaces_the_day() {
+    let fields = [field(
+        "viewing_day",
+        FieldType::String,
+        "Day of the week of the viewing",
+    )];
+    let transcript = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday at six works for him.\n\
+             Recipient: Ah, hold on, there are cleaners in on Tuesday. Could he do Thursday instead?\n\
+             Agent: Thursday at six is fine.";
+    assert_eq!(run(&fields, transcript)["viewing_day"], json!("Thursday"));
+    let refused = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday at six works for him.\n\
+             Recipient: Ah, hold on, there are cleaners in on Tuesday. Could he do Thursday instead?\n\
+             Agent: No, he can't do Thursday.";
+    assert_ne!(run(&fields, refused)["viewing_day"], json!("Thursday"));
+}
+
+#[test]
+fn a_question_in_passing_with_a_revision_cue_changes_no_day() {
+    let fields = [field(
+        "viewing_day",
+        FieldType::String,
+        "Day of the week of the viewing",
+    )];
+    let transcript = "Agent: When could he view it?\n\
+             Recipient: I can do Tuesday at six.\n\
+             Agent: Tuesday works. Actually, one more thing, is Friday your busiest day?\n\
+             Recipient: Friday's always busy.";
+    assert_eq!(run(&fields, transcript)["viewing_day"], json!("Tuesday"));
+}

@@ -1,0 +1,288 @@
+//! The offline extractor on invented calls: yes/no answers.
+
+use super::{field, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+#[test]
+fn dodges_give_null_and_indirect_answers_count() {
+    let fields = [
+        field("will_attend", FieldType::Boolean, "Whether she will attend"),
+        field("needs_ride", FieldType::Boolean, "Whether she needs a ride"),
+        field(
+            "can_volunteer",
+            FieldType::Boolean,
+            "Whether she can volunteer",
+        ),
+    ];
+    let transcript = "Agent: Will you attend the meeting on Friday?\n\
+             Recipient: I'll be there.\n\
+             Agent: Do you need a ride?\n\
+             Recipient: Hmm, I'm not sure yet, let me get back to you.\n\
+             Agent: Could you volunteer at the desk?\n\
+             Recipient: That won't work for me, sorry.";
+    let out = run(&fields, transcript);
+    assert_eq!(out["will_attend"], json!(true));
+    assert_eq!(out["needs_ride"], Value::Null);
+    assert_eq!(out["can_volunteer"], json!(false));
+}
+
+/// A yes/no question asked in the negative: agreeing with it is a no,
+/// contradicting it is a yes, and a bare "Yep" could be either. A reply
+/// that turns to another subject answers nothing.
+#[test]
+fn questions_asked_in_the_negative() {
+    let fields = [field(
+        "parking_fee_charged",
+        FieldType::Boolean,
+        "Whether they charge for parking",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: You don't charge for parking, do you?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["parking_fee_charged"].clone()
+    };
+    assert_eq!(answer("Correct, it's free for guests."), json!(false));
+    assert_eq!(answer("That's right."), json!(false));
+    assert_eq!(answer("No, we don't."), json!(false));
+    assert_eq!(answer("Yeah, we don't."), json!(false));
+    assert_eq!(answer("Oh, we do. Ten dollars a day."), json!(true));
+    assert_eq!(answer("Yes, we do."), json!(true));
+    assert_eq!(answer("Yep."), Value::Null);
+    // Questions that turn twice, or on "mind", take no plain answer.
+    let checked = [field(
+        "background_checked",
+        FieldType::Boolean,
+        "Whether carers are background checked",
+    )];
+    let transcript = "Agent: A carer wouldn't be sent out without a background check, would they?\n\
+                      Recipient: Never.\nAgent: Good.";
+    assert_eq!(run(&checked, transcript)["background_checked"], Value::Null);
+    let cake = [field(
+        "own_cake_allowed",
+        FieldType::Boolean,
+        "Whether they may bring their own cake",
+    )];
+    let transcript = "Agent: You don't mind if they bring their own cake, do you?\n\
+                      Recipient: Not at all.\nAgent: Lovely.";
+    assert_eq!(run(&cake, transcript)["own_cake_allowed"], Value::Null);
+    // A tag question is no negation: "Correct" agrees that it is included.
+    let included = [field(
+        "breakfast_included",
+        FieldType::Boolean,
+        "Whether breakfast is included",
+    )];
+    let transcript = "Agent: Breakfast is included, isn't it?\nRecipient: Correct.\nAgent: Great.";
+    assert_eq!(
+        run(&included, transcript)["breakfast_included"],
+        json!(true)
+    );
+}
+
+/// Small readings of what a reply means: a number that names its noun is
+/// no amount, one amount is one field's, an apology after a yes keeps it,
+/// and choosing the other option is a no.
+#[test]
+fn what_a_reply_means() {
+    let floor = [field(
+        "floor_number",
+        FieldType::Number,
+        "Floor the flat is on",
+    )];
+    let transcript = "Agent: Which floor is the flat on?\nRecipient: Unit 412.\nAgent: Thanks.";
+    assert_eq!(run(&floor, transcript)["floor_number"], Value::Null);
+    let fees = [
+        field("callout_fee", FieldType::Number, "Call-out fee in dollars"),
+        field(
+            "repair_quote",
+            FieldType::Number,
+            "Estimated total cost of the repair in dollars",
+        ),
+    ];
+    let transcript = "Agent: Is the call-out fee still eighty-five dollars?\n\
+                      Recipient: That's right, eighty-five, then labour on top.\n\
+                      Agent: Thank you.";
+    let out = run(&fees, transcript);
+    assert_eq!(out["callout_fee"], json!(85));
+    assert_eq!(out["repair_quote"], Value::Null);
+    let home = [field(
+        "someone_home",
+        FieldType::Boolean,
+        "Whether someone must be home during the visit",
+    )];
+    let transcript = "Agent: Does someone need to be home?\n\
+                      Recipient: We do, I'm afraid. The engineer has to get inside.\n\
+                      Agent: Understood.";
+    assert_eq!(run(&home, transcript)["someone_home"], json!(true));
+    let shipping = [field(
+        "expedited_shipping",
+        FieldType::Boolean,
+        "Whether she chose expedited shipping",
+    )];
+    let transcript = "Agent: Would she like expedited shipping for eighteen dollars?\n\
+                      Recipient: Okay, standard it is then.\n\
+                      Agent: Noted.";
+    assert_eq!(
+        run(&shipping, transcript)["expedited_shipping"],
+        json!(false)
+    );
+}
+
+/// A yes/no question asked from the field's other side ("Does she need
+/// to bring her own helmet?" for "whether a helmet is provided"): its
+/// answer means the opposite, and the evidence check accepts it.
+#[test]
+fn a_question_asked_from_the_other_side() {
+    let fields = [field(
+        "helmet_provided",
+        FieldType::Boolean,
+        "Whether the stable provides a riding helmet",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: Does she need to bring her own helmet?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["helmet_provided"].clone()
+    };
+    assert_eq!(answer("No, we have spares she can use."), json!(true));
+    assert_eq!(answer("Yes, please, we don't lend them out."), json!(false));
+    let transcript = "Agent: Do you provide helmets?\nRecipient: Yes.\nAgent: Thanks.";
+    assert_eq!(run(&fields, transcript)["helmet_provided"], json!(true));
+}
+
+/// A clear answer that opens the reply stands against a later sentence
+/// that only explains it; a revision or a qualified opener does not.
+#[test]
+fn an_opening_answer_stands_against_its_explanation() {
+    let fields = [field(
+        "cards_required",
+        FieldType::Boolean,
+        "Whether vaccination cards must be shown",
+    )];
+    let answer = |reply: &str| {
+        let transcript = format!(
+            "Agent: Does he need to show the vaccination cards?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["cards_required"].clone()
+    };
+    assert_eq!(answer("Oh, he will, love. No card, no entry."), json!(true));
+    assert_eq!(answer("Yes. Actually, no, not for cats."), json!(false));
+    assert_eq!(
+        answer("For dogs, yes. For cats, no, they're fine."),
+        json!(false)
+    );
+}
+
+/// A reply to "When…?", or one that opens with a question back, answers
+/// no yes/no question by implication.
+#[test]
+fn no_implied_yes_from_a_wh_question_or_a_question_back() {
+    let stock = [field(
+        "in_stock",
+        FieldType::Boolean,
+        "Whether the paint is in stock now",
+    )];
+    let transcript = "Agent: When are you expecting more of the paint?\n\
+                      Recipient: It's on Tuesday's delivery, I've just checked the order.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&stock, transcript)["in_stock"], Value::Null);
+    let film = [field(
+        "own_film_allowed",
+        FieldType::Boolean,
+        "Whether they may screen their own film",
+    )];
+    let transcript = "Agent: Could they screen their own film?\n\
+                      Recipient: Have they thought about catering? Most groups go for the popcorn package.\n\
+                      Agent: I'll ask.";
+    assert_eq!(run(&film, transcript)["own_film_allowed"], Value::Null);
+    let transcript = "Agent: Could they screen their own film?\n\
+                      Recipient: Their own film? Yes, that's fine.\n\
+                      Agent: Great.";
+    assert_eq!(run(&film, transcript)["own_film_allowed"], json!(true));
+}
+
+#[test]
+fn not_being_able_to_go_into_it_is_no_answer() {
+    let fields = [field(
+        "other_offers",
+        FieldType::Boolean,
+        "Whether other offers have been made on the house",
+    )];
+    let transcript = "Agent: Have there been any other offers?\n\
+             Recipient: I'm not able to go into other buyers' positions, I'm sorry.";
+    assert_eq!(run(&fields, transcript)["other_offers"], Value::Null);
+}
+
+#[test]
+fn a_pleasantry_after_the_asker_spoke_again_answers_nothing() {
+    let fields = [field(
+        "parking_space",
+        FieldType::Boolean,
+        "Whether the flat comes with a parking space",
+    )];
+    let transcript = "Agent: And does the flat come with a parking space?\n\
+             Recipient: Does she drive, then? Anyway, shall I email her the floor plan?\n\
+             Agent: Yes please, to the address on her enquiry. Thanks, Marcus.\n\
+             Recipient: No worries, see her Saturday.";
+    assert_eq!(run(&fields, transcript)["parking_space"], Value::Null);
+}
+
+#[test]
+fn an_offer_is_not_the_choice_of_the_one_it_is_offered_to() {
+    let fields = [field(
+        "keep_firewood",
+        FieldType::Boolean,
+        "Whether he wants the large log rounds left for firewood",
+    )];
+    let transcript = "Agent: What happens to the wood?\n\
+             Recipient: We chip the branches. The big rounds we can leave for firewood if he wants.";
+    assert_eq!(run(&fields, transcript)["keep_firewood"], Value::Null);
+    let transcript = "Agent: Does he want the big rounds left for firewood?\n\
+             Recipient: Yes, he wants them left by the shed.";
+    assert_eq!(run(&fields, transcript)["keep_firewood"], json!(true));
+}
+
+#[test]
+fn a_no_charge_aside_after_a_yes_keeps_the_yes() {
+    let fields = [field(
+        "can_write_name",
+        FieldType::Boolean,
+        "Whether the bakery can write the name on the cake",
+    )];
+    let transcript = "Agent: Can you write her daughter's name on it?\n\
+             Recipient: Of course, M, I, L, A, no extra charge.";
+    assert_eq!(run(&fields, transcript)["can_write_name"], json!(true));
+    let fields = [field(
+        "extra_charge",
+        FieldType::Boolean,
+        "Whether writing the name costs extra",
+    )];
+    let transcript = "Agent: Is there a charge for writing the name?\n\
+             Recipient: No, no extra charge.";
+    assert_eq!(run(&fields, transcript)["extra_charge"], json!(false));
+}
+
+#[test]
+fn what_would_be_under_another_choice_answers_nothing() {
+    let fields = [field(
+        "breakfast_included",
+        FieldType::Boolean,
+        "Whether breakfast is included in the rate",
+    )];
+    let transcript = "Agent: Is breakfast included in the rate?\n\
+             Recipient: Not at that rate. With breakfast it'd be one seventy-nine.";
+    assert_eq!(run(&fields, transcript)["breakfast_included"], json!(false));
+}
+
+#[test]
+fn a_no_charge_reply_answers_a_field_about_a_charge() {
+    let fields = [field(
+        "parking_charged",
+        FieldType::Boolean,
+        "Whether there is a fee for parking",
+    )];
+    let transcript = "Agent: Is there a fee for parking?\n\
+             Recipient: Yep, it's round the back, no charge.";
+    assert_ne!(run(&fields, transcript)["parking_charged"], json!(true));
+}
