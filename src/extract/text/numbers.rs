@@ -638,8 +638,8 @@ fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
     }
 }
 
-/// Whether two amounts are equal up to rounding error (one part in a
-/// million, and never closer than a millionth).
+/// Whether two amounts are equal up to rounding error: within a millionth
+/// of the larger, or within a millionth outright for amounts under 1.
 pub(crate) fn same_amount(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
