@@ -436,6 +436,16 @@ fn a_negative_question_from_the_other_side() {
     assert_eq!(extraction(false, "Correct.", 4), Value::Null);
 }
 
+/// The check of a string `value` quoted from the recipient in `call`.
+fn recipient_code(call: &str, value: &str, quote: &str) -> Result<Evidence, Unsupported> {
+    check(
+        FieldType::String,
+        &json!(value),
+        &Quote::recipient(quote),
+        call,
+    )
+}
+
 #[test]
 fn a_code_spelled_out_supports_its_value() {
     let call = "Agent: And the reference number?\n\
@@ -444,14 +454,7 @@ fn a_code_spelled_out_supports_its_value() {
                 Recipient: Yeah, it's 4-4-1-9, then pound.\n\
                 Agent: Who should we ask for?\n\
                 Recipient: Ask for A J, at desk one.";
-    let code = |value: &str, quote: &str| {
-        check(
-            FieldType::String,
-            &json!(value),
-            &Quote::recipient(quote),
-            call,
-        )
-    };
+    let code = |value: &str, quote: &str| recipient_code(call, value, quote);
     assert!(code("BW70331", "B W, then seven, oh, three, three, one").is_ok());
     assert!(code("4419", "it's 4-4-1-9").is_ok());
     assert_eq!(
@@ -493,14 +496,7 @@ fn numbers_across_a_comma_or_an_oh_before_them_spell_no_other_code() {
                 Recipient: Room 22, 81 Main Street.\n\
                 Agent: And the gate code?\n\
                 Recipient: Oh, 4 4 1 9.";
-    let code = |value: &str, quote: &str| {
-        check(
-            FieldType::String,
-            &json!(value),
-            &Quote::recipient(quote),
-            call,
-        )
-    };
+    let code = |value: &str, quote: &str| recipient_code(call, value, quote);
     assert!(code("2281", "Room 22, 81 Main Street").is_err());
     assert!(code("4419", "Oh, 4 4 1 9").is_ok());
 }

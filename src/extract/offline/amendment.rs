@@ -105,14 +105,6 @@ impl Analysis<'_, '_> {
         plain_yes && !qualified && !other_amount && !hedged
     }
 
-    /// The words of `sentence`, lower case, joined by spaces.
-    fn sentence_text(&self, sentence: SentenceIndex) -> String {
-        self.transcript.sentences[sentence]
-            .word_lowers()
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     /// Whether `turn` revises an earlier answer ("Ah, I forgot the
     /// permit, so …", "make that …").
     pub(super) fn revises(&self, turn: TurnIndex) -> bool {
@@ -120,7 +112,10 @@ impl Analysis<'_, '_> {
             .sentences
             .iter()
             .any(|&sentence| {
-                has_split_phrase(&self.sentence_text(sentence), phrases!(REVISION_CUES))
+                has_split_phrase(
+                    &self.transcript.sentences[sentence].lower_text(),
+                    phrases!(REVISION_CUES),
+                )
             })
     }
 
@@ -144,7 +139,10 @@ impl Analysis<'_, '_> {
             .filter(|e| {
                 let turn = self.transcript.sentences[e.sentence].turn;
                 self.transcript.turns[turn].speaker == Speaker::Recipient
-                    && has_any_phrase(&self.sentence_text(e.sentence), RETRACTIONS)
+                    && has_any_phrase(
+                        &self.transcript.sentences[e.sentence].lower_text(),
+                        RETRACTIONS,
+                    )
             })
             .flat_map(|e| {
                 let turn = self.transcript.sentences[e.sentence].turn;
@@ -186,14 +184,18 @@ impl Analysis<'_, '_> {
         let text_of = |sentences: &[SentenceIndex]| {
             sentences
                 .iter()
-                .map(|&sentence| self.sentence_text(sentence))
+                .map(|&sentence| self.transcript.sentences[sentence].lower_text())
                 .collect::<Vec<_>>()
                 .join(" ")
         };
         let revises = |turn: TurnIndex| {
-            let said = text_of(&turns[turn].sentences);
-            has_split_phrase(&said, phrases!(HOLDS))
-                || has_split_phrase(&said, phrases!(REVISION_CUES))
+            self.revises(turn)
+                || turns[turn].sentences.iter().any(|&sentence| {
+                    has_split_phrase(
+                        &self.transcript.sentences[sentence].lower_text(),
+                        phrases!(HOLDS),
+                    )
+                })
         };
         let mut agreed: Option<StringCandidate> = None;
         for proposal in (chosen.turn.0 + 1..turns.len().saturating_sub(1)).map(TurnIndex) {
@@ -217,7 +219,10 @@ impl Analysis<'_, '_> {
                 .iter()
                 .filter(|&&sentence| {
                     self.transcript.sentences[sentence].question
-                        && has_any_phrase(&self.sentence_text(sentence), CHANGE_OFFERS)
+                        && has_any_phrase(
+                            &self.transcript.sentences[sentence].lower_text(),
+                            CHANGE_OFFERS,
+                        )
                 })
                 .flat_map(|&sentence| {
                     self.string_candidates(
@@ -245,10 +250,7 @@ impl Analysis<'_, '_> {
     pub(super) fn reply_hedges(&self, sentence: SentenceIndex) -> bool {
         let turn = self.transcript.sentences[sentence].turn;
         self.transcript.turns[turn].sentences.iter().any(|&other| {
-            let text: String = self.transcript.sentences[other]
-                .word_lowers()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let text: String = self.transcript.sentences[other].lower_text();
             has_any_phrase(&text, HEDGES)
         })
     }

@@ -345,10 +345,7 @@ impl Analysis<'_, '_> {
         }
         // A negated mention ("not online") is not a choice; let polarity decide.
         let negated = reply.iter().any(|&sentence| {
-            let text: String = self.transcript.sentences[sentence]
-                .word_lowers()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let text: String = self.transcript.sentences[sentence].lower_text();
             has_any_phrase(&text, &["not", "no", "don't", "rather not"])
         });
         if negated || hit_l == hit_r {
@@ -421,7 +418,7 @@ impl Analysis<'_, '_> {
             let turn_first = self.transcript.turns[sent.turn].sentences.first() == Some(&sentence);
             // "Oh, by the way, we've got a new wall": the reply turns to
             // something else, and says nothing about the question.
-            let sentence_text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+            let sentence_text: String = sent.lower_text();
             if has_split_phrase(&sentence_text, phrases!(SUBJECT_CHANGES)) {
                 break;
             }

@@ -352,7 +352,7 @@ impl<'d, 's> Analysis<'d, 's> {
             .filter(|&&sentence| self.transcript.sentences[sentence].question)
             .all(|&sentence| {
                 let sent = &self.transcript.sentences[sentence];
-                let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+                let text: String = sent.lower_text();
                 let word_count = sent.word_lowers().count();
                 let new_topic = has_any_phrase(
                     &text,
@@ -602,7 +602,7 @@ impl<'d, 's> Analysis<'d, 's> {
             if sent.turn <= answered {
                 continue;
             }
-            let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+            let text: String = sent.lower_text();
             let cue = has_split_phrase(&text, phrases!(REVISION_CUES));
             if cue {
                 revising = Some(sent.turn);

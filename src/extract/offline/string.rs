@@ -206,7 +206,7 @@ impl Analysis<'_, '_> {
             .find(|w| !set!(FILLERS).contains(w))
             .is_some_and(|w| matches!(w, "no" | "nope" | "nah"))
             && !has_any_phrase(text, &["no problem", "no worries"]);
-        let first_text: String = first_sent.word_lowers().collect::<Vec<_>>().join(" ");
+        let first_text: String = first_sent.lower_text();
         let dodge = has_split_phrase(&first_text, phrases!(DODGES));
         // Only when nothing after a correction cue rescues it.
         let later_cue = turn.sentences.iter().any(|&other| {
@@ -389,7 +389,7 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Options(opts) => {
-                let text: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+                let text: String = sent.lower_text();
                 let present: Vec<&String> = opts.iter().filter(|o| option_in(&text, o)).collect();
                 if present.len() >= 2 && lower_words.iter().any(|(_, w)| *w == "or") {
                     return out;

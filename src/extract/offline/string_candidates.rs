@@ -479,7 +479,7 @@ pub(super) fn generic_candidates(
     }
     out.extend(option_choice(analysis, sentence, offered));
     // "Lemon, hmm, the store's out": a value named only to be refused.
-    let whole: String = sent.word_lowers().collect::<Vec<_>>().join(" ");
+    let whole: String = sent.lower_text();
     if !fragments || is_refusal_text(&whole) || has_split_phrase(&whole, phrases!(DODGES)) {
         return out;
     }

@@ -87,6 +87,12 @@ impl Sentence {
             .map(|t| t.lower.as_str())
     }
 
+    /// The words of the sentence, lower case, joined by single spaces (the
+    /// form phrases are matched in).
+    pub(super) fn lower_text(&self) -> String {
+        self.word_lowers().collect::<Vec<_>>().join(" ")
+    }
+
     /// Whether the clause holding token `tok` says, before it, that what
     /// follows is habitual or superseded ("usually", "normally", "it used
     /// to be"): a value there is no answer about this case.
