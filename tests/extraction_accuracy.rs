@@ -171,8 +171,8 @@ fn offline_extraction_on_the_second_dev_set() {
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 185,
-        wrong: 26,
+        right: 186,
+        wrong: 25,
     };
     holds("extraction-heldout", 64, true, floor);
 }
@@ -193,9 +193,10 @@ fn offline_extraction_on_the_second_held_out_set() {
     holds("extraction-heldout-2", 64, true, floor);
 }
 
-/// The third frozen held-out set (`tests/data/extraction-heldout-3/`),
-/// written blind to the rules and to the other sets on 2026-11-27 and
-/// committed before any rule changed; never tuned on, misses never printed.
+/// The third held-out set (`tests/data/extraction-heldout-3/`), written
+/// blind to the rules and to the other sets on 2026-11-27, committed before
+/// any rule changed, and frozen until it was made a development set in the
+/// third session of 2026-11-27 (its misses printed and tuned on since).
 /// First contact (the rules at `e275f0a`): 153/280 (54.6%), 58 wrong
 /// non-null values (20.7%); final at the end of tuning (`f42fb9f`): 162
 /// (57.9%), 45 (16.1%); after the review mends (`ec77a62`, made without
@@ -204,36 +205,39 @@ fn offline_extraction_on_the_second_held_out_set() {
 /// against calls shaped on those descriptions, so its final figures are
 /// not clean; the fourth set's are. Measured once more, figures only,
 /// after the fifth set's work (`52ace8b`) and after the review mends: 164
-/// (58.6%), 46 (16.4%).
+/// (58.6%), 46 (16.4%). As a development set, at the end of the third
+/// session's tuning: 167 (59.6%), 42.
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 164,
-        wrong: 46,
+        right: 167,
+        wrong: 42,
     };
-    holds("extraction-heldout-3", 64, false, floor);
+    holds("extraction-heldout-3", 64, true, floor);
 }
 
-/// The fourth frozen held-out set (`tests/data/extraction-heldout-4/`),
-/// written blind on 2026-11-27 by writers who reported only counts, and
-/// committed before any rule changed after it; never tuned on, misses
-/// never printed. First contact (the rules at `bbfffb4`): 159/284 (56.0%),
+/// The fourth held-out set (`tests/data/extraction-heldout-4/`), written
+/// blind on 2026-11-27 by writers who reported only counts, committed
+/// before any rule changed after it, and frozen until it was made a
+/// development set in the third session of 2026-11-27 (its misses printed
+/// and tuned on since). First contact (the rules at `bbfffb4`): 159/284 (56.0%),
 /// 56 wrong non-null values (19.7%); final at the end of tuning
 /// (`f42fb9f`): 172 (60.6%), 44 (15.5%); after the review mends
 /// (`ec77a62`, made without looking at any held-out set): 172 (60.6%), 43
 /// (15.1%); boolean 73.7% / 15.2%, number 49.5% / 13.5%, string 59.5% /
 /// 17.6%. Measured once more, figures only, after the fifth set's work
 /// (`52ace8b`): 176 (62.0%), 44 (15.5%); after the review mends (`5578008`):
-/// 177 (62.3%), 44.
+/// 177 (62.3%), 44. As a development set, at the end of the third
+/// session's tuning: 181 (63.7%), 41.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 177,
-        wrong: 44,
+        right: 181,
+        wrong: 41,
     };
-    holds("extraction-heldout-4", 64, false, floor);
+    holds("extraction-heldout-4", 64, true, floor);
 }
 
 /// The fifth frozen held-out set (`tests/data/extraction-heldout-5/`),

@@ -294,6 +294,9 @@ impl Analysis<'_, '_> {
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
                 continue;
             };
+            if names_no_amount(profile, number_profile, sent, m) {
+                continue;
+            }
             if own_numbers.iter().any(|v| same_amount(*v, m.value))
                 || sent.habitual_before(m.start)
                 || said_for_own_option(profile, sent, m.start) == Some(false)
@@ -342,7 +345,15 @@ impl Analysis<'_, '_> {
             if excluded_subject {
                 continue;
             }
-            let value = m.value * factor;
+            // "Four sixty-nine a square foot": a rate per small measure is
+            // dollars and cents (4.69), not hundreds.
+            let (value, alt) = match m.alt {
+                Some(alt) if alt < m.value && m.per.as_deref().is_some_and(is_small_measure) => {
+                    (alt, Some(m.value))
+                }
+                _ => (m.value, m.alt),
+            };
+            let value = value * factor;
             // "Two ten a night. With the discount it's one ninety.": a
             // bare amount in the same reply keeps the rate said before it.
             let inherited =
@@ -459,7 +470,7 @@ impl Analysis<'_, '_> {
                 turn: sent.turn,
                 clause,
                 value,
-                alt: m.alt.map(|a| a * factor),
+                alt: alt.map(|a| a * factor),
                 range,
                 score,
                 echo: false,
@@ -745,6 +756,103 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
         },
         FieldUnit::Clock => None,
     }
+}
+
+/// Whether mention `m` of `sent` names a thing or a time of day rather
+/// than an amount the field could hold:
+/// - a model code ("a CX-5", "for a 13, the screen is …");
+/// - a bare clock time after "at", "until", "by" for a length, count or
+///   percentage ("we close at nine" is no warranty of nine days);
+/// - a rate for a length ("seventy-five an hour" is no number of hours);
+/// - a figure for each one, for a total ("twenty sessions, an hour and a
+///   half each" is no total of one and a half hours);
+/// - a figure set aside ("seventy-five an hour, not sixty-five").
+fn names_no_amount(
+    profile: &FieldProfile,
+    number_profile: &NumberProfile,
+    sent: &Sentence,
+    m: &NumberMention,
+) -> bool {
+    let token = |i: usize| sent.tokens.get(i);
+    let before = |back: usize| m.start.checked_sub(back).and_then(token);
+    let model_code = m.written
+        && m.unit == Unit::None
+        && before(1).is_some_and(|t| t.is_punct('-') && !t.space_before)
+        && before(2).is_some_and(|t| {
+            t.is_word()
+                && t.text.chars().count() <= 4
+                && t.text.chars().all(|c| c.is_ascii_uppercase())
+        });
+    let model_name = m.written
+        && m.unit == Unit::None
+        && m.per.is_none()
+        && before(1).is_some_and(|t| matches!(t.lower.as_str(), "a" | "an"))
+        && token(m.end).is_none_or(|t| {
+            t.is_punct(',') || t.is_punct('.') || (t.is_word() && t.is_capitalized())
+        });
+    let clock_time = m.unit == Unit::None
+        && !m.ordinal
+        && matches!(
+            number_profile.unit,
+            FieldUnit::Duration(_) | FieldUnit::Count | FieldUnit::Percent
+        )
+        && m.per.is_none()
+        && (1.0..=12.0).contains(&m.value)
+        && before(1).is_some_and(|t| {
+            matches!(
+                t.lower.as_str(),
+                "at" | "until" | "till" | "til" | "by" | "before" | "after"
+            )
+        })
+        // "we cap it at six", "it starts at three": a limit or a level.
+        && ![2, 3].into_iter().filter_map(before).any(|t| {
+            matches!(
+                t.lower.as_str(),
+                "cap" | "caps" | "capped" | "max" | "maxes" | "maxed" | "limit" | "limited"
+                    | "set" | "start" | "starts" | "starting" | "priced" | "stands" | "sits"
+                    | "holds" | "keep" | "keeps" | "tops" | "top" | "out"
+            )
+        });
+    // "seventy-five an hour, not sixty-five": the figure set aside.
+    let set_aside =
+        before(1).is_some_and(|t| t.lower == "not") && before(2).is_some_and(|t| t.is_punct(','));
+    let rate_for_length = matches!(number_profile.unit, FieldUnit::Duration(_))
+        && matches!(m.unit, Unit::None | Unit::Money)
+        && m.per.is_some();
+    let each_for_total =
+        profile.is_own_word("total") && m.per.as_deref().is_some_and(|p| p == "each");
+    model_code || model_name || clock_time || set_aside || rate_for_length || each_for_total
+}
+
+/// Whether a rate noun (a stem) is a small measure of goods: a square
+/// foot, a metre, a letter, a bottle.
+fn is_small_measure(per: &str) -> bool {
+    matches!(
+        per,
+        "squar"
+            | "foot"
+            | "feet"
+            | "metr"
+            | "met"
+            | "yard"
+            | "inch"
+            | "lett"
+            | "word"
+            | "bottl"
+            | "kilo"
+            | "pound"
+            | "litr"
+            | "lit"
+            | "gallon"
+            | "ounc"
+            | "sheet"
+            | "pag"
+            | "copy"
+            | "stem"
+            | "til"
+            | "brick"
+            | "mil"
+    )
 }
 
 /// Whether a count field counts people ("group size, in people",

@@ -12,7 +12,7 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never a frozen held-out set (`h3-…`, `h4-…`): nobody tunes on them.
+    // Never a frozen held-out set (`h5-…`, `h6-…`): nobody tunes on them.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
@@ -23,6 +23,10 @@ fn trace_case() {
         "extraction-heldout-2"
     } else if id.starts_with("d2-") {
         "extraction-dev-2"
+    } else if id.starts_with("h3-") {
+        "extraction-heldout-3"
+    } else if id.starts_with("h4-") {
+        "extraction-heldout-4"
     } else {
         "extraction"
     };

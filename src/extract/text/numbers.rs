@@ -115,7 +115,32 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
                 | "way"
         )
     );
-    det || pron_next
+    // "set one up", "he should have one on the van": the object of a
+    // phrasal verb, a thing and not a quantity.
+    let phrasal = matches!(
+        prev,
+        Some(
+            "have"
+                | "has"
+                | "had"
+                | "got"
+                | "get"
+                | "set"
+                | "bring"
+                | "send"
+                | "pick"
+                | "put"
+                | "take"
+                | "grab"
+                | "order"
+                | "find"
+                | "book"
+        )
+    ) && matches!(
+        next,
+        Some("up" | "on" | "off" | "out" | "back" | "down" | "over" | "in" | "ready" | "already")
+    );
+    det || pron_next || phrasal
 }
 
 /// Whether the words just before token `one` are a determiner and one or
@@ -241,6 +266,28 @@ pub(super) fn word_at(toks: &[Token], position: usize) -> Option<&str> {
         .map(|t| t.lower.as_str())
 }
 
+/// "a pound eighty", "a dollar fifty", "a buck twenty" at token `j`: one
+/// whole unit of money and the cents after it (1.80).
+fn one_unit_and_cents(toks: &[Token], j: usize) -> Option<NumberMention> {
+    if word_at(toks, j)? != "a"
+        || !matches!(
+            word_at(toks, j + 1)?,
+            "pound" | "dollar" | "buck" | "quid" | "euro"
+        )
+    {
+        return None;
+    }
+    let cents = parse_words(toks, j + 2)?;
+    let whole_cents =
+        cents.alt.is_none() && cents.value.fract() == 0.0 && (10.0..=99.0).contains(&cents.value);
+    if !whole_cents {
+        return None;
+    }
+    let mut m = simple_mention(j, cents.end, 1.0 + cents.value / 100.0);
+    m.unit = Unit::Money;
+    Some(m)
+}
+
 /// Parses a number starting exactly at token `i`.
 fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
     let tok = toks.get(position)?;
@@ -268,6 +315,9 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         m.unit = Unit::Clock;
         m.pm = Some(v == 12.0);
         m.clock = Some((v as u32, 0));
+        return Some(m);
+    }
+    if !currency && let Some(m) = one_unit_and_cents(toks, j) {
         return Some(m);
     }
     if !currency && let Some(m) = spoken_clock(toks, j) {
@@ -680,6 +730,8 @@ mod tests {
         assert_eq!(nums("Twelve dollars, fifty cents."), vec![12.5]);
         assert_eq!(nums("eight pounds fifty a van"), vec![8.5]);
         assert_eq!(nums("nine dollars ninety-nine"), vec![9.99]);
+        assert_eq!(nums("a pound eighty a letter"), vec![1.8]);
+        assert_eq!(nums("a dollar and a half"), Vec::<f64>::new());
         assert_eq!(nums("ten dollars, twenty for two"), vec![10.0, 20.0, 2.0]);
         assert_eq!(nums("after this one he's got two more"), vec![2.0]);
         assert_eq!(nums("twelve point five"), vec![12.5]);
@@ -689,6 +741,9 @@ mod tests {
         assert_eq!(nums("a hundred and one"), vec![101.0]);
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
+        assert_eq!(nums("have him come in and set one up"), Vec::<f64>::new());
+        assert_eq!(nums("he should have one on the van"), Vec::<f64>::new());
+        assert_eq!(nums("we have one left"), vec![1.0]);
         let clock = |s: &str| find_numbers(&tokenize(s)).first().and_then(|m| m.clock);
         assert_eq!(clock("quarter to eleven"), Some((10, 45)));
         assert_eq!(clock("half past two"), Some((2, 30)));

@@ -340,3 +340,123 @@ fn a_per_person_limit_is_a_count_of_things_not_people() {
              Recipient: Four per person, and about two hundred left.";
     assert_ne!(run(&fields, transcript)["max_tickets"], json!(200));
 }
+
+/// A number that names a thing or a time of day is no amount: a model
+/// code, "a 14" for a model, a closing time for a length, the object of
+/// "set one up".
+#[test]
+fn numbers_that_name_things_or_times_are_no_amounts() {
+    let value = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Number, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    let fee = |reply: &str| {
+        value(
+            "repair_fee",
+            "Repair fee, in dollars",
+            "What would the repair fee be?",
+            reply,
+        )
+    };
+    assert_eq!(fee("For the ZX-9, I'd have to see it first."), Value::Null);
+    assert_eq!(fee("For a 14, I'd have to order the part in."), Value::Null);
+    assert_eq!(fee("For the ZX-9 it's two hundred."), json!(200));
+    let warranty = |reply: &str| {
+        value(
+            "warranty_days",
+            "Length of the warranty, in days",
+            "Is there a warranty on the repair?",
+            reply,
+        )
+    };
+    assert_eq!(
+        warranty("It's printed on the receipt. We close at eight."),
+        Value::Null
+    );
+    assert_eq!(warranty("Ninety days, printed on the receipt."), json!(90));
+    let discount = value(
+        "member_discount_percent",
+        "Member discount, in percent",
+        "Does she get a member discount?",
+        "Only with a card, she can set one up at the desk.",
+    );
+    assert_eq!(discount, Value::Null);
+}
+
+/// "Ninety an hour" is a rate, not a number of hours; "two hours each" is
+/// no total; "not forty" sets a figure aside.
+#[test]
+fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
+    let value = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Number, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    assert_eq!(
+        value(
+            "minimum_hours",
+            "Minimum booking length, in hours",
+            "Is there a minimum booking?",
+            "Sorry, I should have said, weekends are ninety an hour.",
+        ),
+        Value::Null
+    );
+    let total = |reply: &str| {
+        value(
+            "course_total_hours",
+            "Total teaching time of the course, in hours",
+            "How long is the course?",
+            reply,
+        )
+    };
+    assert_eq!(total("It's ten classes, two hours each."), Value::Null);
+    assert_eq!(total("Twenty hours in all."), json!(20));
+    assert_eq!(
+        value(
+            "deposit",
+            "Deposit, in dollars",
+            "What's the deposit?",
+            "It's gone up this year, not forty, I'd have to check.",
+        ),
+        Value::Null
+    );
+}
+
+/// "A pound eighty a letter" is 1.80; "three forty-five a square foot" is
+/// 3.45, while "four eighty-five a night" stays 485.
+#[test]
+fn spoken_rates_per_small_measure_are_dollars_and_cents() {
+    let value = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Number, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    assert_eq!(
+        value(
+            "cost_per_letter",
+            "Engraving cost per letter, in pounds",
+            "What does the engraving cost per letter?",
+            "It's a pound eighty a letter."
+        ),
+        json!(1.8)
+    );
+    assert_eq!(
+        value(
+            "price_per_sqft",
+            "Price per square foot, in dollars",
+            "What's the price per square foot?",
+            "Three forty-five a square foot."
+        ),
+        json!(3.45)
+    );
+    assert_eq!(
+        value(
+            "nightly_rate",
+            "Nightly rate, in dollars",
+            "What's the nightly rate?",
+            "Four eighty-five a night."
+        ),
+        json!(485)
+    );
+}
