@@ -386,6 +386,18 @@ impl Analysis<'_, '_> {
     /// `weak_ok`: an implicit answer that does not name the field ("My
     /// wife'll be around") counts only as a reply to a question, not to a
     /// statement.
+    /// Whether `stems` name a field other than `profile`'s.
+    fn names_another_field(&self, profile: &FieldProfile, stems: &[String]) -> bool {
+        self.profiles
+            .iter()
+            .filter(|other| !std::ptr::eq(*other, profile))
+            .any(|other| {
+                stems
+                    .iter()
+                    .any(|st| other.is_strong_keyword(st) && !profile.is_keyword(st))
+            })
+    }
+
     fn reply_reading(
         &self,
         profile: &FieldProfile,
@@ -410,6 +422,8 @@ impl Analysis<'_, '_> {
         let mut opened_strong: Option<SentenceIndex> = None;
         let mut hold = false;
         let mut seen_informative = false;
+        // The sentence of the implicit answer held, if one is.
+        let mut weak_sentence: Option<SentenceIndex> = None;
         for &sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question {
@@ -530,8 +544,26 @@ impl Analysis<'_, '_> {
                         let pol = if !own && exclusive { Polarity::No } else { pol };
                         // A later implicit answer replaces an earlier one only if it names the field.
                         let replaces = !matches!(state, State::Weak(_)) || mentions_field;
-                        if eligible && open && replaces {
+                        // "Friday's a bank holiday, the whole building is
+                        // shut": an implicit yes then a no in one sentence,
+                        // the no about nothing else the call asks, is the
+                        // no (the yes named the field without answering).
+                        // ("…, so he doesn't need to buy one" draws a
+                        // consequence and is no answer).
+                        let yes_then_no = state == State::Weak(Polarity::Yes)
+                            && pol == Polarity::No
+                            && weak_sentence == Some(sentence)
+                            && substantive
+                            && !matches!(
+                                text.split(' ').next(),
+                                Some("so" | "which" | "because" | "since" | "as" | "meaning")
+                            )
+                            && !self.names_another_field(profile, clause_stems);
+                        if yes_then_no {
+                            state = State::Weak(Polarity::No);
+                        } else if eligible && open && replaces {
                             state = State::Weak(pol);
+                            weak_sentence = Some(sentence);
                         }
                     }
                     _ => {}

@@ -95,10 +95,24 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         set!(NEGATIVE_STATES).contains(w)
             && (!set!(PREDICATIVE_NEGATIVES).contains(w) || predicate(i))
     });
+    // "Fuel's on top", "ninety-five on top of the sweep": charged extra
+    // (not "we're on top of it").
+    let on_top = ws.windows(2).enumerate().any(|(i, p)| {
+        p == ["on", "top"]
+            && match ws.get(i + 2) {
+                None => true,
+                Some(&"of") => !matches!(
+                    ws.get(i + 3).copied(),
+                    Some("it" | "that" | "this" | "things" | "everything" | "them")
+                ),
+                Some(_) => false,
+            }
+    });
     ws.iter()
         .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
         || neg_state
         || out_of_stock
+        || on_top
         || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
         // "She's off this Tuesday": away, with a person as the subject.
         || has_any_phrase(

@@ -286,3 +286,54 @@ fn a_no_charge_reply_answers_a_field_about_a_charge() {
              Recipient: Yep, it's round the back, no charge.";
     assert_ne!(run(&fields, transcript)["parking_charged"], json!(true));
 }
+
+/// "Friday's a bank holiday, the whole building is shut": an implicit yes
+/// (the field's day named) then a no in one sentence is a no; "… so he
+/// doesn't need to buy one" draws a consequence and answers nothing;
+/// "Gas is on top" is charged extra, so not included.
+#[test]
+fn a_no_after_an_implicit_yes_and_extras_on_top() {
+    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Boolean, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    let open = |reply: &str| {
+        answer(
+            "openFriday",
+            "Whether the office is open on Friday",
+            "Is the office open on Friday?",
+            reply,
+        )
+    };
+    assert_eq!(
+        open("Friday's a bank holiday, the whole building is shut."),
+        json!(false)
+    );
+    assert_eq!(open("Yes, we're open Friday from nine."), json!(true));
+    assert_eq!(
+        answer(
+            "rents_bikes",
+            "Whether the shop rents bikes",
+            "Does she need her own bike?",
+            "We rent road bikes for twenty a day, so she doesn't need to bring one.",
+        ),
+        json!(true)
+    );
+    let gas = |reply: &str| {
+        answer(
+            "gasIncluded",
+            "Whether gas is included in the hire price",
+            "And is gas included?",
+            reply,
+        )
+    };
+    assert_eq!(
+        gas("Gas is on top, we charge for what you use."),
+        json!(false)
+    );
+    assert_eq!(
+        gas("Yes, we're on top of all that, it's in the price."),
+        json!(true)
+    );
+}
