@@ -138,8 +138,13 @@ pub(super) fn address_candidates(
             j = m.end - 1;
         }
         let mut street = Vec::new();
+        // "Seven to ten business days": a number word is no street name.
         while let Some(t) = sent.tokens.get(j) {
-            if t.is_word() && t.is_capitalized() && street.len() < 4 {
+            if t.is_word()
+                && t.is_capitalized()
+                && classify_number_word(&t.lower).is_none()
+                && street.len() < 4
+            {
                 street.push(t.text.clone());
                 j += 1;
             } else {

@@ -102,3 +102,28 @@ fn a_question_in_passing_with_a_revision_cue_changes_no_day() {
              Recipient: Friday's always busy.";
     assert_eq!(run(&fields, transcript)["viewing_day"], json!("Tuesday"));
 }
+
+/// A capitalised number word after a number ("Seven to ten business
+/// days") is no street name.
+#[test]
+fn a_number_word_is_no_street_name() {
+    let fields = [field(
+        "forwarding_address",
+        FieldType::String,
+        "Address where the refund check will be mailed",
+    )];
+    let address = |reply: &str| {
+        let transcript = format!(
+            "Agent: Where will the refund check be mailed, and when?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["forwarding_address"].clone()
+    };
+    assert_eq!(
+        address("Three. Seven to ten business days after we inspect."),
+        Value::Null
+    );
+    assert_eq!(
+        address("It goes to 14 Larch Street."),
+        json!("14 Larch Street")
+    );
+}
