@@ -478,8 +478,24 @@ pub(super) fn words_agree(value: &str, text: &str) -> bool {
                 .alt
                 .filter(|a| a.fract() == 0.0)
                 .map(|a| format!("{}", a as i64));
-            let clock = m.clock.map(|(hour, minute)| format!("{hour}:{minute:02}"));
-            [value, alt, m.digits.clone(), clock].into_iter().flatten()
+            // A time of day as said ("4:15") and on the 24-hour clock
+            // ("04:15", "16:15").
+            let whole_hour = (m.clock.is_none()
+                && (m.unit == Unit::Clock || m.after_time_prep)
+                && m.value.fract() == 0.0
+                && (0.0..=12.0).contains(&m.value))
+            .then_some((m.value as u32, 0));
+            let (clock, clock24, afternoon) = match m.clock.or(whole_hour) {
+                Some((hour, minute)) => (
+                    Some(format!("{hour}:{minute:02}")),
+                    Some(format!("{hour:02}:{minute:02}")),
+                    (hour < 12).then(|| format!("{}:{minute:02}", hour + 12)),
+                ),
+                None => (None, None, None),
+            };
+            [value, alt, m.digits.clone(), clock, clock24, afternoon]
+                .into_iter()
+                .flatten()
         })
         .collect();
     spelled_out(value, &quote_tokens)

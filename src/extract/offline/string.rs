@@ -379,11 +379,12 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Time => {
+                let hour24 = asks_24_hour(profile);
                 let vals: Vec<(usize, String)> = sent
                     .numbers
                     .iter()
                     .filter(|m| is_clock(m))
-                    .map(|m| (m.start, format_clock(m)))
+                    .map(|m| (m.start, format_clock(m, hour24)))
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
@@ -654,9 +655,34 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
     }
 }
 
-/// A clock time as text ("3 pm", "7:30").
-fn format_clock(m: &NumberMention) -> String {
+/// Whether a time field asks for the 24-hour clock ("in 24-hour HH:MM
+/// format").
+fn asks_24_hour(profile: &FieldProfile) -> bool {
+    let desc = profile
+        .definition
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    ["24-hour", "24 hour", "24h", "hh:mm"]
+        .iter()
+        .any(|cue| desc.contains(cue))
+}
+
+/// A clock time as text ("3 pm", "7:30"); on the 24-hour clock when
+/// `hour24` ("15:30", "09:00"), where an hour from one to seven without
+/// am or pm is in the afternoon (business hours, as for hour fields).
+fn format_clock(m: &NumberMention, hour24: bool) -> String {
     let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+    if hour24 {
+        let hour = match m.pm {
+            Some(true) if h < 12 => h + 12,
+            Some(false) if h == 12 => 0,
+            None if (1..=7).contains(&h) => h + 12,
+            _ => h,
+        };
+        return format!("{hour:02}:{mm:02}");
+    }
     let suffix = match m.pm {
         Some(true) => " pm",
         Some(false) => " am",

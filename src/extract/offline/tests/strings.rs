@@ -127,3 +127,27 @@ fn a_number_word_is_no_street_name() {
         json!("14 Larch Street")
     );
 }
+
+/// A time field that asks for the 24-hour clock gets it ("quarter past
+/// four" is "16:15", "nine in the morning" "09:00"), and the evidence check
+/// finds the spoken time in the quote.
+#[test]
+fn a_time_on_the_24_hour_clock_when_asked() {
+    let time = |desc: &str, reply: &str| {
+        let fields = [field("appointment_time", FieldType::String, desc)];
+        let transcript =
+            format!("Agent: What time is the appointment?\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)["appointment_time"].clone()
+    };
+    let hh_mm = "Appointment start time in 24-hour HH:MM format";
+    assert_eq!(
+        time(hh_mm, "Thursday at quarter past four."),
+        json!("16:15")
+    );
+    assert_eq!(time(hh_mm, "It's at half past nine."), json!("09:30"));
+    assert_eq!(time(hh_mm, "We've got you at five pm."), json!("17:00"));
+    assert_eq!(
+        time("Appointment start time", "Thursday at quarter past four."),
+        json!("4:15")
+    );
+}
