@@ -726,7 +726,9 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
     }
     match number_profile.unit {
         FieldUnit::Money => match m.unit {
-            Unit::Money | Unit::Pound => Some((1.0, 1.0)),
+            Unit::Money => Some((1.0, 1.0)),
+            // Pounds are sterling unless the field is in dollars.
+            Unit::Pound if !number_profile.in_dollars => Some((1.0, 1.0)),
             // "at ten" is a time, not a price.
             Unit::None if !m.after_time_prep || m.written => Some((0.0, 1.0)),
             _ => None,

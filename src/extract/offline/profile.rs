@@ -49,6 +49,8 @@ pub(super) struct NumberProfile {
     pub(super) per: Option<&'static str>,
     pub(super) range: RangePreference,
     pub(super) hour24: bool,
+    /// An amount in dollars or euros: "a hundred-pound stock" is a weight.
+    pub(super) in_dollars: bool,
 }
 
 /// Which part of a person's name the field wants.

@@ -123,11 +123,14 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         RangePreference::Neither
     };
     let hour24 = desc_lower.contains("24");
+    let in_dollars =
+        desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
     NumberProfile {
         unit,
         per,
         range,
         hour24,
+        in_dollars,
     }
 }
 

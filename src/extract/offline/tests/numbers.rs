@@ -460,3 +460,18 @@ fn spoken_rates_per_small_measure_are_dollars_and_cents() {
         json!(485)
     );
 }
+
+/// "Pounds" are a weight when the field is in dollars.
+#[test]
+fn pounds_are_a_weight_for_a_field_in_dollars() {
+    let total = |desc: &str| {
+        let fields = [field("order_total", FieldType::Number, desc)];
+        let transcript = "Agent: He'd like to order some leaflets.\n\
+             Recipient: Sure. Gloss or matte?\n\
+             Agent: Matte, the heavier stock.\n\
+             Recipient: Right, the hundred-pound card, sure, we stock it.\n\
+             Agent: Thanks.";
+        run(&fields, transcript)["order_total"].clone()
+    };
+    assert_eq!(total("Total price of the order, in dollars"), Value::Null);
+}
