@@ -482,6 +482,15 @@ impl Analysis<'_, '_> {
                 {
                     continue;
                 }
+                // "Happy to help.", "Oh, how fun!": a pleasantry answers nothing.
+                if matches!(
+                    content.as_slice(),
+                    ["happy" | "glad", "to", "help" | "assist"]
+                        | ["how", "fun" | "lovely" | "exciting" | "nice" | "wonderful"]
+                        | ["congratulations" | "congrats"]
+                ) {
+                    continue;
+                }
                 let mut p = clause_polarity(text, &content, turn_initial, seen_informative);
                 // "All booked." for "whether the boarding is booked": a
                 // state that reads as a no elsewhere is the field itself.

@@ -150,6 +150,11 @@ pub(super) const DODGES: &[&str] = &[
     "ring them back", "go through that with",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
+    // Passing the question on ("that'd have to go to the committee", "I'll
+    // have my manager email him", "he'll go over all that with you").
+    "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
+    "that would have to go", "it'd have to go", "haven't seen", "have my manager",
+    "have the manager", "go over all that", "go over that with", "go through all that",
     // Declining to say at all: no answer, whatever words follow.
     "rather not say", "rather not answer", "rather not share", "prefer not to say",
     "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",

@@ -337,3 +337,45 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
         json!(true)
     );
 }
+
+/// A reply that passes the question on ("that'd have to go to the board",
+/// "I'll have my manager email her") or only says something pleasant
+/// ("Happy to help.") answers nothing.
+#[test]
+fn passing_the_question_on_or_a_pleasantry_is_no_answer() {
+    let answer = |question: &str, reply: &str| {
+        let fields = [field(
+            "pets_allowed",
+            FieldType::Boolean,
+            "Whether pets are allowed in the flat",
+        )];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)["pets_allowed"].clone()
+    };
+    let asked = "Are pets allowed in the flat?";
+    assert_eq!(
+        answer(
+            asked,
+            "Hmm, that'd have to go to the board. They meet in March."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        answer(
+            asked,
+            "Good question. The rules changed and I haven't seen the new lease. I'll have my manager email her."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        answer(
+            "She's moving with her cat and wants to know about pets.",
+            "Happy to help. Is it an indoor cat?"
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        answer(asked, "Yes, cats and small dogs are fine."),
+        json!(true)
+    );
+}
