@@ -606,7 +606,15 @@ fn is_hypothetical(text: &str) -> bool {
         "would be",
         "would cost",
     ];
-    (text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD)
+    // "The main hall would've been thirty-five": what would have been.
+    const COUNTERFACTUAL: &[&str] = &[
+        "would've been",
+        "would have been",
+        "could've been",
+        "could have been",
+    ];
+    ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
+        || has_any_phrase(text, COUNTERFACTUAL)
 }
 
 /// Whether the field's own words speak of paying ("parking fee",
@@ -720,6 +728,16 @@ fn clause_polarity(
                 continue;
             }
         }
+        // "… for anyone who can't make it in": a relative clause speaks of
+        // someone else, and answers nothing.
+        if i > 0
+            && matches!(
+                words.get(i - 1),
+                Some(&("who" | "that" | "which" | "whoever"))
+            )
+        {
+            continue;
+        }
         if let Some(p) = phrases!(STRONG_NO).iter().find(|p| starts_split(p)) {
             // "not sure" was handled as a dodge; "no need"/"no parking" are no.
             let n = p.len();
@@ -763,6 +781,13 @@ fn clause_polarity(
             return Some((Polarity::Yes, false));
         }
         return None;
+    }
+    // "Almost." to "Are they finished?": not yet, however the reply goes on.
+    if matches!(
+        content,
+        ["almost" | "nearly"] | ["almost" | "nearly", "there" | "done" | "finished" | "ready"]
+    ) {
+        return Some((Polarity::No, true));
     }
     if has_any_phrase(text, &["oh no"]) {
         return Some((Polarity::No, false));

@@ -236,7 +236,7 @@ pub(super) const NEGATIVE_STATES: &[&str] = &[
     "rammed", "packed", "shut",
     "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
     "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
-    "behind", "overdue", "expired",
+    "behind", "overdue", "expired", "stopped", "discontinued",
 ];
 
 /// Articles, demonstratives and possessives: no content of their own.

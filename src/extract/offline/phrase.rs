@@ -113,6 +113,11 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         || neg_state
         || out_of_stock
         || on_top
+        // "A battery would add about eight grand": charged on top.
+        || has_any_phrase(
+            text,
+            &["would add", "it'd add", "that'd add", "will add", "that adds", "it adds", "add another"],
+        )
         || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
         // "She's off this Tuesday": away, with a person as the subject.
         || has_any_phrase(

@@ -379,3 +379,60 @@ fn passing_the_question_on_or_a_pleasantry_is_no_answer() {
         json!(true)
     );
 }
+
+/// "Almost." is not yet; "we stopped …" is no; "a battery would add …" is
+/// charged on top; what "would've been" answers nothing; a "who can't …"
+/// clause speaks of someone else.
+#[test]
+fn not_yet_stopped_added_and_relative_clauses() {
+    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Boolean, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    assert_eq!(
+        answer(
+            "repairs_finished",
+            "Whether the repairs are finished",
+            "Are the repairs finished?",
+            "Almost. The frame's done, but the wheel still needs truing."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        answer(
+            "delivers",
+            "Whether the shop delivers",
+            "Do you deliver?",
+            "We stopped delivering in the spring, sorry."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        answer(
+            "case_included",
+            "Whether a carry case is included in the price",
+            "Is a case included?",
+            "That's for the scope alone, a case would add forty."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        answer(
+            "garden_room_available",
+            "Whether the garden room is available on the 9th",
+            "Is the garden room available on the 9th?",
+            "The garden room would've been ninety."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        answer(
+            "home_visits",
+            "Whether the clinic offers home visits",
+            "Do you do home visits?",
+            "We do, yes, a nurse goes out on Fridays for anyone who can't make it in."
+        ),
+        json!(true)
+    );
+}
