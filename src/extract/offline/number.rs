@@ -505,11 +505,17 @@ impl Analysis<'_, '_> {
                                         | "am"
                                         | "are"
                                 ))
+                            // "free on orders over …" is a price, "free on
+                            // Tuesday" free time.
+                            && !(words.get(i + 1) == Some(&"on")
+                                && words.get(i + 2).is_none_or(|n| {
+                                    matches!(*n, "the" | "that" | "this" | "those")
+                                        || vocabulary::weekday(n).is_some()
+                                }))
                             && !words.get(i + 1).is_some_and(|n| {
                                 matches!(
                                     *n,
                                     "all"
-                                        | "on"
                                         | "from"
                                         | "after"
                                         | "before"
@@ -768,7 +774,8 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
 /// - a rate for a length ("seventy-five an hour" is no number of hours);
 /// - a figure for each one, for a total ("twenty sessions, an hour and a
 ///   half each" is no total of one and a half hours);
-/// - a figure set aside ("seventy-five an hour, not sixty-five").
+/// - a figure set aside ("seventy-five an hour, not sixty-five");
+/// - the threshold of a condition ("free on orders over five hundred").
 fn names_no_amount(
     profile: &FieldProfile,
     number_profile: &NumberProfile,
@@ -818,12 +825,27 @@ fn names_no_amount(
     // "seventy-five an hour, not sixty-five": the figure set aside.
     let set_aside =
         before(1).is_some_and(|t| t.lower == "not") && before(2).is_some_and(|t| t.is_punct(','));
+    // "free on orders over five hundred dollars", "for groups under
+    // ten": a threshold of a condition, not the amount asked for (unless
+    // the field asks for a bound).
+    let threshold = number_profile.range == RangePreference::Neither
+        && (before(1)
+            .is_some_and(|t| matches!(t.lower.as_str(), "over" | "above" | "under" | "below"))
+            || (before(1).is_some_and(|t| t.lower == "than")
+                && before(2)
+                    .is_some_and(|t| matches!(t.lower.as_str(), "more" | "less" | "fewer"))));
     let rate_for_length = matches!(number_profile.unit, FieldUnit::Duration(_))
         && matches!(m.unit, Unit::None | Unit::Money)
         && m.per.is_some();
     let each_for_total =
         profile.is_own_word("total") && m.per.as_deref().is_some_and(|p| p == "each");
-    model_code || model_name || clock_time || set_aside || rate_for_length || each_for_total
+    model_code
+        || model_name
+        || clock_time
+        || set_aside
+        || threshold
+        || rate_for_length
+        || each_for_total
 }
 
 /// Whether a rate noun (a stem) is a small measure of goods: a square

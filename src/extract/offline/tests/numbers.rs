@@ -475,3 +475,22 @@ fn pounds_are_a_weight_for_a_field_in_dollars() {
     };
     assert_eq!(total("Total price of the order, in dollars"), Value::Null);
 }
+
+/// "Free on orders over three hundred dollars": the threshold of a
+/// condition is not the fee.
+#[test]
+fn a_threshold_is_not_the_amount() {
+    let fields = [field(
+        "delivery_fee",
+        FieldType::Number,
+        "Delivery fee, in dollars",
+    )];
+    let transcript = "Agent: What would delivery cost?\n\
+         Recipient: Delivery's free on orders over three hundred dollars, and his is well past that.\n\
+         Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["delivery_fee"], json!(0));
+    let transcript = "Agent: What would delivery cost?\n\
+         Recipient: The van's free on Tuesday, and it's eighty dollars.\n\
+         Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["delivery_fee"], json!(80));
+}
