@@ -8,12 +8,12 @@ use super::lexicon::{DODGES, FILLERS};
 use super::number::is_clock;
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
-use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
+use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind, ValueKind};
 use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
     option_choice, proper_spans, quote_candidates,
 };
-use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
@@ -425,7 +425,10 @@ impl Analysis<'_, '_> {
                     let own = sent.stems.get(start..end).unwrap_or(&[]).iter().any(|st| {
                         profile.heads.iter().any(|h| h == st) || (*person && profile.is_keyword(st))
                     });
-                    if own || (*person && objective_names(&txt)) {
+                    if own
+                        || (*person && objective_names(&txt))
+                        || name_in_passing(profile, sent, start, end)
+                    {
                         continue;
                     }
                     out.push(self.candidate_at(sentence, start, txt, 0));
@@ -641,6 +644,58 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
         .collect();
     group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
     group.into_iter().next()
+}
+
+/// Whether the name at tokens `start..end` of `sent` is said in passing
+/// rather than given as an answer:
+/// - for a name that is not a person's (a room, a boat), the speaker
+///   introducing themselves ("Events, Sophie speaking", "this is Gary");
+/// - the person spoken to, named in a greeting or thanks ("Thanks, Fran.");
+/// - one of several still open ("Either me or Sam, whoever's free").
+fn name_in_passing(profile: &FieldProfile, sent: &Sentence, start: usize, end: usize) -> bool {
+    let word = |i: usize| {
+        sent.tokens
+            .get(i)
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+    };
+    let before = |back: usize| start.checked_sub(back).and_then(word);
+    let person = matches!(
+        profile.kind,
+        ValueKind::Text(StringKind::Name { person: true, .. })
+    );
+    let introduces = word(end) == Some("speaking")
+        || (word(end) == Some("here") && end + 1 >= sent.tokens.len().saturating_sub(1))
+        || (before(2) == Some("this") && before(1) == Some("is"));
+    let at_end = sent
+        .tokens
+        .get(end..)
+        .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
+    let comma_before = start
+        .checked_sub(1)
+        .and_then(|i| sent.tokens.get(i))
+        .is_some_and(|t| t.is_punct(','));
+    let addressed = at_end
+        && comma_before
+        && matches!(
+            start.checked_sub(2).and_then(word),
+            Some(
+                "thanks"
+                    | "you"
+                    | "hi"
+                    | "hello"
+                    | "hey"
+                    | "bye"
+                    | "goodbye"
+                    | "cheers"
+                    | "morning"
+                    | "afternoon"
+            )
+        );
+    let open_choice = sent
+        .word_lowers()
+        .any(|w| matches!(w, "either" | "whoever" | "whoever's" | "whichever"));
+    (introduces && !person) || addressed || open_choice
 }
 
 /// Trims punctuation and keeps the requested name part.

@@ -151,3 +151,54 @@ fn a_time_on_the_24_hour_clock_when_asked() {
         json!("4:15")
     );
 }
+
+/// A name said in passing is no answer: the person thanked ("Thanks,
+/// Robin."), one of several still open ("Either me or Jules, whoever's
+/// in"), or the speaker's own for a room's name ("Bookings, Priya
+/// speaking"); a speaker's name still answers a field about a person.
+#[test]
+fn names_in_passing_are_no_answers() {
+    let value = |name: &str, desc: &str, transcript: &str| {
+        let fields = [field(name, FieldType::String, desc)];
+        run(&fields, transcript)[name].clone()
+    };
+    let teacher = "Name of the teacher who will take the class";
+    assert_eq!(
+        value(
+            "teacher_name",
+            teacher,
+            "Agent: Who will take the class?\nRecipient: Either me or Jules, whoever's in that week.\nAgent: Thanks."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        value(
+            "teacher_name",
+            teacher,
+            "Agent: Is the class still on Monday?\nRecipient: It is, at six.\nAgent: Thanks, Robin.\nRecipient: Bye now."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        value(
+            "teacher_name",
+            teacher,
+            "Agent: Who will take the class?\nRecipient: That'll be Jules, she's great.\nAgent: Thanks."
+        ),
+        json!("Jules")
+    );
+    let greeting = "Recipient: Bookings, Priya speaking.\nAgent: Hi Priya, which room can the group have?\n\
+                    Recipient: I'll put them in the Heron room.\nAgent: Thanks.";
+    assert_eq!(
+        value("room_name", "Name of the meeting room offered", greeting),
+        json!("Heron")
+    );
+    assert_eq!(
+        value(
+            "staff_name",
+            "First name of the staff member on the call",
+            greeting
+        ),
+        json!("Priya")
+    );
+}
