@@ -489,48 +489,7 @@ impl Analysis<'_, '_> {
                             || (number_profile.unit == FieldUnit::Money
                                 && matches!(n, "fe" | "charg" | "cost" | "pric"))
                     }),
-                    // "free all morning" and "we're free" are free time,
-                    // not a price.
-                    "free" => {
-                        number_profile.unit == FieldUnit::Money
-                            && !(i > 0
-                                && matches!(
-                                    words[i - 1],
-                                    "we're"
-                                        | "i'm"
-                                        | "they're"
-                                        | "he's"
-                                        | "she's"
-                                        | "you're"
-                                        | "am"
-                                        | "are"
-                                ))
-                            // "free on orders over …" is a price, "free on
-                            // Tuesday" free time.
-                            && !(words.get(i + 1) == Some(&"on")
-                                && words.get(i + 2).is_none_or(|n| {
-                                    matches!(*n, "the" | "that" | "this" | "those")
-                                        || vocabulary::weekday(n).is_some()
-                                }))
-                            && !words.get(i + 1).is_some_and(|n| {
-                                matches!(
-                                    *n,
-                                    "all"
-                                        | "from"
-                                        | "after"
-                                        | "before"
-                                        | "at"
-                                        | "in"
-                                        | "until"
-                                        | "till"
-                                        | "then"
-                                        | "that"
-                                        | "this"
-                                        | "tomorrow"
-                                        | "today"
-                                ) || vocabulary::weekday(n).is_some()
-                            })
-                    }
+                    "free" => number_profile.unit == FieldUnit::Money && free_is_a_price(&words, i),
                     "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
                     "none" | "zero" => true,
                     _ => false,
@@ -764,6 +723,41 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
         },
         FieldUnit::Clock => None,
     }
+}
+
+/// Whether "free" at word `i` of `words` says that something costs
+/// nothing: not free time ("we're free", "free all morning", "free on
+/// Tuesday"), while "free on orders over …" is a price.
+fn free_is_a_price(words: &[&str], i: usize) -> bool {
+    let before = i.checked_sub(1).and_then(|j| words.get(j)).copied();
+    let after = |k: usize| words.get(i + k).copied();
+    let free_person = matches!(
+        before,
+        Some("we're" | "i'm" | "they're" | "he's" | "she's" | "you're" | "am" | "are")
+    );
+    let free_on_a_day = after(1) == Some("on")
+        && after(2).is_none_or(|n| {
+            matches!(n, "the" | "that" | "this" | "those") || vocabulary::weekday(n).is_some()
+        });
+    let free_time = after(1).is_some_and(|n| {
+        matches!(
+            n,
+            "all"
+                | "from"
+                | "after"
+                | "before"
+                | "at"
+                | "in"
+                | "until"
+                | "till"
+                | "then"
+                | "that"
+                | "this"
+                | "tomorrow"
+                | "today"
+        ) || vocabulary::weekday(n).is_some()
+    });
+    !free_person && !free_on_a_day && !free_time
 }
 
 /// Whether mention `m` of `sent` names a thing or a time of day rather
