@@ -122,12 +122,13 @@ fn offline_extraction_accuracy() {
 }
 
 /// Our own cases, written before the first rules (tuned on since):
-/// 124/146 (84.9%), 1 wrong value.
+/// 123/146 (84.2%), 1 wrong value (124 until an hour field stopped taking
+/// a time said anywhere in the call when its own question got none).
 #[test]
 fn offline_extraction_on_own_cases() {
     let floor = Floor {
         fields: 146,
-        right: 124,
+        right: 123,
         wrong: 1,
     };
     holds("extraction_extra", 30, true, floor);
@@ -206,13 +207,13 @@ fn offline_extraction_on_the_second_held_out_set() {
 /// not clean; the fourth set's are. Measured once more, figures only,
 /// after the fifth set's work (`52ace8b`) and after the review mends: 164
 /// (58.6%), 46 (16.4%). As a development set, at the end of the third
-/// session's tuning: 180 (64.3%), 28.
+/// session's tuning: 182 (65.0%), 26.
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 180,
-        wrong: 28,
+        right: 182,
+        wrong: 26,
     };
     holds("extraction-heldout-3", 64, true, floor);
 }
@@ -229,13 +230,13 @@ fn offline_extraction_on_the_third_held_out_set() {
 /// 17.6%. Measured once more, figures only, after the fifth set's work
 /// (`52ace8b`): 176 (62.0%), 44 (15.5%); after the review mends (`5578008`):
 /// 177 (62.3%), 44. As a development set, at the end of the third
-/// session's tuning: 187 (65.8%), 36.
+/// session's tuning: 188 (66.2%), 33.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 187,
-        wrong: 36,
+        right: 188,
+        wrong: 33,
     };
     holds("extraction-heldout-4", 64, true, floor);
 }

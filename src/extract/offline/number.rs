@@ -596,19 +596,11 @@ impl Analysis<'_, '_> {
         number_profile: &NumberProfile,
     ) -> Option<(f64, Source)> {
         let evidence = self.evidence(field, false);
-        let mut sentences: Vec<SentenceIndex> = evidence
+        let sentences: Vec<SentenceIndex> = evidence
             .iter()
             .filter(|e| e.role != Role::Question)
             .map(|e| e.sentence)
             .collect();
-        if !sentences.iter().any(|&sentence| {
-            self.transcript.sentences[sentence]
-                .numbers
-                .iter()
-                .any(is_clock)
-        }) {
-            sentences = self.sentences().map(|(sentence, _)| sentence).collect();
-        }
         let mut last: Option<(u32, u32, Option<bool>, SentenceIndex)> = None;
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
@@ -769,7 +761,9 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
 /// - a figure for each one, for a total ("twenty sessions, an hour and a
 ///   half each" is no total of one and a half hours);
 /// - a figure set aside ("seventy-five an hour, not sixty-five");
-/// - the threshold of a condition ("free on orders over five hundred").
+/// - the threshold of a condition ("free on orders over five hundred");
+/// - an opening time ("open ten till four"), a date ("Wednesday the
+///   11th") or a lead time ("he'll call thirty minutes ahead").
 fn names_no_amount(
     profile: &FieldProfile,
     number_profile: &NumberProfile,
@@ -816,6 +810,30 @@ fn names_no_amount(
                     | "holds" | "keep" | "keeps" | "tops" | "top" | "out"
             )
         });
+    // "open ten till four": a time of day for a length or count.
+    let opening_time = m.unit == Unit::None
+        && matches!(
+            number_profile.unit,
+            FieldUnit::Duration(_) | FieldUnit::Count | FieldUnit::Percent
+        )
+        && token(m.end).is_some_and(|t| matches!(t.lower.as_str(), "till" | "til" | "until"));
+    // "Wednesday the 11th", "the 3rd of May": a date, not a count.
+    let date = m.ordinal
+        && ((1..=3)
+            .filter_map(before)
+            .any(|t| vocabulary::weekday(&t.lower).is_some() || vocabulary::month(t).is_some())
+            || (token(m.end).is_some_and(|t| t.lower == "of")
+                && token(m.end + 1).is_some_and(|t| vocabulary::month(t).is_some())));
+    // "He'll call thirty minutes ahead": a lead time, for a field that does
+    // not ask for notice.
+    let lead_time = matches!(number_profile.unit, FieldUnit::Duration(_))
+        && token(m.end).is_some_and(|t| {
+            matches!(t.lower.as_str(), "ahead" | "beforehand" | "notice")
+                || (t.lower == "in" && token(m.end + 1).is_some_and(|n| n.lower == "advance"))
+        })
+        && !["notic", "advanc", "ahead"]
+            .iter()
+            .any(|st| profile.is_keyword(st));
     // "seventy-five an hour, not sixty-five": the figure set aside.
     let set_aside =
         before(1).is_some_and(|t| t.lower == "not") && before(2).is_some_and(|t| t.is_punct(','));
@@ -836,6 +854,9 @@ fn names_no_amount(
     model_code
         || model_name
         || clock_time
+        || opening_time
+        || date
+        || lead_time
         || set_aside
         || threshold
         || rate_for_length

@@ -494,3 +494,54 @@ fn a_threshold_is_not_the_amount() {
          Agent: Thanks.";
     assert_eq!(run(&fields, transcript)["delivery_fee"], json!(80));
 }
+
+/// An opening time ("open nine till five"), a date ("Thursday the
+/// 12th") and a lead time ("twenty minutes ahead") are no lengths or
+/// counts; an hour field whose question was dodged takes no time said
+/// about something else.
+#[test]
+fn times_dates_and_lead_times_are_no_lengths_or_counts() {
+    let value = |name: &str, desc: &str, question: &str, reply: &str| {
+        let fields = [field(name, FieldType::Number, desc)];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)[name].clone()
+    };
+    assert_eq!(
+        value(
+            "hire_days",
+            "Length of the hire, in days",
+            "How long is the standard hire?",
+            "Pick-up's any Monday, we're open nine till five."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        value(
+            "visitors",
+            "Number of visitors allowed",
+            "How many visitors can come?",
+            "Let me look, there's a booking on Thursday the 12th."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        value(
+            "window_hours",
+            "Length of the arrival window, in hours",
+            "How long is the arrival window?",
+            "She'll ring you twenty minutes ahead."
+        ),
+        Value::Null
+    );
+    let fields = [field(
+        "arrival_hour",
+        FieldType::Number,
+        "Hour the fitter arrives, on a 24-hour clock",
+    )];
+    let transcript = "Agent: What's the price?\n\
+         Recipient: Two hundred, we open at eight thirty.\n\
+         Agent: What time would the fitter arrive?\n\
+         Recipient: That depends on the first job.\n\
+         Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["arrival_hour"], Value::Null);
+}
