@@ -757,9 +757,31 @@ fn clause_polarity(
             }
             // Short echoes ("we can", "it is") only count as the whole clause.
             let short_echo = [
-                "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are",
-                "it does", "we are", "i am", "she can", "he can", "she will", "he will",
-                "they can", "we have", "it has",
+                "we do",
+                "we can",
+                "i can",
+                "i do",
+                "i will",
+                "we will",
+                "it is",
+                "they are",
+                "it does",
+                "we are",
+                "i am",
+                "she can",
+                "he can",
+                "she will",
+                "he will",
+                "they can",
+                "we have",
+                "it has",
+                "she would",
+                "he would",
+                "they would",
+                "we would",
+                "it would",
+                "they will",
+                "it will",
             ];
             if let Some(p) = short_echo.iter().find(|p| starts(p)) {
                 let n = p.split(' ').count();

@@ -155,6 +155,11 @@ pub(super) const DODGES: &[&str] = &[
     "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
     "that would have to go", "it'd have to go", "haven't seen", "have my manager",
     "have the manager", "go over all that", "go over that with", "go through all that",
+    // Not vouching for it ("Should be, I think. I couldn't swear to it.").
+    "couldn't swear", "can't swear", "wouldn't swear", "don't quote me", "not a hundred percent",
+    "who knows",
+    // Breaking off ("A customer's just walked in, can I ring the family back?").
+    "just walked in", "can i ring", "can i call", "let me ring", "let me call",
     // Declining to say at all: no answer, whatever words follow.
     "rather not say", "rather not answer", "rather not share", "prefer not to say",
     "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",
@@ -198,6 +203,7 @@ pub(super) const STRONG_YES: &[&str] = &[
     "we'd love", "happy to", "glad to", "sure thing", "sure", "totally", "you got it", "that'd be great",
     "of course", "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does",
     "we are", "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has",
+    "she would", "he would", "they would", "we would", "it would", "they will", "it will",
 ];
 
 /// Phrases that answer no outright.

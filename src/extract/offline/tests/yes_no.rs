@@ -436,3 +436,39 @@ fn not_yet_stopped_added_and_relative_clauses() {
         json!(true)
     );
 }
+
+/// Not vouching ("Should be, I think. I couldn't swear to it."), "who
+/// knows" and breaking off ("someone's just walked in") answer nothing;
+/// "She would, unfortunately." is a yes with an apology.
+#[test]
+fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
+    let answer = |question: &str, reply: &str| {
+        let fields = [field(
+            "uniform_required",
+            FieldType::Boolean,
+            "Whether she must buy the club uniform",
+        )];
+        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+        run(&fields, &transcript)["uniform_required"].clone()
+    };
+    let asked = "Does she have to buy the club uniform?";
+    assert_eq!(
+        answer(
+            asked,
+            "Should be optional, I think. I couldn't swear to it."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        answer(asked, "Some do, some don't, who knows this year."),
+        Value::Null
+    );
+    assert_eq!(
+        answer(
+            asked,
+            "Sorry, someone's just walked in. Can I ring her back later?"
+        ),
+        Value::Null
+    );
+    assert_eq!(answer(asked, "She would, unfortunately."), json!(true));
+}
