@@ -222,6 +222,18 @@ pub(super) fn per_canonical(st: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether "number of …" counts things ("number of guests") rather than
+/// naming an identifier of one ("form number of the claim form").
+fn counts_things(text: &str) -> bool {
+    text.match_indices("number of ").any(|(at, found)| {
+        let next = text[at + found.len()..].split_whitespace().next();
+        !matches!(
+            next,
+            Some("the" | "his" | "her" | "their" | "your" | "our" | "its" | "this" | "that")
+        )
+    })
+}
+
 /// What kind of text a string field wants, from its name and description.
 pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &str) -> StringKind {
     if let Some(opts) = parse_options(desc) {
@@ -268,7 +280,7 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
         || text_words(desc)
             .take(3)
             .any(|w| w.eq_ignore_ascii_case("number")))
-        && !phrase("number of"))
+        && !counts_things(text))
     {
         return StringKind::Code;
     }

@@ -196,3 +196,18 @@ fn names_in_passing_are_no_answers() {
         json!("Heron Suite")
     );
 }
+
+/// "Form number of the claim form" asks for an identifier ("TR-210"),
+/// not a count as "number of guests" would.
+#[test]
+fn a_number_of_the_thing_is_an_identifier() {
+    let fields = [field(
+        "claimFormNumber",
+        FieldType::String,
+        "Form number of the claim form she needs to file",
+    )];
+    let transcript = "Agent: Which form does she need to file?\n\
+         Recipient: Then it's the TR-210, the tenant's claim.\n\
+         Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["claimFormNumber"], json!("TR-210"));
+}
