@@ -355,6 +355,24 @@ impl Analysis<'_, '_> {
                         !after_by || deadline_field || about_field()
                     })
                     .collect();
+                // "We'd put it up on the Friday, so it's ready for the
+                // Saturday": the day a result is for is not the day asked.
+                let for_a_result = |token: usize| {
+                    let word = |back: usize| {
+                        token
+                            .checked_sub(back)
+                            .and_then(|p| sent.tokens.get(p))
+                            .map(|p| p.lower.as_str())
+                    };
+                    word(1) == Some("the") && matches!(word(2), Some("for" | "of"))
+                };
+                let vals: Vec<(usize, &str)> = if vals.iter().any(|(i, _)| !for_a_result(*i)) {
+                    vals.into_iter()
+                        .filter(|(i, _)| !for_a_result(*i))
+                        .collect()
+                } else {
+                    vals
+                };
                 push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Month => {

@@ -211,3 +211,17 @@ fn a_number_of_the_thing_is_an_identifier() {
          Agent: Thanks.";
     assert_eq!(run(&fields, transcript)["claimFormNumber"], json!("TR-210"));
 }
+/// "We'd put it up on the Friday, so it's ready for the Saturday": the
+/// day something is for is not the day asked about.
+#[test]
+fn the_day_a_result_is_for_is_not_the_day_asked() {
+    let fields = [field(
+        "setupDay",
+        FieldType::String,
+        "Day of the week the crew will put the tent up",
+    )];
+    let transcript = "Agent: When would the crew put the tent up?\n\
+         Recipient: Thursday evening, so it's dry for the Saturday.\n\
+         Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["setupDay"], json!("Thursday"));
+}
