@@ -467,8 +467,24 @@ impl Analysis<'_, '_> {
                 }
             }
         }
+        // "Could be Wednesday, could be Friday", "probably Sam": a value
+        // said tentatively is no answer.
+        let tentative = |token: usize| {
+            let clause = sent
+                .token_clauses
+                .get(token)
+                .copied()
+                .unwrap_or(ClauseId(0));
+            has_any_phrase(
+                clause_text(sent, clause),
+                &[
+                    "could be", "maybe", "probably", "might be", "perhaps", "possibly",
+                ],
+            )
+        };
         out.retain(|candidate| {
-            !sent.habitual_before(candidate.token)
+            !tentative(candidate.token)
+                && !sent.habitual_before(candidate.token)
                 && said_for_own_option(profile, sent, candidate.token) != Some(false)
         });
         out

@@ -225,3 +225,23 @@ fn the_day_a_result_is_for_is_not_the_day_asked() {
          Agent: Thanks.";
     assert_eq!(run(&fields, transcript)["setupDay"], json!("Thursday"));
 }
+
+/// "Could be Tuesday, could be Thursday": a value said tentatively is no
+/// answer.
+#[test]
+fn a_tentative_value_is_no_answer() {
+    let fields = [field(
+        "delivery_day",
+        FieldType::String,
+        "Day of the week the order will be delivered",
+    )];
+    let day = |reply: &str| {
+        let transcript = format!(
+            "Agent: Which day will the order be delivered?\nRecipient: {reply}\nAgent: Thanks."
+        );
+        run(&fields, &transcript)["delivery_day"].clone()
+    };
+    assert_eq!(day("Could be Tuesday, could be Thursday."), Value::Null);
+    assert_eq!(day("Probably Thursday, depending on the van."), Value::Null);
+    assert_eq!(day("Thursday, first thing."), json!("Thursday"));
+}
