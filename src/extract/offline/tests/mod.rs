@@ -31,6 +31,20 @@ pub(super) fn run(fields: &[FieldDefinition], transcript: &str) -> Map<String, V
     grounded.values
 }
 
+/// The value of field `name` after a call of one exchange: the agent asks
+/// `question`, the recipient gives `reply`, the agent thanks them.
+pub(super) fn one_exchange(
+    name: &str,
+    field_type: FieldType,
+    desc: &str,
+    question: &str,
+    reply: &str,
+) -> Value {
+    let fields = [field(name, field_type, desc)];
+    let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
+    run(&fields, &transcript)[name].clone()
+}
+
 #[test]
 fn undiscussed_fields_are_null_and_all_keys_present() {
     let fields = [

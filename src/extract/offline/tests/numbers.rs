@@ -1,6 +1,6 @@
 //! The offline extractor on invented calls: amounts, counts and durations.
 
-use super::{field, run};
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -347,9 +347,7 @@ fn a_per_person_limit_is_a_count_of_things_not_people() {
 #[test]
 fn numbers_that_name_things_or_times_are_no_amounts() {
     let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Number, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Number, desc, question, reply)
     };
     let fee = |reply: &str| {
         value(
@@ -389,9 +387,7 @@ fn numbers_that_name_things_or_times_are_no_amounts() {
 #[test]
 fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
     let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Number, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Number, desc, question, reply)
     };
     assert_eq!(
         value(
@@ -428,9 +424,7 @@ fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
 #[test]
 fn spoken_rates_per_small_measure_are_dollars_and_cents() {
     let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Number, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Number, desc, question, reply)
     };
     assert_eq!(
         value(
@@ -502,9 +496,7 @@ fn a_threshold_is_not_the_amount() {
 #[test]
 fn times_dates_and_lead_times_are_no_lengths_or_counts() {
     let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Number, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Number, desc, question, reply)
     };
     assert_eq!(
         value(

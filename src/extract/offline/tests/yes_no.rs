@@ -1,6 +1,6 @@
 //! The offline extractor on invented calls: yes/no answers.
 
-use super::{field, run};
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -294,9 +294,7 @@ fn a_no_charge_reply_answers_a_field_about_a_charge() {
 #[test]
 fn a_no_after_an_implicit_yes_and_extras_on_top() {
     let answer = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Boolean, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Boolean, desc, question, reply)
     };
     let open = |reply: &str| {
         answer(
@@ -386,9 +384,7 @@ fn passing_the_question_on_or_a_pleasantry_is_no_answer() {
 #[test]
 fn not_yet_stopped_added_and_relative_clauses() {
     let answer = |name: &str, desc: &str, question: &str, reply: &str| {
-        let fields = [field(name, FieldType::Boolean, desc)];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)[name].clone()
+        one_exchange(name, FieldType::Boolean, desc, question, reply)
     };
     assert_eq!(
         answer(
