@@ -468,6 +468,7 @@ pub(super) fn words_agree(value: &str, text: &str) -> bool {
     if content.peek().is_none() {
         return false;
     }
+    let said_morning = quoted.iter().any(|(q, _)| *q == "morning");
     // Numbers in the quote, as said and digit by digit ("two twelve" is
     // 212, "four four seven one" 4471).
     let spoken: Vec<String> = find_numbers(&quote_tokens)
@@ -478,8 +479,9 @@ pub(super) fn words_agree(value: &str, text: &str) -> bool {
                 .alt
                 .filter(|a| a.fract() == 0.0)
                 .map(|a| format!("{}", a as i64));
-            // A time of day as said ("4:15") and on the 24-hour clock
-            // ("04:15", "16:15").
+            // A time of day as said ("4:15") and on the 24-hour clock: in
+            // the morning ("04:15") unless said pm, in the afternoon
+            // ("16:15") unless said am or "in the morning".
             let whole_hour = (m.clock.is_none()
                 && (m.unit == Unit::Clock || m.after_time_prep)
                 && m.value.fract() == 0.0
@@ -488,8 +490,9 @@ pub(super) fn words_agree(value: &str, text: &str) -> bool {
             let (clock, clock24, afternoon) = match m.clock.or(whole_hour) {
                 Some((hour, minute)) => (
                     Some(format!("{hour}:{minute:02}")),
-                    Some(format!("{hour:02}:{minute:02}")),
-                    (hour < 12).then(|| format!("{}:{minute:02}", hour + 12)),
+                    (m.pm != Some(true)).then(|| format!("{hour:02}:{minute:02}")),
+                    (hour < 12 && m.pm != Some(false) && !said_morning)
+                        .then(|| format!("{}:{minute:02}", hour + 12)),
                 ),
                 None => (None, None, None),
             };

@@ -515,3 +515,34 @@ fn an_acknowledgement_that_offers_another_day_confirms_nothing() {
         Err(Unsupported::NotConfirmed)
     );
 }
+
+/// A time of day said in the quote supports it on the 24-hour clock, in
+/// the afternoon only when it was not said in the morning.
+#[test]
+fn a_spoken_time_supports_its_24_hour_reading() {
+    let call = "Agent: When can she come?\n\
+                Recipient: Thursday at quarter past four.\n\
+                Agent: And the class?\n\
+                Recipient: It starts at nine am.\n\
+                Agent: And the fitting?\n\
+                Recipient: At eight in the morning.";
+    let time = |value: &str, quote: &str| {
+        check(
+            FieldType::String,
+            &json!(value),
+            &Quote::recipient(quote),
+            call,
+        )
+    };
+    assert!(time("16:15", "Thursday at quarter past four.").is_ok());
+    assert!(time("4:15", "Thursday at quarter past four.").is_ok());
+    assert!(time("09:00", "It starts at nine am.").is_ok());
+    assert_eq!(
+        time("21:00", "It starts at nine am."),
+        Err(Unsupported::WordsNotQuoted)
+    );
+    assert_eq!(
+        time("20:00", "At eight in the morning."),
+        Err(Unsupported::WordsNotQuoted)
+    );
+}

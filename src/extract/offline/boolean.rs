@@ -1,12 +1,13 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
+use super::clause_polarity::clause_polarity;
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, DODGES, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, REVISION_CUES,
-    SHORT_NEGATIVE_ECHOES, STOPWORDS, STRONG_NO, STRONG_YES, SUBJECT_CHANGES,
+    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, PASS_ONS, REVISION_CUES,
+    STOPWORDS, SUBJECT_CHANGES,
 };
 use super::options::chooses_other_option;
-use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::field_words;
@@ -373,6 +374,18 @@ impl Analysis<'_, '_> {
             .map(|(polarity, _)| polarity)
     }
 
+    /// Whether `stems` name a field other than `profile`'s.
+    fn names_another_field(&self, profile: &FieldProfile, stems: &[String]) -> bool {
+        self.profiles
+            .iter()
+            .filter(|other| !std::ptr::eq(*other, profile))
+            .any(|other| {
+                stems
+                    .iter()
+                    .any(|st| other.is_strong_keyword(st) && !profile.is_keyword(st))
+            })
+    }
+
     /// Polarity of a reply made of `sentences` (one turn), and whether a
     /// yes or no word (or a dodge) decided it rather than an implied answer.
     ///
@@ -386,18 +399,6 @@ impl Analysis<'_, '_> {
     /// `weak_ok`: an implicit answer that does not name the field ("My
     /// wife'll be around") counts only as a reply to a question, not to a
     /// statement.
-    /// Whether `stems` name a field other than `profile`'s.
-    fn names_another_field(&self, profile: &FieldProfile, stems: &[String]) -> bool {
-        self.profiles
-            .iter()
-            .filter(|other| !std::ptr::eq(*other, profile))
-            .any(|other| {
-                stems
-                    .iter()
-                    .any(|st| other.is_strong_keyword(st) && !profile.is_keyword(st))
-            })
-    }
-
     fn reply_reading(
         &self,
         profile: &FieldProfile,
@@ -501,9 +502,12 @@ impl Analysis<'_, '_> {
                     // "Let me check…" is followed by the answer; "I'm not sure" is final.
                     Some((Polarity::Dodge, _)) => {
                         let is_hold = has_split_phrase(text, phrases!(HOLDS));
-                        // "Yes. Let me pull them up.": a hold after a clear answer
-                        // is about the details, not a retraction.
-                        if !(is_hold && matches!(state, State::Strong(_))) {
+                        let passes_on = has_split_phrase(text, phrases!(PASS_ONS));
+                        // "Yes. Let me pull them up.", "Yes, we deliver. I'll
+                        // have my manager confirm the slot.": a hold or a
+                        // hand-over after a clear answer is about the
+                        // details, not a retraction.
+                        if !((is_hold || passes_on) && matches!(state, State::Strong(_))) {
                             state = State::Dodge;
                             hold = is_hold;
                         }
@@ -558,15 +562,24 @@ impl Analysis<'_, '_> {
                         // the no about nothing else the call asks, is the
                         // no (the yes named the field without answering).
                         // ("…, so he doesn't need to buy one" draws a
-                        // consequence and is no answer).
+                        // consequence, "…, but not after three" limits the
+                        // yes: neither is the answer).
                         let yes_then_no = state == State::Weak(Polarity::Yes)
                             && pol == Polarity::No
                             && weak_sentence == Some(sentence)
                             && substantive
                             && !matches!(
                                 text.split(' ').next(),
-                                Some("so" | "which" | "because" | "since" | "as" | "meaning")
+                                Some(
+                                    "so" | "which" | "because" | "since" | "as" | "meaning"
+                                        | "but" | "just" | "except" | "only" | "although"
+                                        | "though" | "unless"
+                                )
                             )
+                            // "…, you don't pay anything extra" restates a yes.
+                            && !text.split(' ').any(|w| {
+                                matches!(w, "pay" | "charge" | "extra" | "cost" | "fee" | "free")
+                            })
                             && !self.names_another_field(profile, clause_stems);
                         if yes_then_no {
                             state = State::Weak(Polarity::No);
@@ -681,141 +694,4 @@ fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
         && !diary
         && !states.is_empty()
         && states.iter().all(|w| profile.is_own_word(&stem(w)))
-}
-
-/// Polarity of one clause: `(pol, strong)`.
-fn clause_polarity(
-    text: &str,
-    content: &[&str],
-    turn_initial: bool,
-    seen_informative: bool,
-) -> Option<(Polarity, bool)> {
-    if has_split_phrase(text, phrases!(DODGES))
-        && !has_any_phrase(text, &["no doubt", "definitely", "absolutely"])
-    {
-        // "make sure" is not a dodge either way; "not sure" is.
-        return Some((Polarity::Dodge, true));
-    }
-    let words: Vec<&str> = text.split(' ').collect();
-    // Strong markers: the last one in the clause wins.
-    let mut strong: Option<(usize, Polarity)> = None;
-    for (i, _) in words.iter().enumerate() {
-        let rest = &words[i..];
-        // The words from `i` on begin with phrase `p`.
-        let starts = |p: &str| {
-            let n = p.split(' ').count();
-            rest.len() >= n && p.split(' ').zip(rest).all(|(a, b)| a == *b)
-        };
-        let starts_split = |p: &[&str]| rest.starts_with(p);
-        let is_no_start = starts("no");
-        if is_no_start {
-            let next = words.get(i + 1).copied();
-            if matches!(
-                next,
-                Some("problem" | "worries" | "worry" | "doubt" | "question" | "trouble")
-            ) {
-                strong = Some((i, Polarity::Yes));
-                continue;
-            }
-            // "Monday — no, sorry, Thursday": a self-correction, not an answer.
-            if seen_informative
-                && i == 0
-                && matches!(next, Some("wait" | "sorry" | "actually" | "i"))
-            {
-                continue;
-            }
-            if i > 0 && matches!(next, Some("wait" | "sorry" | "actually")) {
-                continue;
-            }
-        }
-        // "… for anyone who can't make it in": a relative clause speaks of
-        // someone else, and answers nothing.
-        if i > 0
-            && matches!(
-                words.get(i - 1),
-                Some(&("who" | "that" | "which" | "whoever"))
-            )
-        {
-            continue;
-        }
-        if let Some(p) = phrases!(STRONG_NO).iter().find(|p| starts_split(p)) {
-            // "not sure" was handled as a dodge; "no need"/"no parking" are no.
-            let n = p.len();
-            let echo = phrases!(SHORT_NEGATIVE_ECHOES).contains(p);
-            if echo && words.len() > i + n + 1 {
-                continue;
-            }
-            strong = Some((i, Polarity::No));
-            continue;
-        }
-        if phrases!(STRONG_YES).iter().any(|p| starts_split(p)) {
-            if starts("sure")
-                && i > 0
-                && matches!(words.get(i - 1), Some(&("make" | "not" | "be" | "unsure")))
-            {
-                continue;
-            }
-            // Short echoes ("we can", "it is") only count as the whole clause.
-            let short_echo = [
-                "we do",
-                "we can",
-                "i can",
-                "i do",
-                "i will",
-                "we will",
-                "it is",
-                "they are",
-                "it does",
-                "we are",
-                "i am",
-                "she can",
-                "he can",
-                "she will",
-                "he will",
-                "they can",
-                "we have",
-                "it has",
-                "she would",
-                "he would",
-                "they would",
-                "we would",
-                "it would",
-                "they will",
-                "it will",
-            ];
-            if let Some(p) = short_echo.iter().find(|p| starts(p)) {
-                let n = p.split(' ').count();
-                if words.len() > i + n
-                    && !matches!(words.get(i + n), Some(&("yeah" | "yes" | "too")))
-                {
-                    continue;
-                }
-            }
-            strong = Some((i, Polarity::Yes));
-        }
-    }
-    if let Some((_, p)) = strong {
-        return Some((p, true));
-    }
-    if content.is_empty() {
-        // Acceptance words open a reply ("Okay, fine then."), but "okay" later is a filler.
-        if turn_initial && words.iter().any(|w| ACCEPT_WORDS.contains(w)) {
-            return Some((Polarity::Yes, false));
-        }
-        return None;
-    }
-    // "Almost." to "Are they finished?": not yet, however the reply goes on.
-    if matches!(
-        content,
-        ["almost" | "nearly"] | ["almost" | "nearly", "there" | "done" | "finished" | "ready"]
-    ) {
-        return Some((Polarity::No, true));
-    }
-    if has_any_phrase(text, &["oh no"]) {
-        return Some((Polarity::No, false));
-    }
-    if is_negated_text(text) {
-        return Some((Polarity::No, false));
-    }
-    Some((Polarity::Yes, false))
 }

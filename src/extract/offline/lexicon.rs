@@ -150,16 +150,8 @@ pub(super) const DODGES: &[&str] = &[
     "ring them back", "go through that with",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
-    // Passing the question on ("that'd have to go to the committee", "I'll
-    // have my manager email him", "he'll go over all that with you").
-    "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
-    "that would have to go", "it'd have to go", "haven't seen", "have my manager",
-    "have the manager", "go over all that", "go over that with", "go through all that",
     // Not vouching for it ("Should be, I think. I couldn't swear to it.").
     "couldn't swear", "can't swear", "wouldn't swear", "don't quote me", "not a hundred percent",
-    "who knows",
-    // Breaking off ("A customer's just walked in, can I ring the family back?").
-    "just walked in", "can i ring", "can i call", "let me ring", "let me call",
     // Declining to say at all: no answer, whatever words follow.
     "rather not say", "rather not answer", "rather not share", "prefer not to say",
     "prefer not to answer", "prefer not to share", "won't say", "not saying", "not telling",
@@ -170,6 +162,19 @@ pub(super) const DODGES: &[&str] = &[
     "unable to discuss", "can't discuss", "cannot discuss", "not able to disclose", "unable to disclose",
     "can't disclose", "cannot disclose", "not able to share that", "can't share that",
     "cannot share that", "can't give out", "cannot give out", "not able to give out",
+];
+
+/// Phrases that pass the question on to someone or some other time ("that'd
+/// have to go to the committee", "I'll have my manager email him", "a
+/// customer's just walked in, can I ring the family back?"): no answer on
+/// their own, but, like a hold, they take back no clear answer said before
+/// them ("Yes, we deliver. I'll have my manager confirm the slot.").
+#[rustfmt::skip]
+pub(super) const PASS_ONS: &[&str] = &[
+    "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
+    "that would have to go", "it'd have to go", "have my manager", "have the manager",
+    "go over all that", "go over that with", "go through all that", "just walked in", "can i ring",
+    "can i call", "let me ring", "let me call",
 ];
 
 /// Words that withhold an amount, or leave it open between several: a
@@ -193,6 +198,12 @@ pub(super) const HOLDS: &[&str] = &[
     "one moment", "hang on", "one second", "bear with me",
 ];
 
+/// Words that make a value tentative ("could be Wednesday", "probably
+/// Sam"): no answer for a string field.
+pub(super) const TENTATIVE: &[&str] = &[
+    "could be", "maybe", "probably", "might be", "perhaps", "possibly",
+];
+
 /// Phrases that answer yes outright.
 #[rustfmt::skip]
 pub(super) const STRONG_YES: &[&str] = &[
@@ -201,9 +212,16 @@ pub(super) const STRONG_YES: &[&str] = &[
     "will do", "i'll be there", "we'll be there", "why not", "for sure", "by all means", "that works",
     "works for me", "uh-huh", "uh huh", "mm-hmm", "please do", "go ahead", "no problem", "i'd love",
     "we'd love", "happy to", "glad to", "sure thing", "sure", "totally", "you got it", "that'd be great",
-    "of course", "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does",
-    "we are", "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has",
-    "she would", "he would", "they would", "we would", "it would", "they will", "it will",
+    "of course",
+];
+
+/// Pronoun and auxiliary ("We do.", "She would."): a yes only as the whole
+/// clause, not inside a longer one ("we do deliveries on Fridays").
+#[rustfmt::skip]
+pub(super) const SHORT_ECHOES: &[&str] = &[
+    "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does", "we are",
+    "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has", "she would",
+    "he would", "they would", "we would", "it would", "they will", "it will",
 ];
 
 /// Phrases that answer no outright.
@@ -242,7 +260,7 @@ pub(super) const NEGATIVE_STATES: &[&str] = &[
     "rammed", "packed", "shut",
     "tough", "separate", "separately", "extra", "additional", "rejected", "denied", "declined", "cancelled",
     "canceled", "missing", "lost", "broken", "impossible", "difficult", "bad", "problem", "late", "delayed",
-    "behind", "overdue", "expired", "stopped", "discontinued",
+    "behind", "overdue", "expired", "discontinued",
 ];
 
 /// Articles, demonstratives and possessives: no content of their own.

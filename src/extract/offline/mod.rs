@@ -11,7 +11,8 @@
 //! 3. `relevance` and `evidence`: find the turns that raise each field (its
 //!    *topic* turns) and the replies that follow until the asking side moves
 //!    on (the *region*), plus sentences that mention the field outright.
-//! 4. `boolean`, `number`, `string` (with `string_candidates`): read a typed
+//! 4. `boolean` (with `clause_polarity`), `number` (with `not_an_amount`
+//!    and `spoken_amount`), `string` (with `string_candidates`): read a typed
 //!    value from that evidence: later answers and explicit corrections
 //!    ("actually", "X, not Y") win, dodges ("I'm not sure", "let me check")
 //!    and vague answers give null.
@@ -49,8 +50,10 @@ macro_rules! phrases {
 
 mod amendment;
 mod boolean;
+mod clause_polarity;
 mod evidence;
 mod lexicon;
+mod not_an_amount;
 mod number;
 mod options;
 mod phrase;

@@ -4,10 +4,12 @@
 use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
+use super::not_an_amount::names_no_amount;
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
+use super::spoken_amount::is_small_measure;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
@@ -624,16 +626,11 @@ impl Analysis<'_, '_> {
         if h > 24 {
             return None;
         }
-        let mut hour = h;
-        if number_profile.hour24 {
-            match pm {
-                Some(true) if hour < 12 => hour += 12,
-                Some(false) if hour == 12 => hour = 0,
-                // No am/pm: business hours, so 1–7 means afternoon.
-                None if (1..=7).contains(&hour) => hour += 12,
-                _ => {}
-            }
-        }
+        let hour = if number_profile.hour24 {
+            on_24_hour_clock(h, pm)
+        } else {
+            h
+        };
         Some((
             f64::from(hour) + f64::from(mm) / 60.0,
             Source::sentence(sentence),
@@ -656,6 +653,18 @@ pub(super) fn is_clock(m: &NumberMention) -> bool {
             && (1.0..=12.0).contains(&m.value)
             && m.value.fract() == 0.0)
         || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
+}
+
+/// Hour `hour` of a time said with `pm` (am/pm, or neither) on the 24-hour
+/// clock; without am or pm, one to seven is in the afternoon (business
+/// hours).
+pub(super) fn on_24_hour_clock(hour: u32, pm: Option<bool>) -> u32 {
+    match pm {
+        Some(true) if hour < 12 => hour + 12,
+        Some(false) if hour == 12 => 0,
+        None if (1..=7).contains(&hour) => hour + 12,
+        _ => hour,
+    }
 }
 
 /// The hours of the clock times in a sentence.
@@ -750,148 +759,6 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
         ) || vocabulary::weekday(n).is_some()
     });
     !free_person && !free_on_a_day && !free_time
-}
-
-/// Whether mention `m` of `sent` names a thing or a time of day rather
-/// than an amount the field could hold:
-/// - a model code ("a CX-5", "for a 13, the screen is …");
-/// - a bare clock time after "at", "until", "by" for a length, count or
-///   percentage ("we close at nine" is no warranty of nine days);
-/// - a rate for a length ("seventy-five an hour" is no number of hours);
-/// - a figure for each one, for a total ("twenty sessions, an hour and a
-///   half each" is no total of one and a half hours);
-/// - a figure set aside ("seventy-five an hour, not sixty-five");
-/// - the threshold of a condition ("free on orders over five hundred");
-/// - an opening time ("open ten till four"), a date ("Wednesday the
-///   11th") or a lead time ("he'll call thirty minutes ahead").
-fn names_no_amount(
-    profile: &FieldProfile,
-    number_profile: &NumberProfile,
-    sent: &Sentence,
-    m: &NumberMention,
-) -> bool {
-    let token = |i: usize| sent.tokens.get(i);
-    let before = |back: usize| m.start.checked_sub(back).and_then(token);
-    let model_code = m.written
-        && m.unit == Unit::None
-        && before(1).is_some_and(|t| t.is_punct('-') && !t.space_before)
-        && before(2).is_some_and(|t| {
-            t.is_word()
-                && t.text.chars().count() <= 4
-                && t.text.chars().all(|c| c.is_ascii_uppercase())
-        });
-    let model_name = m.written
-        && m.unit == Unit::None
-        && m.per.is_none()
-        && before(1).is_some_and(|t| matches!(t.lower.as_str(), "a" | "an"))
-        && token(m.end).is_none_or(|t| {
-            t.is_punct(',') || t.is_punct('.') || (t.is_word() && t.is_capitalized())
-        });
-    let clock_time = m.unit == Unit::None
-        && !m.ordinal
-        && matches!(
-            number_profile.unit,
-            FieldUnit::Duration(_) | FieldUnit::Count | FieldUnit::Percent
-        )
-        && m.per.is_none()
-        && (1.0..=12.0).contains(&m.value)
-        && before(1).is_some_and(|t| {
-            matches!(
-                t.lower.as_str(),
-                "at" | "until" | "till" | "til" | "by" | "before" | "after"
-            )
-        })
-        // "we cap it at six", "it starts at three": a limit or a level.
-        && ![2, 3].into_iter().filter_map(before).any(|t| {
-            matches!(
-                t.lower.as_str(),
-                "cap" | "caps" | "capped" | "max" | "maxes" | "maxed" | "limit" | "limited"
-                    | "set" | "start" | "starts" | "starting" | "priced" | "stands" | "sits"
-                    | "holds" | "keep" | "keeps" | "tops" | "top" | "out"
-            )
-        });
-    // "open ten till four": a time of day for a length or count.
-    let opening_time = m.unit == Unit::None
-        && matches!(
-            number_profile.unit,
-            FieldUnit::Duration(_) | FieldUnit::Count | FieldUnit::Percent
-        )
-        && token(m.end).is_some_and(|t| matches!(t.lower.as_str(), "till" | "til" | "until"));
-    // "Wednesday the 11th", "the 3rd of May": a date, not a count.
-    let date = m.ordinal
-        && ((1..=3)
-            .filter_map(before)
-            .any(|t| vocabulary::weekday(&t.lower).is_some() || vocabulary::month(t).is_some())
-            || (token(m.end).is_some_and(|t| t.lower == "of")
-                && token(m.end + 1).is_some_and(|t| vocabulary::month(t).is_some())));
-    // "He'll call thirty minutes ahead": a lead time, for a field that does
-    // not ask for notice.
-    let lead_time = matches!(number_profile.unit, FieldUnit::Duration(_))
-        && token(m.end).is_some_and(|t| {
-            matches!(t.lower.as_str(), "ahead" | "beforehand" | "notice")
-                || (t.lower == "in" && token(m.end + 1).is_some_and(|n| n.lower == "advance"))
-        })
-        && !["notic", "advanc", "ahead"]
-            .iter()
-            .any(|st| profile.is_keyword(st));
-    // "seventy-five an hour, not sixty-five": the figure set aside.
-    let set_aside =
-        before(1).is_some_and(|t| t.lower == "not") && before(2).is_some_and(|t| t.is_punct(','));
-    // "free on orders over five hundred dollars", "for groups under
-    // ten": a threshold of a condition, not the amount asked for (unless
-    // the field asks for a bound).
-    let threshold = number_profile.range == RangePreference::Neither
-        && (before(1)
-            .is_some_and(|t| matches!(t.lower.as_str(), "over" | "above" | "under" | "below"))
-            || (before(1).is_some_and(|t| t.lower == "than")
-                && before(2)
-                    .is_some_and(|t| matches!(t.lower.as_str(), "more" | "less" | "fewer"))));
-    let rate_for_length = matches!(number_profile.unit, FieldUnit::Duration(_))
-        && matches!(m.unit, Unit::None | Unit::Money)
-        && m.per.is_some();
-    let each_for_total =
-        profile.is_own_word("total") && m.per.as_deref().is_some_and(|p| p == "each");
-    model_code
-        || model_name
-        || clock_time
-        || opening_time
-        || date
-        || lead_time
-        || set_aside
-        || threshold
-        || rate_for_length
-        || each_for_total
-}
-
-/// Whether a rate noun (a stem) is a small measure of goods: a square
-/// foot, a metre, a letter, a bottle.
-fn is_small_measure(per: &str) -> bool {
-    matches!(
-        per,
-        "squar"
-            | "foot"
-            | "feet"
-            | "metr"
-            | "met"
-            | "yard"
-            | "inch"
-            | "lett"
-            | "word"
-            | "bottl"
-            | "kilo"
-            | "pound"
-            | "litr"
-            | "lit"
-            | "gallon"
-            | "ounc"
-            | "sheet"
-            | "pag"
-            | "copy"
-            | "stem"
-            | "til"
-            | "brick"
-            | "mil"
-    )
 }
 
 /// Whether a count field counts people ("group size, in people",

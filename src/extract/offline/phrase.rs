@@ -103,7 +103,7 @@ pub(super) fn is_negated_text(text: &str) -> bool {
                 None => true,
                 Some(&"of") => !matches!(
                     ws.get(i + 3).copied(),
-                    Some("it" | "that" | "this" | "things" | "everything" | "them")
+                    Some("it" | "that" | "this" | "things" | "everything" | "them" | "all")
                 ),
                 Some(_) => false,
             }
@@ -116,7 +116,15 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         // "A battery would add about eight grand": charged on top.
         || has_any_phrase(
             text,
-            &["would add", "it'd add", "that'd add", "will add", "that adds", "it adds", "add another"],
+            &["would add", "it'd add", "that'd add", "that adds", "it adds"],
+        )
+        // "We stopped direct billing last year" (not "the leak's stopped").
+        || has_any_phrase(
+            text,
+            &[
+                "we stopped", "we've stopped", "they stopped", "they've stopped", "stopped offering",
+                "stopped doing", "stopped taking",
+            ],
         )
         || has_any_phrase(text, &["won't work", "doesn't work", "no good", "not good"])
         // "She's off this Tuesday": away, with a person as the subject.

@@ -4,7 +4,7 @@
 
 use super::boolean::Polarity;
 use super::evidence::Analysis;
-use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, STRONG_YES};
+use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, SHORT_ECHOES, STRONG_YES};
 use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::FieldIndex;
@@ -137,7 +137,8 @@ impl Analysis<'_, '_> {
             .map(|&clause| clause_text(first, clause))
             .collect::<Vec<_>>()
             .join(" ");
-        let contradicts = has_split_phrase(&rest, phrases!(STRONG_YES))
+        let contradicts = (has_split_phrase(&rest, phrases!(STRONG_YES))
+            || has_split_phrase(&rest, phrases!(SHORT_ECHOES)))
             && !has_any_phrase(&rest, &["correct", "right", "exactly"]);
         let agrees = matches!(
             words.as_slice(),

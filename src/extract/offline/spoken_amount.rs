@@ -72,3 +72,35 @@ impl Analysis<'_, '_> {
 fn x_positive(x: f64) -> bool {
     x > 0.0 && x.is_finite()
 }
+
+/// Whether a rate noun (a stem) is a small measure of goods, priced in
+/// dollars and cents ("four sixty-nine a square foot" is 4.69): a square
+/// foot, a metre ("met" is "meter"), a letter ("lett"), a litre ("lit" is
+/// "liter"), a page ("pag"), a tile ("til"), a mile ("mil"). Not a yard
+/// (of concrete) or a bottle (of champagne), often priced in hundreds.
+pub(super) fn is_small_measure(per: &str) -> bool {
+    matches!(
+        per,
+        "squar"
+            | "foot"
+            | "feet"
+            | "metr"
+            | "met"
+            | "inch"
+            | "lett"
+            | "word"
+            | "kilo"
+            | "pound"
+            | "litr"
+            | "lit"
+            | "gallon"
+            | "ounc"
+            | "sheet"
+            | "pag"
+            | "copy"
+            | "stem"
+            | "til"
+            | "brick"
+            | "mil"
+    )
+}

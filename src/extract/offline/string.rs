@@ -4,8 +4,8 @@
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{DODGES, FILLERS};
-use super::number::is_clock;
+use super::lexicon::{DODGES, FILLERS, TENTATIVE};
+use super::number::{is_clock, on_24_hour_clock};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind, ValueKind};
@@ -14,6 +14,7 @@ use super::string_candidates::{
     option_choice, proper_spans, quote_candidates,
 };
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::value_kind::asks_24_hour;
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
@@ -355,8 +356,9 @@ impl Analysis<'_, '_> {
                         !after_by || deadline_field || about_field()
                     })
                     .collect();
-                // "We'd put it up on the Friday, so it's ready for the
-                // Saturday": the day a result is for is not the day asked.
+                // "We'd put it up on the Friday, so it's ready and dry for
+                // the Saturday": the day a result is ready for is not the
+                // day asked ("book it for the Friday" still is).
                 let for_a_result = |token: usize| {
                     let word = |back: usize| {
                         token
@@ -364,7 +366,13 @@ impl Analysis<'_, '_> {
                             .and_then(|p| sent.tokens.get(p))
                             .map(|p| p.lower.as_str())
                     };
-                    word(1) == Some("the") && matches!(word(2), Some("for" | "of"))
+                    let result = (3..=5).filter_map(word).any(|w| {
+                        matches!(
+                            w,
+                            "ready" | "dry" | "done" | "finished" | "set" | "prepared"
+                        )
+                    });
+                    word(1) == Some("the") && word(2) == Some("for") && result
                 };
                 let vals: Vec<(usize, &str)> = if vals.iter().any(|(i, _)| !for_a_result(*i)) {
                     vals.into_iter()
@@ -397,7 +405,14 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Time => {
-                let hour24 = asks_24_hour(profile);
+                let hour24 = asks_24_hour(
+                    &profile
+                        .definition
+                        .description
+                        .as_deref()
+                        .unwrap_or_default()
+                        .to_lowercase(),
+                );
                 let vals: Vec<(usize, String)> = sent
                     .numbers
                     .iter()
@@ -475,12 +490,7 @@ impl Analysis<'_, '_> {
                 .get(token)
                 .copied()
                 .unwrap_or(ClauseId(0));
-            has_any_phrase(
-                clause_text(sent, clause),
-                &[
-                    "could be", "maybe", "probably", "might be", "perhaps", "possibly",
-                ],
-            )
+            has_any_phrase(clause_text(sent, clause), TENTATIVE)
         };
         out.retain(|candidate| {
             !tentative(candidate.token)
@@ -698,8 +708,15 @@ fn name_in_passing(profile: &FieldProfile, sent: &Sentence, start: usize, end: u
         profile.kind,
         ValueKind::Text(StringKind::Name { person: true, .. })
     );
+    // "Sophie speaking", "Sam here." (the sentence ends after "here"),
+    // "this is Gary".
+    let here_at_end = word(end) == Some("here")
+        && sent
+            .tokens
+            .get(end + 1..)
+            .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
     let introduces = word(end) == Some("speaking")
-        || (word(end) == Some("here") && end + 1 >= sent.tokens.len().saturating_sub(1))
+        || here_at_end
         || (before(2) == Some("this") && before(1) == Some("is"));
     let at_end = sent
         .tokens
@@ -713,22 +730,17 @@ fn name_in_passing(profile: &FieldProfile, sent: &Sentence, start: usize, end: u
         && comma_before
         && matches!(
             start.checked_sub(2).and_then(word),
-            Some(
-                "thanks"
-                    | "you"
-                    | "hi"
-                    | "hello"
-                    | "hey"
-                    | "bye"
-                    | "goodbye"
-                    | "cheers"
-                    | "morning"
-                    | "afternoon"
-            )
+            Some("thanks" | "you" | "hi" | "hello" | "hey" | "bye" | "goodbye" | "cheers")
         );
-    let open_choice = sent
-        .word_lowers()
-        .any(|w| matches!(w, "either" | "whoever" | "whoever's" | "whichever"));
+    // "Either me or Sam", "whoever's free" (not "Jules either way").
+    let words: Vec<&str> = sent.word_lowers().collect();
+    let open_choice = words
+        .iter()
+        .any(|w| matches!(*w, "whoever" | "whoever's" | "whichever"))
+        || words
+            .iter()
+            .position(|w| *w == "either")
+            .is_some_and(|at| words[at..].contains(&"or"));
     (introduces && !person) || addressed || open_choice
 }
 
@@ -744,33 +756,13 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
     }
 }
 
-/// Whether a time field asks for the 24-hour clock ("in 24-hour HH:MM
-/// format").
-fn asks_24_hour(profile: &FieldProfile) -> bool {
-    let desc = profile
-        .definition
-        .description
-        .as_deref()
-        .unwrap_or_default()
-        .to_lowercase();
-    ["24-hour", "24 hour", "24h", "hh:mm"]
-        .iter()
-        .any(|cue| desc.contains(cue))
-}
-
 /// A clock time as text ("3 pm", "7:30"); on the 24-hour clock when
 /// `hour24` ("15:30", "09:00"), where an hour from one to seven without
 /// am or pm is in the afternoon (business hours, as for hour fields).
 fn format_clock(m: &NumberMention, hour24: bool) -> String {
     let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
     if hour24 {
-        let hour = match m.pm {
-            Some(true) if h < 12 => h + 12,
-            Some(false) if h == 12 => 0,
-            None if (1..=7).contains(&h) => h + 12,
-            _ => h,
-        };
-        return format!("{hour:02}:{mm:02}");
+        return format!("{:02}:{mm:02}", on_24_hour_clock(h, m.pm));
     }
     let suffix = match m.pm {
         Some(true) => " pm",

@@ -126,7 +126,16 @@ pub(super) fn address_candidates(
 ) -> Vec<StringCandidate> {
     let sent = &analysis.transcript.sentences[sentence];
     let mut out = Vec::new();
-    for m in &sent.numbers {
+    for (position, m) in sent.numbers.iter().enumerate() {
+        // "214 Seven Sisters Road": a number word after a house number is
+        // part of the street's name, not a house number of its own.
+        let follows_a_number = position
+            .checked_sub(1)
+            .and_then(|p| sent.numbers.get(p))
+            .is_some_and(|before| before.end == m.start);
+        if follows_a_number {
+            continue;
+        }
         let Some(d) = m.digits.clone().or_else(|| {
             (m.value.fract() == 0.0 && m.value >= 1.0).then(|| format!("{}", m.value as u64))
         }) else {
@@ -138,13 +147,22 @@ pub(super) fn address_candidates(
             j = m.end - 1;
         }
         let mut street = Vec::new();
-        // "Seven to ten business days": a number word is no street name.
+        // "Seven to ten business days": a number word is no street name,
+        // unless a capitalised word follows it ("Seven Sisters Road").
+        let named = |j: usize| {
+            sent.tokens.get(j).is_some_and(|t| {
+                t.is_word()
+                    && t.is_capitalized()
+                    && (classify_number_word(&t.lower).is_none()
+                        || sent.tokens.get(j + 1).is_some_and(|n| {
+                            n.is_word()
+                                && n.is_capitalized()
+                                && classify_number_word(&n.lower).is_none()
+                        }))
+            })
+        };
         while let Some(t) = sent.tokens.get(j) {
-            if t.is_word()
-                && t.is_capitalized()
-                && classify_number_word(&t.lower).is_none()
-                && street.len() < 4
-            {
+            if named(j) && street.len() < 4 {
                 street.push(t.text.clone());
                 j += 1;
             } else {

@@ -122,7 +122,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     } else {
         RangePreference::Neither
     };
-    let hour24 = desc_lower.contains("24");
+    let hour24 = asks_24_hour(desc_lower);
     let in_dollars =
         desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
     NumberProfile {
@@ -220,6 +220,15 @@ pub(super) fn per_canonical(st: &str) -> Option<&'static str> {
         "item" | "piec" | "unit" => "item",
         _ => return None,
     })
+}
+
+/// Whether a lower-case description asks for the 24-hour clock ("hour on a
+/// 24-hour clock", "in 24-hour HH:MM format"), not for "hh:mm am/pm".
+pub(super) fn asks_24_hour(desc_lower: &str) -> bool {
+    ["24-hour", "24 hour", "24h", "hh:mm"]
+        .iter()
+        .any(|cue| desc_lower.contains(cue))
+        && !desc_lower.contains("am/pm")
 }
 
 /// Whether "number of …" counts things ("number of guests") rather than

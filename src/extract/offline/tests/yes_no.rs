@@ -331,7 +331,12 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
         json!(false)
     );
     assert_eq!(
-        gas("Yes, we're on top of all that, it's in the price."),
+        answer(
+            "cleaning_included",
+            "Whether cleaning is included",
+            "Is cleaning included?",
+            "The cleaners come weekly, we're on top of all that.",
+        ),
         json!(true)
     );
 }
@@ -433,8 +438,8 @@ fn not_yet_stopped_added_and_relative_clauses() {
     );
 }
 
-/// Not vouching ("Should be, I think. I couldn't swear to it."), "who
-/// knows" and breaking off ("someone's just walked in") answer nothing;
+/// Not vouching ("Should be, I think. I couldn't swear to it.", "don't
+/// quote me") and breaking off ("someone's just walked in") answer nothing;
 /// "She would, unfortunately." is a yes with an apology.
 #[test]
 fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
@@ -456,7 +461,7 @@ fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
         Value::Null
     );
     assert_eq!(
-        answer(asked, "Some do, some don't, who knows this year."),
+        answer(asked, "Some do, some don't, don't quote me on it."),
         Value::Null
     );
     assert_eq!(
@@ -467,4 +472,78 @@ fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
         Value::Null
     );
     assert_eq!(answer(asked, "She would, unfortunately."), json!(true));
+}
+
+/// Replies a reviewer found the rules above could misread: a hand-over
+/// after a clear answer, a plain no that says "haven't seen", "anyone who
+/// knows", a yes limited by "but not", a no-charge restatement, "we will
+/// add him", and "the leak's stopped".
+#[test]
+fn clear_answers_the_new_rules_leave_alone() {
+    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
+        one_exchange(name, FieldType::Boolean, desc, question, reply)
+    };
+    assert_eq!(
+        answer(
+            "delivers",
+            "Whether the shop delivers",
+            "Do you deliver?",
+            "Yes, we deliver. I'll have my manager confirm the slot by email."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        answer(
+            "damp",
+            "Whether there is damp in the flat",
+            "Is there any damp in the flat?",
+            "No, I haven't seen any damp."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        answer(
+            "side_gate_access",
+            "Whether visitors can use the side gate",
+            "Can visitors use the side gate?",
+            "They can, anyone who knows the code."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        answer(
+            "openFriday",
+            "Whether the office is open on Friday",
+            "Is the office open on Friday?",
+            "We're open Friday, but not after three."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        answer(
+            "breakfast_included",
+            "Whether breakfast is included",
+            "Is breakfast included?",
+            "Breakfast comes with the room, you don't pay anything extra."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        answer(
+            "second_driver_allowed",
+            "Whether her husband may drive the car too",
+            "Can her husband drive the car too?",
+            "We will add him at the desk when you collect."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        answer(
+            "heating_fixed",
+            "Whether the heating is fixed",
+            "Is the heating fixed?",
+            "The engineer came this morning and the leak's stopped."
+        ),
+        json!(true)
+    );
 }

@@ -1,0 +1,120 @@
+//! The polarity of one clause of a reply to a yes/no question: a clear
+//! yes or no word, a dodge, or what the clause implies ("We're fully
+//! booked" is a no).
+
+use super::boolean::Polarity;
+use super::lexicon::{
+    ACCEPT_WORDS, DODGES, PASS_ONS, SHORT_ECHOES, SHORT_NEGATIVE_ECHOES, STRONG_NO, STRONG_YES,
+};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+
+/// Polarity of one clause: `(pol, strong)`.
+pub(super) fn clause_polarity(
+    text: &str,
+    content: &[&str],
+    turn_initial: bool,
+    seen_informative: bool,
+) -> Option<(Polarity, bool)> {
+    if (has_split_phrase(text, phrases!(DODGES)) || has_split_phrase(text, phrases!(PASS_ONS)))
+        && !has_any_phrase(text, &["no doubt", "definitely", "absolutely"])
+    {
+        // "make sure" is not a dodge either way; "not sure" is.
+        return Some((Polarity::Dodge, true));
+    }
+    let words: Vec<&str> = text.split(' ').collect();
+    // Strong markers: the last one in the clause wins.
+    let mut strong: Option<(usize, Polarity)> = None;
+    for (i, _) in words.iter().enumerate() {
+        let rest = &words[i..];
+        // The words from `i` on begin with phrase `p`.
+        let starts = |p: &str| {
+            let n = p.split(' ').count();
+            rest.len() >= n && p.split(' ').zip(rest).all(|(a, b)| a == *b)
+        };
+        let starts_split = |p: &[&str]| rest.starts_with(p);
+        let is_no_start = starts("no");
+        if is_no_start {
+            let next = words.get(i + 1).copied();
+            if matches!(
+                next,
+                Some("problem" | "worries" | "worry" | "doubt" | "question" | "trouble")
+            ) {
+                strong = Some((i, Polarity::Yes));
+                continue;
+            }
+            // "Monday — no, sorry, Thursday": a self-correction, not an answer.
+            if seen_informative
+                && i == 0
+                && matches!(next, Some("wait" | "sorry" | "actually" | "i"))
+            {
+                continue;
+            }
+            if i > 0 && matches!(next, Some("wait" | "sorry" | "actually")) {
+                continue;
+            }
+        }
+        // "… for anyone who can't make it in": a relative clause speaks of
+        // someone else, and answers nothing.
+        if i > 0
+            && matches!(
+                words.get(i - 1),
+                Some(&("who" | "that" | "which" | "whoever"))
+            )
+        {
+            continue;
+        }
+        if let Some(p) = phrases!(STRONG_NO).iter().find(|p| starts_split(p)) {
+            // "not sure" was handled as a dodge; "no need"/"no parking" are no.
+            let n = p.len();
+            let echo = phrases!(SHORT_NEGATIVE_ECHOES).contains(p);
+            if echo && words.len() > i + n + 1 {
+                continue;
+            }
+            strong = Some((i, Polarity::No));
+            continue;
+        }
+        let echo = phrases!(SHORT_ECHOES).iter().find(|p| starts_split(p));
+        if echo.is_some() || phrases!(STRONG_YES).iter().any(|p| starts_split(p)) {
+            if starts("sure")
+                && i > 0
+                && matches!(words.get(i - 1), Some(&("make" | "not" | "be" | "unsure")))
+            {
+                continue;
+            }
+            // Short echoes ("we can", "it is") only count as the whole clause.
+            if let Some(p) = echo {
+                let n = p.len();
+                if words.len() > i + n
+                    && !matches!(words.get(i + n), Some(&("yeah" | "yes" | "too")))
+                {
+                    continue;
+                }
+            }
+            strong = Some((i, Polarity::Yes));
+        }
+    }
+    if let Some((_, p)) = strong {
+        return Some((p, true));
+    }
+    if content.is_empty() {
+        // Acceptance words open a reply ("Okay, fine then."), but "okay" later is a filler.
+        if turn_initial && words.iter().any(|w| ACCEPT_WORDS.contains(w)) {
+            return Some((Polarity::Yes, false));
+        }
+        return None;
+    }
+    // "Almost." to "Are they finished?": not yet, however the reply goes on.
+    if matches!(
+        content,
+        ["almost" | "nearly"] | ["almost" | "nearly", "there" | "done" | "finished" | "ready"]
+    ) {
+        return Some((Polarity::No, true));
+    }
+    if has_any_phrase(text, &["oh no"]) {
+        return Some((Polarity::No, false));
+    }
+    if is_negated_text(text) {
+        return Some((Polarity::No, false));
+    }
+    Some((Polarity::Yes, false))
+}
