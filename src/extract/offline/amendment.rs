@@ -176,7 +176,7 @@ impl Analysis<'_, '_> {
     ) -> Option<StringCandidate> {
         if !matches!(
             string_kind,
-            StringKind::Weekday | StringKind::Date | StringKind::Time
+            StringKind::Weekday | StringKind::Date | StringKind::Time { .. }
         ) {
             return None;
         }

@@ -69,7 +69,10 @@ pub(super) enum StringKind {
     Month,
     Date,
     Color,
-    Time,
+    /// `hour24`: the description asks for the 24-hour clock ("16:15").
+    Time {
+        hour24: bool,
+    },
     Address,
     Code,
     Quote,
@@ -350,7 +353,7 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
     }
     let extra: &[&str] = match &kind {
         ValueKind::Text(
-            StringKind::Weekday | StringKind::Month | StringKind::Date | StringKind::Time,
+            StringKind::Weekday | StringKind::Month | StringKind::Date | StringKind::Time { .. },
         ) => &["when"],
         ValueKind::Number(NumberProfile {
             unit: FieldUnit::Clock,

@@ -88,7 +88,7 @@ pub(super) fn type_bonus(profile: &FieldProfile, sentence: &Sentence) -> bool {
             .tokens
             .iter()
             .any(|t| COLORS.contains(&t.lower.as_str())),
-        ValueKind::Text(StringKind::Time)
+        ValueKind::Text(StringKind::Time { .. })
         | ValueKind::Number(NumberProfile {
             unit: FieldUnit::Clock,
             ..

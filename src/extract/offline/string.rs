@@ -14,7 +14,6 @@ use super::string_candidates::{
     option_choice, proper_spans, quote_candidates,
 };
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
-use super::value_kind::asks_24_hour;
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
@@ -404,20 +403,12 @@ impl Analysis<'_, '_> {
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
-            StringKind::Time => {
-                let hour24 = asks_24_hour(
-                    &profile
-                        .definition
-                        .description
-                        .as_deref()
-                        .unwrap_or_default()
-                        .to_lowercase(),
-                );
+            StringKind::Time { hour24 } => {
                 let vals: Vec<(usize, String)> = sent
                     .numbers
                     .iter()
                     .filter(|m| is_clock(m))
-                    .map(|m| (m.start, format_clock(m, hour24)))
+                    .map(|m| (m.start, format_clock(m, *hour24)))
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
@@ -569,7 +560,7 @@ impl Analysis<'_, '_> {
             | StringKind::Month
             | StringKind::Date
             | StringKind::Color
-            | StringKind::Time
+            | StringKind::Time { .. }
             | StringKind::Address
             | StringKind::Quote => {
                 let mut offered = Vec::new();

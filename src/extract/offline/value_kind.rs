@@ -267,7 +267,9 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
         return StringKind::Color;
     }
     if name_words.iter().any(|w| w == "time") || text.trim_start().starts_with("time ") {
-        return StringKind::Time;
+        return StringKind::Time {
+            hour24: asks_24_hour(&desc.to_lowercase()),
+        };
     }
     // "Document accepted as proof of address" asks for a document.
     let document = phrase("proof of") || any(&["document", "documents", "documentation"]);

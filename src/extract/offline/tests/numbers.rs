@@ -21,16 +21,14 @@ fn reads_final_answer_after_correction() {
 /// the amount for another (the weekday rate).
 #[test]
 fn an_amount_for_another_option_is_not_the_fields() {
-    let fields = [field(
-        "weekend_rate",
-        FieldType::Number,
-        "Nightly rate on weekends in dollars",
-    )];
     let rate = |reply: &str| {
-        let transcript = format!(
-            "Agent: What's your nightly rate on weekends?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["weekend_rate"].clone()
+        one_exchange(
+            "weekend_rate",
+            FieldType::Number,
+            "Nightly rate on weekends in dollars",
+            "What's your nightly rate on weekends?",
+            reply,
+        )
     };
     assert_eq!(rate("Weekdays are a hundred and ten a night."), Value::Null);
     assert_eq!(
@@ -346,11 +344,8 @@ fn a_per_person_limit_is_a_count_of_things_not_people() {
 /// "set one up".
 #[test]
 fn numbers_that_name_things_or_times_are_no_amounts() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Number, desc, question, reply)
-    };
     let fee = |reply: &str| {
-        value(
+        number(
             "repair_fee",
             "Repair fee, in dollars",
             "What would the repair fee be?",
@@ -361,7 +356,7 @@ fn numbers_that_name_things_or_times_are_no_amounts() {
     assert_eq!(fee("For a 14, I'd have to order the part in."), Value::Null);
     assert_eq!(fee("For the ZX-9 it's two hundred."), json!(200));
     let warranty = |reply: &str| {
-        value(
+        number(
             "warranty_days",
             "Length of the warranty, in days",
             "Is there a warranty on the repair?",
@@ -373,7 +368,7 @@ fn numbers_that_name_things_or_times_are_no_amounts() {
         Value::Null
     );
     assert_eq!(warranty("Ninety days, printed on the receipt."), json!(90));
-    let discount = value(
+    let discount = number(
         "member_discount_percent",
         "Member discount, in percent",
         "Does she get a member discount?",
@@ -386,11 +381,8 @@ fn numbers_that_name_things_or_times_are_no_amounts() {
 /// no total; "not forty" sets a figure aside.
 #[test]
 fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Number, desc, question, reply)
-    };
     assert_eq!(
-        value(
+        number(
             "minimum_hours",
             "Minimum booking length, in hours",
             "Is there a minimum booking?",
@@ -399,7 +391,7 @@ fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
         Value::Null
     );
     let total = |reply: &str| {
-        value(
+        number(
             "course_total_hours",
             "Total teaching time of the course, in hours",
             "How long is the course?",
@@ -409,7 +401,7 @@ fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
     assert_eq!(total("It's ten classes, two hours each."), Value::Null);
     assert_eq!(total("Twenty hours in all."), json!(20));
     assert_eq!(
-        value(
+        number(
             "deposit",
             "Deposit, in dollars",
             "What's the deposit?",
@@ -423,11 +415,8 @@ fn rates_figures_for_each_and_figures_set_aside_are_not_the_fields() {
 /// 3.45, while "four eighty-five a night" stays 485.
 #[test]
 fn spoken_rates_per_small_measure_are_dollars_and_cents() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Number, desc, question, reply)
-    };
     assert_eq!(
-        value(
+        number(
             "cost_per_letter",
             "Engraving cost per letter, in pounds",
             "What does the engraving cost per letter?",
@@ -436,7 +425,7 @@ fn spoken_rates_per_small_measure_are_dollars_and_cents() {
         json!(1.8)
     );
     assert_eq!(
-        value(
+        number(
             "price_per_sqft",
             "Price per square foot, in dollars",
             "What's the price per square foot?",
@@ -445,7 +434,7 @@ fn spoken_rates_per_small_measure_are_dollars_and_cents() {
         json!(3.45)
     );
     assert_eq!(
-        value(
+        number(
             "nightly_rate",
             "Nightly rate, in dollars",
             "What's the nightly rate?",
@@ -495,11 +484,8 @@ fn a_threshold_is_not_the_amount() {
 /// about something else.
 #[test]
 fn times_dates_and_lead_times_are_no_lengths_or_counts() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Number, desc, question, reply)
-    };
     assert_eq!(
-        value(
+        number(
             "hire_days",
             "Length of the hire, in days",
             "How long is the standard hire?",
@@ -508,7 +494,7 @@ fn times_dates_and_lead_times_are_no_lengths_or_counts() {
         Value::Null
     );
     assert_eq!(
-        value(
+        number(
             "visitors",
             "Number of visitors allowed",
             "How many visitors can come?",
@@ -517,7 +503,7 @@ fn times_dates_and_lead_times_are_no_lengths_or_counts() {
         Value::Null
     );
     assert_eq!(
-        value(
+        number(
             "window_hours",
             "Length of the arrival window, in hours",
             "How long is the arrival window?",
@@ -544,11 +530,8 @@ fn times_dates_and_lead_times_are_no_lengths_or_counts() {
 /// per yard, and "one" that counts.
 #[test]
 fn amounts_the_new_rules_leave_alone() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Number, desc, question, reply)
-    };
     assert_eq!(
-        value(
+        number(
             "repair_fee",
             "Repair fee, in dollars",
             "What would the repair fee be?",
@@ -557,7 +540,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(200)
     );
     assert_eq!(
-        value(
+        number(
             "booked_count",
             "Number of people booked on the tour",
             "How many are booked on the tour so far?",
@@ -566,7 +549,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(8)
     );
     assert_eq!(
-        value(
+        number(
             "free_cancellation_hours",
             "Hours before the booking she can cancel for free",
             "How late can she cancel for free?",
@@ -575,7 +558,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(48)
     );
     assert_eq!(
-        value(
+        number(
             "weekly_hours",
             "Hours of work per week",
             "How many hours a week is it?",
@@ -584,7 +567,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(30)
     );
     assert_eq!(
-        value(
+        number(
             "shoe_size",
             "Her shoe size",
             "What shoe size is she?",
@@ -593,7 +576,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(7)
     );
     assert_eq!(
-        value(
+        number(
             "class_size",
             "Number of children in the class",
             "How many children are in the class?",
@@ -602,7 +585,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(12)
     );
     assert_eq!(
-        value(
+        number(
             "price_per_yard",
             "Price of concrete per cubic yard, in dollars",
             "What's the price per yard?",
@@ -611,7 +594,7 @@ fn amounts_the_new_rules_leave_alone() {
         json!(165)
     );
     assert_eq!(
-        value(
+        number(
             "rooms_free",
             "Number of rooms free that night",
             "How many rooms are free that night?",
@@ -619,4 +602,10 @@ fn amounts_the_new_rules_leave_alone() {
         ),
         json!(1)
     );
+}
+
+/// The amount read for field `name` after a call of one exchange (see
+/// [`one_exchange`]).
+fn number(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::Number, desc, question, reply)
 }

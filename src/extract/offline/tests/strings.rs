@@ -108,16 +108,14 @@ fn a_question_in_passing_with_a_revision_cue_changes_no_day() {
 /// Road").
 #[test]
 fn a_number_word_is_no_street_name() {
-    let fields = [field(
-        "forwarding_address",
-        FieldType::String,
-        "Address where the refund check will be mailed",
-    )];
     let address = |reply: &str| {
-        let transcript = format!(
-            "Agent: Where will the refund check be mailed, and when?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["forwarding_address"].clone()
+        one_exchange(
+            "forwarding_address",
+            FieldType::String,
+            "Address where the refund check will be mailed",
+            "Where will the refund check be mailed, and when?",
+            reply,
+        )
     };
     assert_eq!(
         address("Three. Seven to ten business days after we inspect."),
@@ -235,16 +233,14 @@ fn the_day_a_result_is_for_is_not_the_day_asked() {
 /// answer.
 #[test]
 fn a_tentative_value_is_no_answer() {
-    let fields = [field(
-        "delivery_day",
-        FieldType::String,
-        "Day of the week the order will be delivered",
-    )];
     let day = |reply: &str| {
-        let transcript = format!(
-            "Agent: Which day will the order be delivered?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["delivery_day"].clone()
+        one_exchange(
+            "delivery_day",
+            FieldType::String,
+            "Day of the week the order will be delivered",
+            "Which day will the order be delivered?",
+            reply,
+        )
     };
     assert_eq!(day("Could be Tuesday, could be Thursday."), Value::Null);
     assert_eq!(day("Thursday, first thing."), json!("Thursday"));
@@ -255,11 +251,8 @@ fn a_tentative_value_is_no_answer() {
 /// for am/pm.
 #[test]
 fn strings_the_new_rules_leave_alone() {
-    let value = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::String, desc, question, reply)
-    };
     assert_eq!(
-        value(
+        text(
             "booking_day",
             "Day of the week of the booking",
             "Which day should I book?",
@@ -268,7 +261,7 @@ fn strings_the_new_rules_leave_alone() {
         json!("Friday")
     );
     assert_eq!(
-        value(
+        text(
             "teacher_name",
             "Name of the teacher of the morning class",
             "Who takes the class in the morning?",
@@ -277,7 +270,7 @@ fn strings_the_new_rules_leave_alone() {
         json!("Sam")
     );
     assert_eq!(
-        value(
+        text(
             "pickup_time",
             "Pickup time (hh:mm am/pm)",
             "What time is pickup?",
@@ -285,4 +278,10 @@ fn strings_the_new_rules_leave_alone() {
         ),
         json!("4:15")
     );
+}
+
+/// The text read for field `name` after a call of one exchange (see
+/// [`one_exchange`]).
+fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::String, desc, question, reply)
 }

@@ -32,16 +32,14 @@ fn dodges_give_null_and_indirect_answers_count() {
 /// that turns to another subject answers nothing.
 #[test]
 fn questions_asked_in_the_negative() {
-    let fields = [field(
-        "parking_fee_charged",
-        FieldType::Boolean,
-        "Whether they charge for parking",
-    )];
     let answer = |reply: &str| {
-        let transcript = format!(
-            "Agent: You don't charge for parking, do you?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["parking_fee_charged"].clone()
+        one_exchange(
+            "parking_fee_charged",
+            FieldType::Boolean,
+            "Whether they charge for parking",
+            "You don't charge for parking, do you?",
+            reply,
+        )
     };
     assert_eq!(answer("Correct, it's free for guests."), json!(false));
     assert_eq!(answer("That's right."), json!(false));
@@ -140,10 +138,13 @@ fn a_question_asked_from_the_other_side() {
         "Whether the stable provides a riding helmet",
     )];
     let answer = |reply: &str| {
-        let transcript = format!(
-            "Agent: Does she need to bring her own helmet?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["helmet_provided"].clone()
+        one_exchange(
+            "helmet_provided",
+            FieldType::Boolean,
+            "Whether the stable provides a riding helmet",
+            "Does she need to bring her own helmet?",
+            reply,
+        )
     };
     assert_eq!(answer("No, we have spares she can use."), json!(true));
     assert_eq!(answer("Yes, please, we don't lend them out."), json!(false));
@@ -155,16 +156,14 @@ fn a_question_asked_from_the_other_side() {
 /// that only explains it; a revision or a qualified opener does not.
 #[test]
 fn an_opening_answer_stands_against_its_explanation() {
-    let fields = [field(
-        "cards_required",
-        FieldType::Boolean,
-        "Whether vaccination cards must be shown",
-    )];
     let answer = |reply: &str| {
-        let transcript = format!(
-            "Agent: Does he need to show the vaccination cards?\nRecipient: {reply}\nAgent: Thanks."
-        );
-        run(&fields, &transcript)["cards_required"].clone()
+        one_exchange(
+            "cards_required",
+            FieldType::Boolean,
+            "Whether vaccination cards must be shown",
+            "Does he need to show the vaccination cards?",
+            reply,
+        )
     };
     assert_eq!(answer("Oh, he will, love. No card, no entry."), json!(true));
     assert_eq!(answer("Yes. Actually, no, not for cats."), json!(false));
@@ -293,11 +292,8 @@ fn a_no_charge_reply_answers_a_field_about_a_charge() {
 /// "Gas is on top" is charged extra, so not included.
 #[test]
 fn a_no_after_an_implicit_yes_and_extras_on_top() {
-    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Boolean, desc, question, reply)
-    };
     let open = |reply: &str| {
-        answer(
+        yes_no(
             "openFriday",
             "Whether the office is open on Friday",
             "Is the office open on Friday?",
@@ -310,7 +306,7 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
     );
     assert_eq!(open("Yes, we're open Friday from nine."), json!(true));
     assert_eq!(
-        answer(
+        yes_no(
             "rents_bikes",
             "Whether the shop rents bikes",
             "Does she need her own bike?",
@@ -319,7 +315,7 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
         json!(true)
     );
     let gas = |reply: &str| {
-        answer(
+        yes_no(
             "gasIncluded",
             "Whether gas is included in the hire price",
             "And is gas included?",
@@ -331,7 +327,7 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
         json!(false)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "cleaning_included",
             "Whether cleaning is included",
             "Is cleaning included?",
@@ -347,13 +343,13 @@ fn a_no_after_an_implicit_yes_and_extras_on_top() {
 #[test]
 fn passing_the_question_on_or_a_pleasantry_is_no_answer() {
     let answer = |question: &str, reply: &str| {
-        let fields = [field(
+        one_exchange(
             "pets_allowed",
             FieldType::Boolean,
             "Whether pets are allowed in the flat",
-        )];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)["pets_allowed"].clone()
+            question,
+            reply,
+        )
     };
     let asked = "Are pets allowed in the flat?";
     assert_eq!(
@@ -388,11 +384,8 @@ fn passing_the_question_on_or_a_pleasantry_is_no_answer() {
 /// clause speaks of someone else.
 #[test]
 fn not_yet_stopped_added_and_relative_clauses() {
-    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Boolean, desc, question, reply)
-    };
     assert_eq!(
-        answer(
+        yes_no(
             "repairs_finished",
             "Whether the repairs are finished",
             "Are the repairs finished?",
@@ -401,7 +394,7 @@ fn not_yet_stopped_added_and_relative_clauses() {
         json!(false)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "delivers",
             "Whether the shop delivers",
             "Do you deliver?",
@@ -410,7 +403,7 @@ fn not_yet_stopped_added_and_relative_clauses() {
         json!(false)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "case_included",
             "Whether a carry case is included in the price",
             "Is a case included?",
@@ -419,7 +412,7 @@ fn not_yet_stopped_added_and_relative_clauses() {
         json!(false)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "garden_room_available",
             "Whether the garden room is available on the 9th",
             "Is the garden room available on the 9th?",
@@ -428,7 +421,7 @@ fn not_yet_stopped_added_and_relative_clauses() {
         Value::Null
     );
     assert_eq!(
-        answer(
+        yes_no(
             "home_visits",
             "Whether the clinic offers home visits",
             "Do you do home visits?",
@@ -444,13 +437,13 @@ fn not_yet_stopped_added_and_relative_clauses() {
 #[test]
 fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
     let answer = |question: &str, reply: &str| {
-        let fields = [field(
+        one_exchange(
             "uniform_required",
             FieldType::Boolean,
             "Whether she must buy the club uniform",
-        )];
-        let transcript = format!("Agent: {question}\nRecipient: {reply}\nAgent: Thanks.");
-        run(&fields, &transcript)["uniform_required"].clone()
+            question,
+            reply,
+        )
     };
     let asked = "Does she have to buy the club uniform?";
     assert_eq!(
@@ -480,11 +473,8 @@ fn unvouched_and_broken_off_replies_and_a_yes_with_an_apology() {
 /// add him", and "the leak's stopped".
 #[test]
 fn clear_answers_the_new_rules_leave_alone() {
-    let answer = |name: &str, desc: &str, question: &str, reply: &str| {
-        one_exchange(name, FieldType::Boolean, desc, question, reply)
-    };
     assert_eq!(
-        answer(
+        yes_no(
             "delivers",
             "Whether the shop delivers",
             "Do you deliver?",
@@ -493,7 +483,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(true)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "damp",
             "Whether there is damp in the flat",
             "Is there any damp in the flat?",
@@ -502,7 +492,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(false)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "side_gate_access",
             "Whether visitors can use the side gate",
             "Can visitors use the side gate?",
@@ -511,7 +501,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(true)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "openFriday",
             "Whether the office is open on Friday",
             "Is the office open on Friday?",
@@ -520,7 +510,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(true)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "breakfast_included",
             "Whether breakfast is included",
             "Is breakfast included?",
@@ -529,7 +519,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(true)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "second_driver_allowed",
             "Whether her husband may drive the car too",
             "Can her husband drive the car too?",
@@ -538,7 +528,7 @@ fn clear_answers_the_new_rules_leave_alone() {
         json!(true)
     );
     assert_eq!(
-        answer(
+        yes_no(
             "heating_fixed",
             "Whether the heating is fixed",
             "Is the heating fixed?",
@@ -546,4 +536,10 @@ fn clear_answers_the_new_rules_leave_alone() {
         ),
         json!(true)
     );
+}
+
+/// The yes/no answer read for field `name` after a call of one exchange (see
+/// [`one_exchange`]).
+fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::Boolean, desc, question, reply)
 }
