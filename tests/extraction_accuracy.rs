@@ -255,7 +255,9 @@ fn offline_extraction_on_the_fourth_held_out_set() {
 /// (68.2%), 37 (11.9%); boolean 72.5% / 13.8%. Measured twice more, figures
 /// only, during the third session's tuning (`cfb0001`): 212 (68.2%), 36
 /// (11.6%); and at its end (`162d8fb`): 213 (68.5%), 34 (10.9%); boolean
-/// 73.4% / 12.8%, number 60.2% / 13.3%, string 75.7% / 4.1%.
+/// 73.4% / 12.8%, number 60.2% / 13.3%, string 75.7% / 4.1%. Made a
+/// development set at the start of the fourth session (misses printed,
+/// tuned on since); its figures from then on are tuning figures.
 #[test]
 fn offline_extraction_on_the_fifth_held_out_set() {
     let floor = Floor {
@@ -263,7 +265,7 @@ fn offline_extraction_on_the_fifth_held_out_set() {
         right: 213,
         wrong: 34,
     };
-    holds("extraction-heldout-5", 64, false, floor);
+    holds("extraction-heldout-5", 64, true, floor);
 }
 
 #[test]

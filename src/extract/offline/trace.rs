@@ -12,7 +12,7 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never a frozen held-out set (`h5-…`, `h6-…`): nobody tunes on them.
+    // Never a frozen held-out set (`h6-…`, `h7-…`): nobody tunes on them.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
@@ -27,6 +27,8 @@ fn trace_case() {
         "extraction-heldout-3"
     } else if id.starts_with("h4-") {
         "extraction-heldout-4"
+    } else if id.starts_with("h5-") {
+        "extraction-heldout-5"
     } else {
         "extraction"
     };
@@ -97,4 +99,132 @@ fn trace_case() {
         println!("   reason {name}: {reason}");
     }
     println!("expected {}", case["expected"]);
+}
+
+/// `cargo test --lib dump_features -- --ignored` writes one row per value
+/// the offline extractor reads on the development sets (never a frozen
+/// held-out set) to `/tmp/features.tsv`: how it was read, and the label.
+#[test]
+#[ignore = "analysis aid"]
+fn dump_features() {
+    use super::profile::ValueKind;
+    use super::transcript::Speaker;
+    let dirs = [
+        "extraction",
+        "extraction_extra",
+        "extraction-dev",
+        "extraction-dev-2",
+        "extraction-heldout",
+        "extraction-heldout-2",
+        "extraction-heldout-3",
+        "extraction-heldout-4",
+        "extraction-heldout-5",
+    ];
+    let mut rows = vec![
+        "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question"
+            .to_string(),
+    ];
+    for dir in dirs {
+        let root = format!("{}/tests/data/{dir}", env!("CARGO_MANIFEST_DIR"));
+        let mut paths: Vec<_> = std::fs::read_dir(&root)
+            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        for path in paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        {
+            let Ok(case) = std::fs::read_to_string(path)
+                .map_err(|_| ())
+                .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|_| ()))
+            else {
+                continue;
+            };
+            let objective = case["objective"].as_str().unwrap_or_default();
+            let transcript = case["transcript"].as_str().unwrap_or_default();
+            let fields: Vec<FieldDefinition> =
+                serde_json::from_value(case["fields"].clone()).unwrap_or_default();
+            let out = OfflineExtractor::new().extract(objective, &fields, transcript);
+            let grounded = crate::extract::ground(&fields, &out, transcript);
+            let parsed = Transcript::parse(objective, transcript);
+            let profiles = build_profiles(&fields, &parsed);
+            let analysis = Analysis::new(&parsed, &profiles);
+            for field in analysis.field_indices() {
+                let profile = &analysis.profiles[field];
+                let name = &profile.definition.name;
+                let got = grounded.values.get(name).cloned().unwrap_or(Value::Null);
+                if got.is_null() {
+                    continue;
+                }
+                let source = match &profile.kind {
+                    ValueKind::Boolean => analysis.extract_bool(field).map(|(_, s)| s),
+                    ValueKind::Number(p) => analysis.extract_number(field, p).map(|(_, s)| s),
+                    ValueKind::Text(k) => analysis.extract_string(field, k).map(|(_, s)| s),
+                };
+                let Some(source) = source else { continue };
+                let sentence = &parsed.sentences[source.from.0];
+                let turn = sentence.turn;
+                let prev = turn.previous();
+                let topic_turns: Vec<usize> = analysis
+                    .turn_indices()
+                    .filter(|t| analysis.topic(field, *t) > 0.0)
+                    .map(|t| t.0)
+                    .collect();
+                let gap = topic_turns
+                    .iter()
+                    .filter(|t| **t <= turn.0)
+                    .next_back()
+                    .map_or(99, |t| turn.0 - t);
+                let later = topic_turns.iter().any(|t| *t > turn.0 + 1);
+                let kind = match profile.kind {
+                    ValueKind::Boolean => "b",
+                    ValueKind::Number(_) => "n",
+                    ValueKind::Text(_) => "s",
+                };
+                let speaker = if parsed.turns[turn.0].speaker == Speaker::Agent {
+                    "A"
+                } else {
+                    "R"
+                };
+                let nums_turn: usize = parsed.turns[turn.0]
+                    .sentences
+                    .iter()
+                    .map(|s| parsed.sentences[s.0].numbers.len())
+                    .sum();
+                let quote_words: usize = (source.from.0..=source.to.0)
+                    .map(|s| parsed.sentences[s].tokens.len())
+                    .sum();
+                let first = sentence.word_lowers().next().unwrap_or("").to_string();
+                let prev_question = prev.is_some_and(|p| {
+                    parsed.turns[p.0]
+                        .sentences
+                        .iter()
+                        .any(|s| parsed.sentences[s.0].question)
+                });
+                rows.push(format!(
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    case["id"].as_str().unwrap_or_default(),
+                    name,
+                    kind,
+                    case["expected"][name.as_str()],
+                    got,
+                    speaker,
+                    prev.is_some_and(|p| analysis.asks_about(field, p)),
+                    prev.map_or(0.0, |p| analysis.topic(field, p)),
+                    prev.map_or(0, |p| analysis.raised(p).len()),
+                    analysis.relevance(field, source.from),
+                    nums_turn,
+                    sentence.numbers.len(),
+                    topic_turns.len(),
+                    gap,
+                    later,
+                    quote_words,
+                    first,
+                    parsed.turns[turn.0].sentences.len(),
+                    prev_question,
+                ));
+            }
+        }
+    }
+    let _ = std::fs::write("/tmp/features.tsv", rows.join("\n") + "\n");
 }
