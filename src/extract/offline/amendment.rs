@@ -324,7 +324,11 @@ pub(super) fn last_cue_with_followers(
     for &sentence in &analysis.transcript.turns[turn].sentences {
         let sent = &analysis.transcript.sentences[sentence];
         for clause in sent.clause_ids() {
-            let text = clause_text(sent, clause);
+            // "Just so you know, …" adds an aside and revises nothing.
+            let text = clause_text(sent, clause)
+                .replace("so you know", "")
+                .replace("so you're aware", "");
+            let text = text.as_str();
             // "Blue. Well, dark blue": a mid-reply "well" revises.
             let well = clause.0 > 0 && text.split(' ').next() == Some("well");
             // "Twelve quarter-size… let me look. I've got nine": a hold

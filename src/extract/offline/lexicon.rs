@@ -313,7 +313,7 @@ pub(super) const NAMING_NOUNS: &[&str] = &[
     "site", "stall", "bay", "pier", "locker", "extension", "ext", "model",
     "item", "aisle", "lane", "door", "building", "block", "track", "flight", "train", "pew",
     "row", "seat", "code", "pin", "id", "badge", "serial", "booth", "court", "field", "pitch",
-    "age", "ages", "aged",
+    "age", "ages", "aged", "level", "grade", "phase", "stage", "tier", "version", "chapter",
 ];
 
 /// Cues that turn a reply to another subject ("Oh, by the way, …").

@@ -51,6 +51,7 @@ macro_rules! phrases {
 mod amendment;
 mod boolean;
 mod clause_polarity;
+mod days;
 mod evidence;
 mod lexicon;
 mod not_an_amount;

@@ -372,6 +372,17 @@ impl Analysis<'_, '_> {
                         ..m.clone()
                     },
                 ),
+                // "sixty-eight per child" for a "price per child": the
+                // field names what the price is per, so it fits (a count
+                // of children is no price "a kid").
+                None if number_profile.unit == FieldUnit::Money
+                    && number_profile.per.is_none()
+                    && m.per
+                        .as_deref()
+                        .is_some_and(|p| profile.is_keyword(&stem(p))) =>
+                {
+                    0.0
+                }
                 None => per_fit(number_profile, m),
             };
             // "sixty-five a head" is a price, not how many people.

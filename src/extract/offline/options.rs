@@ -4,6 +4,7 @@
 //! Opposite ways to ask one yes/no question are in
 //! [`asks_the_other_side`].
 
+use super::days::{day_mentions, field_day};
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::extract::text::identifier::field_words;
@@ -48,8 +49,11 @@ const CONTRASTS: &[&[&[&str]]] = &[
 ];
 
 /// For each contrast set the field's name or description speaks of, the
-/// classes it names: `(set, class)` pairs.
+/// classes it names: `(set, class)` pairs. A field about one day of the
+/// week leaves weekdays and weekends to [`field_day`]: "Sundays" is not
+/// a Saturday's price.
 fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
+    let one_day = field_day(profile).is_some();
     // "children's tickets" names children.
     let words: Vec<String> = field_words(profile.definition)
         .into_iter()
@@ -60,6 +64,9 @@ fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
         .collect();
     let mut found = Vec::new();
     for (set, classes) in CONTRASTS.iter().enumerate() {
+        if one_day && set == 0 {
+            continue;
+        }
         for (class, names) in classes.iter().enumerate() {
             if words.iter().any(|w| names.contains(&w.as_str())) && !found.contains(&(set, class)) {
                 found.push((set, class));
@@ -124,7 +131,8 @@ pub(super) fn said_for_own_option(
     at: usize,
 ) -> Option<bool> {
     let wanted = field_classes(profile);
-    if wanted.is_empty() {
+    let day = field_day(profile);
+    if wanted.is_empty() && day.is_none() {
         return None;
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
@@ -135,20 +143,27 @@ pub(super) fn said_for_own_option(
             .iter()
             .any(|t| t.is_punct(';') || matches!(t.lower.as_str(), "or" | "but"))
     };
-    for (position, word) in option_words(sentence) {
+    let mut consider = |position: usize, own: bool| {
         if position > at && broken(at, position) {
-            continue;
+            return;
         }
+        let distance = position.abs_diff(at);
+        let before = position < at;
+        let closer = nearest.is_none_or(|(best, best_before, _)| {
+            distance < best || (distance == best && before && !best_before)
+        });
+        if closer {
+            nearest = Some((distance, before, own));
+        }
+    };
+    if let Some(day) = day {
+        for (position, days) in day_mentions(sentence) {
+            consider(position, days.includes(day));
+        }
+    }
+    for (position, word) in option_words(sentence) {
         for (set, class) in classes_of(&wanted, &word) {
-            let distance = position.abs_diff(at);
-            let before = position < at;
-            let own = wanted.contains(&(set, class));
-            let closer = nearest.is_none_or(|(best, best_before, _)| {
-                distance < best || (distance == best && before && !best_before)
-            });
-            if closer {
-                nearest = Some((distance, before, own));
-            }
+            consider(position, wanted.contains(&(set, class)));
         }
     }
     nearest.map(|(_, _, own)| own)
@@ -159,8 +174,17 @@ pub(super) fn said_for_own_option(
 /// "expedited shipping?"): a choice of the other option, so a no.
 pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentence]) -> bool {
     let wanted = field_classes(profile);
+    let day = field_day(profile);
     let mut other = false;
     for sentence in sentences {
+        if let Some(day) = day {
+            for (_, days) in day_mentions(sentence) {
+                if days.includes(day) {
+                    return false;
+                }
+                other = true;
+            }
+        }
         for (_, word) in option_words(sentence) {
             for (set, class) in classes_of(&wanted, &word) {
                 if wanted.contains(&(set, class)) {

@@ -604,6 +604,59 @@ fn amounts_the_new_rules_leave_alone() {
     );
 }
 
+#[test]
+fn fourth_session_number_rules() {
+    // A price for other days is no price for the day the field names.
+    assert_eq!(
+        number(
+            "saturday_fee",
+            "Hire fee for a Saturday, in dollars",
+            "What's the fee on a Saturday?",
+            "Fridays and Sundays are six hundred."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "saturday_fee",
+            "Hire fee for a Saturday, in dollars",
+            "What's the fee on a Saturday?",
+            "Thursday to Saturday it's seven hundred."
+        ),
+        json!(700)
+    );
+    // The field names what its price is per.
+    assert_eq!(
+        number(
+            "price_per_child",
+            "Price per child for the whole course, in dollars",
+            "What's the price per child?",
+            "It's sixty-eight per child for the course. Public skating is nine dollars."
+        ),
+        json!(68)
+    );
+    // "Just so you know" is an aside, not a correction.
+    assert_eq!(
+        number(
+            "price_per_child",
+            "Price per child for the whole course, in dollars",
+            "What's the price per child?",
+            "For groups it's sixty-eight per child for the whole course. Just so you know, public skating is nine dollars."
+        ),
+        json!(68)
+    );
+    // "Level one" names a course; it is no length.
+    assert_eq!(
+        number(
+            "course_length_days",
+            "Length of the course, in days",
+            "Which course would suit them?",
+            "Spanish for the Workplace, level one."
+        ),
+        Value::Null
+    );
+}
+
 /// The amount read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
 fn number(name: &str, desc: &str, question: &str, reply: &str) -> Value {

@@ -539,6 +539,28 @@ fn clear_answers_the_new_rules_leave_alone() {
 }
 
 /// The yes/no answer read for field `name` after a call of one exchange (see
+#[test]
+fn a_day_field_is_answered_by_the_days_a_reply_covers() {
+    assert_eq!(
+        yes_no(
+            "open_sunday",
+            "Whether the salon is open on Sundays",
+            "Could she bring him in on a Sunday?",
+            "Ah, we're only open Tuesday through Saturday, sorry."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        yes_no(
+            "open_thursday",
+            "Whether the salon is open on Thursdays",
+            "Could she bring him in on a Thursday?",
+            "We're open Tuesday through Saturday."
+        ),
+        json!(true)
+    );
+}
+
 /// [`one_exchange`]).
 fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
     one_exchange(name, FieldType::Boolean, desc, question, reply)
