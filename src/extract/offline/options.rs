@@ -29,6 +29,8 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["rush", "express", "expedited", "priority", "urgent", "same-day"],
     ],
     &[&["indoor"], &["outdoor"]],
+    &[&["holiday", "holidays"], &["normal", "regular", "usual", "standard", "everyday"]],
+    &[&["full"], &["partial"]],
     &[&["peak", "high-season"], &["off-peak", "low-season"]],
     &[&["manual"], &["automatic"]],
     &[&["matte"], &["polished", "gloss", "glossy"]],

@@ -15,14 +15,28 @@ impl Analysis<'_, '_> {
         candidates: &[NumberCandidate],
         mut value: f64,
     ) -> f64 {
-        // An ambiguous spoken amount settled by another mention ("Sixteen twenty" … "Sixteen hundred twenty").
+        // An ambiguous spoken amount settled by another mention ("Sixteen
+        // twenty" … "Sixteen hundred twenty"), or by the same amount said
+        // plainly earlier in the call ("The website lists it at eleven
+        // hundred and fifty." "Yep, eleven-fifty.").
+        let said_plainly_before = |x: f64| {
+            self.transcript.sentences[..pick.sentence.0]
+                .iter()
+                .any(|s| {
+                    s.numbers
+                        .iter()
+                        .any(|n| n.alt.is_none() && same_amount(n.value, x))
+                })
+        };
+        let mentioned = |x: f64| {
+            candidates
+                .iter()
+                .any(|c| c.sentence != pick.sentence && same_amount(c.value, x))
+                || said_plainly_before(x)
+        };
         if let Some(alt) = pick.alt
-            && candidates
-                .iter()
-                .any(|c| c.sentence != pick.sentence && same_amount(c.value, alt))
-            && !candidates
-                .iter()
-                .any(|c| c.sentence != pick.sentence && same_amount(c.value, value))
+            && mentioned(alt)
+            && !mentioned(value)
         {
             value = alt;
         }

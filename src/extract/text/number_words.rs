@@ -194,6 +194,14 @@ pub(super) fn interpret(elems: &[NumberWord], leading_a: bool) -> Option<Interpr
                 ordinal,
             })
         }
+        // "three forty-nine ninety-nine": dollars and cents (349.99).
+        [(a, _), (b, 2), (c, 2)] if !ordinal && *b >= 10 && *c >= 10 => Some(Interpretation {
+            value: f64::from(a * 100 + b) + f64::from(*c) / 100.0,
+            alt: digits.parse::<f64>().ok(),
+            digits: Some(digits),
+            clock: None,
+            ordinal,
+        }),
         _ => Some(Interpretation {
             value: digits.parse::<f64>().ok().filter(|v| v.is_finite())?,
             alt: None,

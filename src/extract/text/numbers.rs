@@ -703,6 +703,11 @@ mod tests {
 
     #[test]
     fn spoken_numbers() {
+        assert_eq!(
+            nums("Tank alone is three forty-nine ninety-nine."),
+            [349.99]
+        );
+        assert_eq!(nums("It's twelve forty-nine ninety-five."), [1249.95]);
         assert_eq!(nums("twenty-five"), vec![25.0]);
         assert_eq!(nums("a dozen"), vec![12.0]);
         assert_eq!(nums("two and a half hours"), vec![2.5]);

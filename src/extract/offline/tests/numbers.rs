@@ -645,6 +645,39 @@ fn fourth_session_number_rules() {
         ),
         json!(68)
     );
+    // The normal rate is no holiday rate, a partial board no full board.
+    assert_eq!(
+        number(
+            "holiday_nightly_rate",
+            "Nightly rate per dog during holiday weeks, in dollars",
+            "What's the nightly rate over the holiday?",
+            "Our normal rate is forty-five a night. The holiday surcharge isn't posted yet."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "monthly_full_board",
+            "Monthly cost of full board, in dollars",
+            "How much is full board a month?",
+            "Partial board's eight hundred."
+        ),
+        Value::Null
+    );
+    // An ambiguous amount is settled by the same amount said plainly before.
+    assert_eq!(
+        run(
+            &[field(
+                "monthly_full_board",
+                FieldType::Number,
+                "Monthly cost of full board, in dollars"
+            )],
+            "Agent: The website lists full board at eleven hundred and fifty a month. Is that still current?\n\
+             Recipient: Yep, eleven-fifty is still right.\n\
+             Agent: Thanks."
+        )["monthly_full_board"],
+        json!(1150)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
