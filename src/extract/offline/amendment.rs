@@ -324,10 +324,7 @@ pub(super) fn last_cue_with_followers(
     for &sentence in &analysis.transcript.turns[turn].sentences {
         let sent = &analysis.transcript.sentences[sentence];
         for clause in sent.clause_ids() {
-            // "Just so you know, …" adds an aside and revises nothing.
-            let text = clause_text(sent, clause)
-                .replace("so you know", "")
-                .replace("so you're aware", "");
+            let text = without_asides(clause_text(sent, clause));
             let text = text.as_str();
             // "Blue. Well, dark blue": a mid-reply "well" revises.
             let well = clause.0 > 0 && text.split(' ').next() == Some("well");
@@ -345,4 +342,42 @@ pub(super) fn last_cue_with_followers(
         .into_iter()
         .rev()
         .find(|&k| clauses.iter().any(|&c| c >= k) && clauses.iter().any(|&c| c < k))
+}
+
+/// `text` without the words that look like a correction cue but revise
+/// nothing: an aside ("just so you know, …") and a "so" of consequence
+/// ("so with twenty-seven you'd be split into two groups", "so nine is
+/// great"), which draws on a figure rather than replacing it.
+fn without_asides(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let after = |k: usize| words.get(i + k).copied();
+        if words[i] == "so" {
+            let aside = after(1) == Some("you") && matches!(after(2), Some("know" | "know,"))
+                || matches!(after(1), Some("you're")) && after(2) == Some("aware");
+            let consequence = matches!(
+                after(1),
+                Some("with" | "you" | "you'd" | "you'll" | "they'd" | "they'll" | "if" | "that")
+            ) || (matches!(after(2), Some("is" | "'s" | "would" | "should"))
+                && matches!(
+                    after(3),
+                    Some(
+                        "great" | "fine" | "perfect" | "good" | "ok" | "okay" | "plenty" | "enough"
+                    )
+                ));
+            if aside {
+                i += 3;
+                continue;
+            }
+            if consequence {
+                i += 1;
+                continue;
+            }
+        }
+        kept.push(words[i]);
+        i += 1;
+    }
+    kept.join(" ")
 }

@@ -63,7 +63,9 @@ impl Analysis<'_, '_> {
                         .collect();
                     // "Bare yes to a question asked in the negative": no
                     // answer here, and an earlier answer stands.
-                    if negative_question == Some(Polarity::Dodge) {
+                    if negative_question == Some(Polarity::Dodge)
+                        || (direct_reply && self.asks_if_a_problem(field, item.region))
+                    {
                         continue;
                     }
                     if self.pleasantry_to_someone_else(profile, item.region, turn, &sentences) {

@@ -678,6 +678,16 @@ fn fourth_session_number_rules() {
         )["monthly_full_board"],
         json!(1150)
     );
+    // A "so" of consequence revises nothing.
+    assert_eq!(
+        number(
+            "min_age",
+            "Youngest age taught, in years",
+            "Her daughter is nine. What's the youngest age you take?",
+            "We start kids at seven, so nine is great."
+        ),
+        Value::Null
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

@@ -540,6 +540,28 @@ fn clear_answers_the_new_rules_leave_alone() {
 
 /// The yes/no answer read for field `name` after a call of one exchange (see
 #[test]
+fn no_problem_is_no_answer_for_a_field_about_something_else() {
+    assert_eq!(
+        yes_no(
+            "has_hearing_loop",
+            "Whether the auditorium has a hearing loop",
+            "Several residents use hearing aids. Would that be a problem?",
+            "Not at all, every seat in the stalls is covered."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        yes_no(
+            "parking_problem",
+            "Whether parking is a problem near the venue",
+            "Is parking going to be a problem?",
+            "Not at all."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
