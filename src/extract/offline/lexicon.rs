@@ -337,7 +337,8 @@ pub(super) const REVISION_CUES: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const RETRACTIONS: &[&str] = &[
     "told you wrong", "gave you the wrong", "got that wrong", "i was wrong", "misspoke",
-    "correction", "my mistake",
+    "correction", "my mistake", "read you the", "quoted you the", "i was looking at the",
+    "wrong one", "the old price", "the old rate", "was last year's",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

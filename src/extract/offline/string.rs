@@ -215,7 +215,15 @@ impl Analysis<'_, '_> {
                 (other != first || clause != first_clause)
                     && has_any_phrase(
                         clause_text(other_sent, clause),
-                        &["actually", "wait", "sorry"],
+                        &[
+                            "actually",
+                            "wait",
+                            "sorry",
+                            "instead",
+                            "rather",
+                            "make it",
+                            "make that",
+                        ],
                     )
             })
         });
@@ -337,12 +345,18 @@ impl Analysis<'_, '_> {
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .filter(|(i, _)| {
-                        let after_by = i
-                            .checked_sub(1)
-                            .and_then(|p| sent.tokens.get(p))
-                            .is_some_and(|p| {
-                                matches!(p.lower.as_str(), "by" | "before" | "until" | "till")
-                            });
+                        let word_before = |back: usize| {
+                            i.checked_sub(back)
+                                .and_then(|p| sent.tokens.get(p))
+                                .map(|p| p.lower.as_str())
+                        };
+                        // "I could swing by Thursday" is a visit, not a deadline.
+                        let visit = matches!(
+                            word_before(2),
+                            Some("swing" | "stop" | "drop" | "pop" | "come" | "pass" | "call")
+                        );
+                        let after_by = !visit
+                            && matches!(word_before(1), Some("by" | "before" | "until" | "till"));
                         // "I'll send the contract by Friday" is about the field.
                         let about_field = || {
                             let clause = sent.token_clauses.get(*i).copied().unwrap_or(ClauseId(0));

@@ -688,6 +688,24 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+    // "I read you the mini price before": a retraction, and what follows
+    // it answers the field.
+    assert_eq!(
+        run(
+            &[field(
+                "full_groom_price",
+                FieldType::Number,
+                "Price of a full groom for a standard poodle, in dollars"
+            )],
+            "Agent: What's a full groom for a standard poodle?\n\
+             Recipient: Full groom for a poodle is ninety-five.\n\
+             Agent: And how long does that take?\n\
+             Recipient: About two hours. Oh, and sorry, I read you the mini price before. \
+             Standard poodles are a hundred and ten.\n\
+             Agent: Thanks."
+        )["full_groom_price"],
+        json!(110)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

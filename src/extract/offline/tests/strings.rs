@@ -280,6 +280,29 @@ fn strings_the_new_rules_leave_alone() {
     );
 }
 
+#[test]
+fn a_day_changed_after_a_hold_is_the_day() {
+    assert_eq!(
+        text(
+            "visit_day",
+            "Day of the week the farrier will come out",
+            "What day could you come out?",
+            "Oh, hang on, shoot. I'm at the fairgrounds all day Thursday. Let's do Friday instead."
+        ),
+        json!("Friday")
+    );
+    // "Swing by Thursday" is a visit, not a deadline.
+    assert_eq!(
+        text(
+            "visit_day",
+            "Day of the week the farrier will come out",
+            "What day could you come out?",
+            "I could swing by Thursday afternoon."
+        ),
+        json!("Thursday")
+    );
+}
+
 /// The text read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
 fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
