@@ -332,7 +332,8 @@ const DURATIONS: [DurationUnit; 6] = [
 /// Whether `value` appears in the quote as a number, written in digits or
 /// words: any number in it (either reading of an ambiguous spoken amount),
 /// a duration in it or the sum of its durations converted to another unit
-/// ("two and a half hours" is 150 minutes), or 0 for words of nothing ("it's
+/// ("two and a half hours" is 150 minutes; a week is also five working
+/// days), or 0 for words of nothing ("it's
 /// free", "no fee").
 pub(super) fn number_agrees(value: f64, text: &str) -> bool {
     let tokens = tokenize(text);
@@ -372,6 +373,13 @@ pub(super) fn number_agrees(value: f64, text: &str) -> bool {
         {
             return true;
         }
+    }
+    // Weeks counted in working days ("two weeks" is ten business days).
+    if durations
+        .iter()
+        .any(|&(amount, unit)| unit == DurationUnit::Week && same_amount(amount * 5.0, value))
+    {
+        return true;
     }
     if value == 0.0 {
         let words = words(&tokens);

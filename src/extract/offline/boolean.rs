@@ -518,6 +518,16 @@ impl Analysis<'_, '_> {
                     // later sentence's opposite word unless that sentence
                     // revises it ("He will. No card, no entry." is a yes;
                     // "Yes. Actually, no." is a no).
+                    // "Cake's fine, yeah. Just no outside pizza.": after a
+                    // clear answer, a limit on something the field does not
+                    // name leaves the answer standing.
+                    Some((pol, true))
+                        if matches!(state, State::Strong(held) if held != pol)
+                            && matches!(
+                                text.split(' ').next(),
+                                Some("just" | "except" | "only")
+                            )
+                            && !mentions_field => {}
                     Some((pol, true)) => {
                         let stands = matches!(state, State::Strong(held) if held != pol)
                             && opened_strong.is_some_and(|first| first != sentence)

@@ -14,7 +14,7 @@ use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, c
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
-use crate::extract::text::units::Unit;
+use crate::extract::text::units::{DurationUnit, Unit};
 use crate::extract::text::vocabulary;
 
 /// A number that may be a field's value, with how well it fits.
@@ -721,6 +721,11 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
             _ => None,
         },
         FieldUnit::Duration(want) => match &m.unit {
+            Unit::Duration(DurationUnit::Week)
+                if want == DurationUnit::Day && number_profile.working_days =>
+            {
+                Some((1.0, 5.0))
+            }
             Unit::Duration(have) => have.factor_to(want).map(|k| (1.0, k)),
             // "So seven thirty" is a time of day, not a length.
             Unit::None if m.clock.is_some() && m.alt.is_some() => None,

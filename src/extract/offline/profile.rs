@@ -51,6 +51,8 @@ pub(super) struct NumberProfile {
     pub(super) hour24: bool,
     /// An amount in dollars or euros: "a hundred-pound stock" is a weight.
     pub(super) in_dollars: bool,
+    /// Days counted on working days only: a week is five.
+    pub(super) working_days: bool,
 }
 
 /// Which part of a person's name the field wants.

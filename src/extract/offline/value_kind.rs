@@ -125,12 +125,15 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let hour24 = asks_24_hour(desc_lower);
     let in_dollars =
         desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
+    // "Business days needed to print": a week is five of them.
+    let working_days = desc_lower.contains("business day") || desc_lower.contains("working day");
     NumberProfile {
         unit,
         per,
         range,
         hour24,
         in_dollars,
+        working_days,
     }
 }
 

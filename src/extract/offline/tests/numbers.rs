@@ -706,6 +706,16 @@ fn fourth_session_number_rules() {
         )["full_groom_price"],
         json!(110)
     );
+    // A week is five business days.
+    assert_eq!(
+        number(
+            "print_business_days",
+            "Business days needed to print after the proof is approved",
+            "How long does printing take?",
+            "Two weeks."
+        ),
+        json!(10)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

@@ -540,6 +540,19 @@ fn clear_answers_the_new_rules_leave_alone() {
 
 /// The yes/no answer read for field `name` after a call of one exchange (see
 #[test]
+fn a_limit_on_something_else_leaves_a_clear_answer_standing() {
+    assert_eq!(
+        yes_no(
+            "own_cake_allowed",
+            "Whether the family may bring their own birthday cake",
+            "Can the family bring their own birthday cake?",
+            "Cake's fine, yeah. Just no outside pizza, we do the pizza."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn no_problem_is_no_answer_for_a_field_about_something_else() {
     assert_eq!(
         yes_no(
