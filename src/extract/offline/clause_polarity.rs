@@ -42,6 +42,10 @@ pub(super) fn clause_polarity(
                 strong = Some((i, Polarity::Yes));
                 continue;
             }
+            // "No point driving off for an hour": a reason, not a no.
+            if next == Some("point") {
+                continue;
+            }
             // "Monday — no, sorry, Thursday": a self-correction, not an answer.
             if seen_informative
                 && i == 0

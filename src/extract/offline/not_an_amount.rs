@@ -3,7 +3,7 @@
 //! close at nine", "free on orders over five hundred").
 
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
-use super::transcript::Sentence;
+use super::transcript::{ClauseId, Sentence, clause_text};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::units::{DurationUnit, Unit};
 use crate::extract::text::vocabulary;
@@ -29,6 +29,8 @@ pub(super) fn names_no_amount(
         || (number_profile.range == RangePreference::Neither && said.is_threshold())
         || said.is_rate_for_length(profile, unit)
         || said.is_each_for_total(profile)
+        || said.is_in_condition()
+        || (unit == FieldUnit::Money && said.is_quantity_of())
 }
 
 /// A number mention in its sentence.
@@ -231,6 +233,37 @@ impl Said<'_> {
         .iter()
         .any(|st| profile.is_keyword(st));
         matches!(unit, FieldUnit::Duration(_)) && ahead && !asks_for_one
+    }
+
+    /// "Twenty-three, as long as they've held a licence two years": a
+    /// figure in a clause that sets a condition on the answer.
+    fn is_in_condition(&self) -> bool {
+        let clause = self
+            .sent
+            .token_clauses
+            .get(self.m.start)
+            .copied()
+            .unwrap_or(ClauseId(0));
+        let text = clause_text(self.sent, clause);
+        [
+            "as long as ",
+            "so long as ",
+            "provided ",
+            "providing ",
+            "unless ",
+        ]
+        .iter()
+        .any(|opening| text.starts_with(opening))
+    }
+
+    /// "Sixty of the white folding chairs": how many, not a price.
+    fn is_quantity_of(&self) -> bool {
+        self.bare()
+            && self.after(0) == Some("of")
+            && matches!(
+                self.after(1),
+                Some("the" | "those" | "these" | "them" | "our")
+            )
     }
 
     /// "Seventy-five an hour, not sixty-five": the figure set aside.

@@ -43,7 +43,7 @@ pub(super) const NOT_COUNT_NOUNS: &[&str] = &[
     "a", "an", "the", "and", "or", "to", "for", "of", "in", "on", "at", "by", "with", "from", "up", "off",
     "more", "less", "extra", "other", "additional", "total", "even", "flat", "tops", "max", "min", "minimum",
     "maximum", "now", "then", "so", "but", "plus", "before", "after", "ago", "is", "are", "was", "were",
-    "be", "it", "that", "this", "these", "those", "if", "as", "than", "till", "until", "each", "per",
+    "be", "it", "that", "this", "these", "those", "if", "as", "than", "till", "until", "each", "apiece", "per",
     "every", "again", "too", "please", "right", "okay", "ok", "yeah", "yes", "no", "not", "just", "only",
     "about", "around", "or so", "give", "maybe", "probably", "i", "we", "you", "he", "she", "they", "me",
     "us", "him", "her", "them", "my", "your", "our", "their", "his", "its", "what", "which", "when", "where",
@@ -767,6 +767,10 @@ mod tests {
 
     #[test]
     fn units_and_ranges() {
+        let toks = tokenize("They're two twenty-five apiece.");
+        let found = find_numbers(&toks);
+        assert_eq!(found[0].per.as_deref(), Some("each"));
+        assert_eq!(found[0].unit, Unit::None);
         let ms = find_numbers(&tokenize("six to eight hours"));
         assert_eq!(ms.len(), 2);
         assert_eq!(ms[0].unit, Unit::Duration(DurationUnit::Hour));

@@ -716,6 +716,26 @@ fn fourth_session_number_rules() {
         ),
         json!(10)
     );
+    // A condition on the answer gives no value.
+    assert_eq!(
+        number(
+            "minDriverAge",
+            "Minimum driver age, in years",
+            "The drivers need to be at least twenty-five, is that right?",
+            "Twenty-three, actually, as long as they've held a full licence two years."
+        ),
+        json!(23)
+    );
+    // "Sixty of the chairs" is how many, not a price.
+    assert_eq!(
+        number(
+            "chair_price",
+            "Rental price per chair, in dollars",
+            "How much are the chairs?",
+            "Sixty of the white folding chairs, sure, they're in stock."
+        ),
+        Value::Null
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

@@ -550,6 +550,16 @@ fn a_limit_on_something_else_leaves_a_clear_answer_standing() {
         ),
         json!(true)
     );
+    // "No point driving off" gives a reason, not a no.
+    assert_eq!(
+        yes_no(
+            "driver_waits",
+            "Whether the driver waits during the ceremony",
+            "Would the driver wait during the ceremony?",
+            "He'd wait, sure. No point driving off for an hour."
+        ),
+        json!(true)
+    );
 }
 
 #[test]
