@@ -706,8 +706,11 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
             Unit::Money => Some((1.0, 1.0)),
             // Pounds are sterling unless the field is in dollars.
             Unit::Pound if !number_profile.in_dollars => Some((1.0, 1.0)),
-            // "at ten" is a time, not a price.
-            Unit::None if !m.after_time_prep || m.written => Some((0.0, 1.0)),
+            // "at ten" is a time, not a price; "puts you at three
+            // seventy-five" is no time.
+            Unit::None if !m.after_time_prep || m.written || could_be_no_time(m) => {
+                Some((0.0, 1.0))
+            }
             _ => None,
         },
         FieldUnit::Weight => match m.unit {
@@ -740,6 +743,12 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
         },
         FieldUnit::Clock => None,
     }
+}
+
+/// Whether mention `m` cannot be a time of day: no clock reading and more
+/// than 24 ("at three seventy-five").
+fn could_be_no_time(m: &NumberMention) -> bool {
+    m.clock.is_none() && m.value > 24.0
 }
 
 /// Whether "free" at word `i` of `words` says that something costs

@@ -703,6 +703,7 @@ mod tests {
 
     #[test]
     fn spoken_numbers() {
+        assert_eq!(nums("So one eighty-five."), [185.0]);
         assert_eq!(
             nums("Tank alone is three forty-nine ninety-nine."),
             [349.99]

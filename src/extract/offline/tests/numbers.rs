@@ -736,6 +736,16 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+    // "At" a figure that is no time of day is a price.
+    assert_eq!(
+        number(
+            "treatment_price",
+            "Price of one quarterly treatment, in dollars",
+            "What's the price of a quarterly treatment for forty units?",
+            "Forty units puts you at three seventy-five."
+        ),
+        json!(375)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
