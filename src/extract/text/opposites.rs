@@ -9,7 +9,8 @@ use crate::extract::text::identifier::{field_words, split_identifier};
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
 /// included or paid extra; it is required or optional; open or closed;
-/// allowed or refused; kept or lost; given or missed; standard or special.
+/// allowed or refused; kept or lost; given or missed; standard or special;
+/// available or booked; safe or harmful.
 #[rustfmt::skip]
 const OPPOSITES: &[(&[&str], &[&str])] = &[
     (
@@ -34,6 +35,11 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
     (&["kept", "keep", "retained", "retain", "preserved"], &["lose", "lost", "discarded", "discard"]),
     (&["given", "administered"], &["missed", "skipped"]),
     (&["standard", "ordinary", "enough", "sufficient"], &["special"]),
+    (
+        &["available", "availability", "vacant", "vacancy"],
+        &["booked", "taken", "full", "reserved", "busy", "occupied"],
+    ),
+    (&["safe"], &["harmful", "dangerous", "toxic", "unsafe", "hazardous"]),
 ];
 
 /// Whether a question of lower-case `asked` words asks `field`'s yes/no

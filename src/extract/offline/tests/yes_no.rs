@@ -563,6 +563,28 @@ fn a_limit_on_something_else_leaves_a_clear_answer_standing() {
 }
 
 #[test]
+fn booked_asks_about_available_and_harmful_about_safe_from_the_other_side() {
+    assert_eq!(
+        yes_no(
+            "dj_available",
+            "Whether a DJ is available on October 11",
+            "You're not already booked that Saturday, are you?",
+            "Let me look. No, the eleventh is clear."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "pet_safe",
+            "Whether the treatment is safe for pets once dry",
+            "It isn't harmful to pets once it dries, is it?",
+            "Nope. Once it's dry, dogs and cats can walk right across it."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn no_problem_is_no_answer_for_a_field_about_something_else() {
     assert_eq!(
         yes_no(
