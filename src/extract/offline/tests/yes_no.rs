@@ -568,7 +568,8 @@ fn booked_asks_about_available_and_harmful_about_safe_from_the_other_side() {
         yes_no(
             "dj_available",
             "Whether a DJ is available on October 11",
-            "You're not already booked that Saturday, are you?",
+            "They're getting married October eleventh and need a DJ. \
+             You're not already booked that Saturday, are you?",
             "Let me look. No, the eleventh is clear."
         ),
         json!(true)
