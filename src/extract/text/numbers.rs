@@ -3,7 +3,7 @@
 
 use super::number_words::{NumberWord, classify_number_word, interpret};
 use super::tokens::{Token, TokenKind};
-use super::units::{DurationUnit, Unit, attach_unit};
+use super::units::{DurationUnit, Unit, attach_rate, attach_unit};
 
 /// A number found in a token list.
 #[derive(Debug, Clone)]
@@ -321,7 +321,9 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         return Some(m);
     }
     // "an hour and a half", "half a day": a fraction of one unit of time.
-    if !currency && let Some(m) = unit_fraction(toks, j) {
+    if !currency && let Some(mut m) = unit_fraction(toks, j) {
+        // "an hour and a half each"
+        attach_rate(toks, &mut m);
         return Some(m);
     }
     let mut m = match toks.get(j)?.kind {

@@ -26,7 +26,7 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
           "charged", "charges", "cost"],
     ),
     (&["required", "mandatory", "compulsory"], &["optional"]),
-    (&["open"], &["closed", "shut"]),
+    (&["open", "accepting"], &["closed", "shut"]),
     (
         &["allowed", "permitted", "accepted", "accept", "accepts", "welcome"],
         &["refuse", "refused", "reject", "rejected", "banned", "ban", "prohibited", "forbidden",

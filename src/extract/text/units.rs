@@ -118,8 +118,13 @@ pub(super) fn attach_unit(toks: &[Token], mention: &mut NumberMention) {
         mention.pm = Some(pm);
         mention.end += len;
     }
+    attach_rate(toks, mention);
+}
+
+/// Reads the rate after a mention into it: "a head", "per person", "an
+/// hour", "each".
+pub(super) fn attach_rate(toks: &[Token], mention: &mut NumberMention) {
     let k = mention.end;
-    // Rate: "a head", "per person", "an hour", "each".
     match word_at(toks, k) {
         Some("a" | "an" | "per" | "every") => {
             if let Some(noun) = word_at(toks, k + 1)

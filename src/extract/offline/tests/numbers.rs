@@ -746,6 +746,16 @@ fn fourth_session_number_rules() {
         ),
         json!(375)
     );
+    // A length "each" is no total.
+    assert_eq!(
+        number(
+            "course_total_hours",
+            "Total teaching time of the course, in hours",
+            "How many hours is the course in total?",
+            "It's twenty sessions, an hour and a half each."
+        ),
+        Value::Null
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

@@ -583,6 +583,15 @@ fn booked_asks_about_available_and_harmful_about_safe_from_the_other_side() {
         ),
         json!(true)
     );
+    assert_eq!(
+        yes_no(
+            "accepting_new_clients",
+            "Whether the firm is taking on new clients",
+            "You're not closed to new clients at the moment, are you?",
+            "No, not at all, we've got capacity this quarter."
+        ),
+        json!(true)
+    );
 }
 
 #[test]
