@@ -412,6 +412,35 @@ impl<'d, 's> Analysis<'d, 's> {
             })
     }
 
+    /// Whether `turn` pushes back on what the other side just said, by
+    /// recalling what was asked for or said before ("She mentioned ninety
+    /// minutes.", "I was told it was forty.").
+    fn pushes_back(&self, turn: TurnIndex) -> bool {
+        let Some(&first) = self.transcript.turns[turn].sentences.first() else {
+            return false;
+        };
+        let text = self.transcript.sentences[first].lower_text();
+        has_any_phrase(
+            &text,
+            &[
+                "she mentioned",
+                "he mentioned",
+                "they mentioned",
+                "she said",
+                "he said",
+                "they said",
+                "i was told",
+                "we were told",
+                "she was told",
+                "he was told",
+                "she asked for",
+                "he asked for",
+                "she wanted",
+                "he wanted",
+            ],
+        )
+    }
+
     /// The replies to a turn that raises a field: the other side's turns until
     /// the asking side moves on (raises something else, asks a new question,
     /// or speaks again without having been asked anything).
@@ -445,8 +474,16 @@ impl<'d, 's> Analysis<'d, 's> {
                     self.transcript.turns[previous].speaker != asker
                         && (self.turn_has_question(previous) || self.turn_offers(previous))
                 });
-                // Answering the other side's question back keeps the region open.
-                let moves_on = if question { !clarifying } else { !was_asked };
+                // Answering the other side's question back keeps the region
+                // open, and so does pushing back on the answer's terms
+                // ("She mentioned ninety minutes." "For ninety minutes
+                // it's five fifty.").
+                let pushes_back = !question && !has_topic && self.pushes_back(reply);
+                let moves_on = if question {
+                    !clarifying
+                } else {
+                    !was_asked && !pushes_back
+                };
                 if moves_on || (has_topic && !was_asked) {
                     closer = Some(reply);
                     break;

@@ -756,6 +756,22 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+    // Pushing back on the answer's terms keeps the question open.
+    assert_eq!(
+        run(
+            &[field(
+                "session_fee",
+                FieldType::Number,
+                "Fee in dollars for a ninety-minute session"
+            )],
+            "Agent: She'd like a family photo session, about ninety minutes.\n\
+             Recipient: My family session is four hundred and fifty, and that's an hour.\n\
+             Agent: She mentioned ninety minutes.\n\
+             Recipient: For ninety minutes it's five fifty.\n\
+             Agent: Thanks."
+        )["session_fee"],
+        json!(550)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
