@@ -8,7 +8,10 @@ use super::days::{day_mentions, field_day};
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::extract::text::identifier::field_words;
+use crate::extract::text::numbers::{NumberMention, find_numbers, same_amount};
 use crate::extract::text::opposites::asks_the_other_side;
+use crate::extract::text::tokens::tokenize;
+use crate::extract::text::units::Unit;
 
 /// Each set lists its classes; each class the words that name it.
 #[rustfmt::skip]
@@ -35,8 +38,11 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["manual"], &["automatic"]],
     &[&["matte"], &["polished", "gloss", "glossy"]],
     &[&["member", "members"], &["non-member", "non-members", "nonmember", "nonmembers"]],
-    &[&["single", "solo", "individual"], &["shared", "sharing", "double", "twin"]],
-    &[&["private"], &["shared", "sharing", "group", "communal"]],
+    &[
+        &["single", "solo", "individual"],
+        &["shared", "sharing", "double", "twin", "tandem", "tandems"],
+    ],
+    &[&["private"], &["shared", "sharing", "group", "communal", "squad", "squads"]],
     &[&["half-day"], &["full-day"]],
     &[
         &["single", "one-off", "drop-in"],
@@ -106,6 +112,16 @@ fn option_words(sentence: &Sentence) -> Vec<(usize, String)> {
         }
         let mut word = tokens[i].lower.clone();
         let mut end = i + 1;
+        // "for the full day" names the full-day option.
+        if matches!(word.as_str(), "half" | "full")
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| t.is_word() && matches!(t.lower.as_str(), "day" | "days"))
+        {
+            words.push((i, format!("{word}-day")));
+            i += 2;
+            continue;
+        }
         while let (Some(dash), Some(next)) = (tokens.get(end), tokens.get(end + 1)) {
             if dash.is_punct('-') && !dash.space_before && !next.space_before && next.is_word() {
                 word.push('-');
@@ -134,7 +150,7 @@ pub(super) fn said_for_own_option(
 ) -> Option<bool> {
     let wanted = field_classes(profile);
     let day = field_day(profile);
-    if wanted.is_empty() && day.is_none() {
+    if wanted.is_empty() && day.is_none() && field_qualifiers(profile).is_empty() {
         return None;
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
@@ -145,6 +161,7 @@ pub(super) fn said_for_own_option(
             .iter()
             .any(|t| t.is_punct(';') || matches!(t.lower.as_str(), "or" | "but"))
     };
+    let qualifiers = field_qualifiers(profile);
     let mut consider = |position: usize, own: bool| {
         if position > at && broken(at, position) {
             return;
@@ -161,6 +178,12 @@ pub(super) fn said_for_own_option(
     if let Some(day) = day {
         for (position, days) in day_mentions(sentence) {
             consider(position, days.includes(day));
+        }
+    }
+    // "Our three-hour package is five-fifty" for a four-hour price.
+    for m in sentence.numbers.iter().filter(|m| m.start != at) {
+        if let Some(own) = qualifier_fits(&qualifiers, m) {
+            consider(m.start, own);
         }
     }
     for (position, word) in option_words(sentence) {
@@ -204,4 +227,33 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
 pub(super) fn asked_from_the_other_side(profile: &FieldProfile, question: &Sentence) -> bool {
     let asked: Vec<&str> = question.word_lowers().collect();
     asks_the_other_side(profile.definition, &asked)
+}
+
+/// The sizes the field names its option by: "four hours" in "Price for
+/// four hours of booth hire", "two-hour" in "a two-hour session": a value
+/// and the unit it counts.
+fn field_qualifiers(profile: &FieldProfile) -> Vec<(f64, Unit)> {
+    let text = field_words(profile.definition).join(" ");
+    find_numbers(&tokenize(&text))
+        .into_iter()
+        .filter(|m| matches!(m.unit, Unit::Duration(_) | Unit::Count(_)))
+        .map(|m| (m.value, m.unit))
+        .collect()
+}
+
+/// Whether mention `m` sizes an option the way one of `qualifiers` does:
+/// `Some(true)` for the same size ("four hours"), `Some(false)` for
+/// another size of the same unit ("three-hour"), `None` when it sizes
+/// nothing the field names.
+fn qualifier_fits(qualifiers: &[(f64, Unit)], m: &NumberMention) -> Option<bool> {
+    let mut verdict = None;
+    for (value, unit) in qualifiers {
+        if *unit == m.unit {
+            if same_amount(*value, m.value) {
+                return Some(true);
+            }
+            verdict = Some(false);
+        }
+    }
+    verdict
 }

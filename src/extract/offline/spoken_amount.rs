@@ -4,6 +4,7 @@
 use super::evidence::Analysis;
 use super::number::NumberCandidate;
 use crate::extract::text::numbers::same_amount;
+use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {
     /// The reading of `pick`'s amount that the call settles, starting from
@@ -57,16 +58,26 @@ impl Analysis<'_, '_> {
             }
         }
         // "Half day's eleven hundred, full day's nineteen fifty.": an
-        // ambiguous amount said beside plain ones is of their order.
+        // ambiguous amount said beside plain ones is of their order, be
+        // they this field's or another option's ("Five hours is nineteen
+        // fifty. The six-hour is twenty-three hundred.").
         if let Some(alt) = pick.alt
             && same_amount(value, pick.value)
             && x_positive(alt)
         {
-            let siblings: Vec<f64> = candidates
+            let turn = &self.transcript.turns[pick.turn];
+            let siblings: Vec<f64> = turn
+                .sentences
                 .iter()
-                .filter(|c| c.turn == pick.turn && c.alt.is_none() && x_positive(c.value))
-                .filter(|c| !same_amount(c.value, pick.value))
-                .map(|c| c.value)
+                .flat_map(|&s| self.transcript.sentences[s].numbers.iter())
+                .filter(|m| {
+                    // An amount, not a count ("Boat takes six max").
+                    let amount = matches!(m.unit, Unit::Money | Unit::Pound)
+                        || (m.unit == Unit::None && m.clock.is_none() && m.value >= 100.0);
+                    m.alt.is_none() && amount && x_positive(m.value)
+                })
+                .map(|m| m.value)
+                .filter(|&v| !same_amount(v, pick.value))
                 .collect();
             let distance = |x: f64| {
                 siblings

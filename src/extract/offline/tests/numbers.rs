@@ -772,6 +772,54 @@ fn fourth_session_number_rules() {
         )["session_fee"],
         json!(550)
     );
+    // A price for another size of the option is none of the field's.
+    assert_eq!(
+        number(
+            "four_hour_price",
+            "Price for four hours of booth hire, in dollars",
+            "What's the price for four hours?",
+            "Our three-hour package is five-fifty."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "four_hour_price",
+            "Price for four hours of booth hire, in dollars",
+            "What's the price for four hours?",
+            "The four-hour package is six-fifty."
+        ),
+        json!(650)
+    );
+    // "For the full day" names the full-day option, a tandem the double.
+    assert_eq!(
+        number(
+            "halfDayPrice",
+            "Price of a half-day single kayak rental, in dollars",
+            "What do you charge for a half-day single?",
+            "A single for the full day runs eighty."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "halfDayPrice",
+            "Price of a half-day single kayak rental, in dollars",
+            "What do you charge for a half-day single?",
+            "The tandems are sixty-five for the half-day."
+        ),
+        Value::Null
+    );
+    // An ambiguous amount takes the order of another option's price.
+    assert_eq!(
+        number(
+            "package_price",
+            "Price of the five-hour reception package, in dollars",
+            "What does the five-hour package cost?",
+            "Five hours is nineteen fifty. The six-hour is twenty-three hundred."
+        ),
+        json!(1950)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
