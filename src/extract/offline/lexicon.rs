@@ -399,3 +399,16 @@ pub(super) const TAIL_PHRASES: &[&str] = &[
     "i think", "that kind of thing", "honestly", "for sure", "then", "mostly", "i suppose", "if possible",
     "too",
 ];
+
+/// Words that make a proper name a business's or a place's, never a
+/// person's ("RoadReady Mobile Repairs", "Harbourview Inn").
+#[rustfmt::skip]
+pub(super) const BUSINESS_WORDS: &[&str] = &[
+    "repairs", "repair", "services", "service", "clinic", "ltd", "inc", "llc", "company", "co",
+    "group", "centre", "center", "studio", "studios", "shop", "store", "salon", "garage", "hotel",
+    "inn", "lanes", "rentals", "rental", "supplies", "supply", "plumbing", "electric", "cleaning",
+    "removals", "partners", "associates", "bakery", "pharmacy", "surgery", "practice", "hospital",
+    "school", "academy", "gym", "club", "cafe", "restaurant", "agency", "solutions", "motors",
+    "kitchens", "paints", "photography", "entertainment", "events", "apartments", "properties",
+    "realty", "insurance", "bank", "museum", "library", "council", "hall", "marquees", "hire",
+];

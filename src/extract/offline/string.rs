@@ -4,7 +4,7 @@
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{DODGES, FILLERS, TENTATIVE};
+use super::lexicon::{BUSINESS_WORDS, DODGES, FILLERS, TENTATIVE};
 use super::number::{is_clock, on_24_hour_clock};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
@@ -240,8 +240,11 @@ impl Analysis<'_, '_> {
         let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
         match string_kind {
-            StringKind::Name { common, .. } => {
+            StringKind::Name { common, person, .. } => {
                 for (start, end) in proper_spans(sent, self.transcript) {
+                    if *person && no_person(sent, start, end) {
+                        continue;
+                    }
                     out.push(self.candidate_at(
                         sentence,
                         start,
@@ -464,6 +467,7 @@ impl Analysis<'_, '_> {
                         profile.heads.iter().any(|h| h == st) || (*person && profile.is_keyword(st))
                     });
                     if own
+                        || (*person && no_person(sent, start, end))
                         || (*person && objective_names(&txt))
                         || name_in_passing(profile, sent, start, end)
                     {
@@ -693,6 +697,25 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
         .collect();
     group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
     group.into_iter().next()
+}
+
+/// Whether the name at tokens `start..end` of `sent` names no person: a
+/// place ("his house in Pontcanna") or a business ("RoadReady Mobile
+/// Repairs").
+fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
+    let after_place_word = start
+        .checked_sub(1)
+        .and_then(|i| sent.tokens.get(i))
+        .is_some_and(|t| {
+            matches!(
+                t.lower.as_str(),
+                "in" | "at" | "from" | "near" | "to" | "outside" | "via" | "into"
+            )
+        });
+    let business = sent.tokens[start..end]
+        .iter()
+        .any(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
+    after_place_word || business
 }
 
 /// Whether the name at tokens `start..end` of `sent` is said in passing

@@ -303,6 +303,32 @@ fn a_day_changed_after_a_hold_is_the_day() {
     );
 }
 
+#[test]
+fn a_place_or_a_business_is_no_person() {
+    assert_eq!(
+        text(
+            "mechanicFirstName",
+            "First name of the mechanic who will attend",
+            "His van won't start outside his house in Pontcanna. Could a mechanic come out?",
+            "Yeah, we can do this afternoon."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        run(
+            &[field(
+                "mechanicFirstName",
+                FieldType::String,
+                "First name of the mechanic who will attend"
+            )],
+            "Agent: He needs a mobile mechanic. Is this RoadReady Mobile Repairs?\n\
+             Recipient: Yeah, speaking.\n\
+             Agent: Thanks."
+        )["mechanicFirstName"],
+        Value::Null
+    );
+}
+
 /// The text read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
 fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
