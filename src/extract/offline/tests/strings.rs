@@ -306,12 +306,17 @@ fn a_day_changed_after_a_hold_is_the_day() {
 #[test]
 fn a_place_or_a_business_is_no_person() {
     assert_eq!(
-        text(
-            "mechanicFirstName",
-            "First name of the mechanic who will attend",
-            "His van won't start outside his house in Pontcanna. Could a mechanic come out?",
-            "Yeah, we can do this afternoon."
-        ),
+        run(
+            &[field(
+                "mechanicFirstName",
+                FieldType::String,
+                "First name of the mechanic who will attend"
+            )],
+            "Agent: His van won't start outside his house in Pontcanna and he'd like a mobile \
+             mechanic. Is this the repair line?\n\
+             Recipient: Yeah, speaking. What's it doing?\n\
+             Agent: It clicks but won't turn over."
+        )["mechanicFirstName"],
         Value::Null
     );
     assert_eq!(
