@@ -30,7 +30,7 @@ pub(super) fn names_no_amount(
         || said.is_rate_for_length(profile, unit)
         || said.is_each_for_total(profile)
         || said.is_in_condition()
-        || (unit == FieldUnit::Money && said.is_quantity_of())
+        || (matches!(unit, FieldUnit::Money | FieldUnit::Duration(_)) && said.is_quantity_of())
 }
 
 /// A number mention in its sentence.
@@ -256,7 +256,8 @@ impl Said<'_> {
         .any(|opening| text.starts_with(opening))
     }
 
-    /// "Sixty of the white folding chairs": how many, not a price.
+    /// "Sixty of the white folding chairs", "six of the tablets": how
+    /// many, not a price or a length.
     fn is_quantity_of(&self) -> bool {
         self.bare()
             && self.after(0) == Some("of")

@@ -5,6 +5,7 @@
 
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::{field_words, split_identifier};
+use crate::extract::text::stem::{stem, stems_match};
 
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
@@ -83,7 +84,19 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
                     .is_some_and(|rest| rest.chars().count() >= 4 && field_words.contains(&rest))
             })
     });
-    paired || prefixed
+    // "You won't need to lock the side gate?" for "whether the side gate
+    // will be left unlocked": the field's word is the question's with a
+    // negative prefix.
+    let field_prefixed = field_words.iter().any(|word| {
+        ["un", "non-", "non"].iter().any(|prefix| {
+            word.strip_prefix(prefix).is_some_and(|rest| {
+                rest.chars().count() >= 4
+                    && !asked.contains(word)
+                    && asked.iter().any(|a| stems_match(&stem(a), &stem(rest)))
+            })
+        })
+    });
+    paired || prefixed || field_prefixed
 }
 
 /// The words of the field's own side of each opposite pair that `asked`

@@ -820,6 +820,16 @@ fn fourth_session_number_rules() {
         ),
         json!(1950)
     );
+    // "Six of the tablets" is no number of days.
+    assert_eq!(
+        number(
+            "medication_days_left",
+            "How many days of medication are left, in days",
+            "How are you doing for pain medication?",
+            "I've got six of the tablets left."
+        ),
+        Value::Null
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(

@@ -592,6 +592,16 @@ fn booked_asks_about_available_and_harmful_about_safe_from_the_other_side() {
         ),
         json!(true)
     );
+    // "Lock" asks about "unlocked" from the other side.
+    assert_eq!(
+        yes_no(
+            "sideGateUnlocked",
+            "Whether the side gate will be left unlocked for the team",
+            "You won't need to lock the side gate, will you?",
+            "Nah, I'll leave it open for you."
+        ),
+        json!(true)
+    );
 }
 
 #[test]
