@@ -442,9 +442,19 @@ impl Analysis<'_, '_> {
             // Words before the answer ("For parties over six, yes.") make it
             // a qualified one.
             let mut prefaced = false;
+            let mut previous_text = "";
             for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
                 let text = clause_text(sent, clause);
                 if text.is_empty() {
+                    continue;
+                }
+                // "… two forty… sorry, no, let me read it properly": a
+                // speaker correcting themselves, not a no.
+                let self_correction = clause_position > 0
+                    && matches!(text, "no" | "no no")
+                    && matches!(previous_text, "sorry" | "wait" | "actually" | "oh sorry");
+                previous_text = text;
+                if self_correction {
                     continue;
                 }
                 let clause_stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);

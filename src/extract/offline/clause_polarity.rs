@@ -49,10 +49,7 @@ pub(super) fn clause_polarity(
             // "Monday — no, sorry, Thursday": a self-correction, not an answer.
             if seen_informative
                 && i == 0
-                && matches!(
-                    next,
-                    Some("wait" | "sorry" | "actually" | "i" | "let" | "hang" | "hold")
-                )
+                && matches!(next, Some("wait" | "sorry" | "actually" | "i"))
             {
                 continue;
             }

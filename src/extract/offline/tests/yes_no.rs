@@ -605,6 +605,20 @@ fn booked_asks_about_available_and_harmful_about_safe_from_the_other_side() {
 }
 
 #[test]
+fn a_speaker_correcting_a_figure_says_no_no() {
+    assert_eq!(
+        yes_no(
+            "claimSubmitted",
+            "Whether the clinic has submitted the claim to the insurer",
+            "Has the claim been sent to his insurance?",
+            "It was sent on the twelfth. So the balance is two forty... sorry, no, let me \
+             read it properly. Two hundred and fourteen dollars."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn no_problem_is_no_answer_for_a_field_about_something_else() {
     assert_eq!(
         yes_no(
