@@ -31,6 +31,11 @@ impl Analysis<'_, '_> {
         let profile = &self.profiles[field];
         let evidence = self.evidence(field, true);
         let mut last: Option<(Polarity, Source)> = None;
+        // How strongly the question answered last was about the field: a
+        // later question that only brushes it ("Does she need to fast the
+        // night before?" after "Does she need bloodwork beforehand?")
+        // does not override its clear answer.
+        let mut answered_topic = 0.0_f64;
         // Group answer sentences by turn so the clause logic sees whole replies.
         let mut position = 0;
         while position < evidence.len() {
@@ -120,6 +125,25 @@ impl Analysis<'_, '_> {
                             (true, Polarity::No) => Polarity::Yes,
                             (_, polarity) => polarity,
                         };
+                        let topic = self.topic(field, item.region);
+                        // A follow-up ("And Saturday?") asks the same again.
+                        let follow_up =
+                            self.transcript
+                                .last_question(item.region)
+                                .is_some_and(|question| {
+                                    let words: Vec<&str> = question.word_lowers().collect();
+                                    words.len() <= 4
+                                        || words.first() == Some(&"and")
+                                        || words.starts_with(&["what", "about"])
+                                        || words.starts_with(&["how", "about"])
+                                });
+                        if matches!(last, Some((Polarity::Yes | Polarity::No, _)))
+                            && topic < 0.5 * answered_topic
+                            && !follow_up
+                        {
+                            continue;
+                        }
+                        answered_topic = topic;
                         last = Some((polarity, source));
                     }
                 }

@@ -2,6 +2,7 @@
 
 use super::{field, one_exchange, run};
 use crate::domain::FieldType;
+use crate::extract::OfflineExtractor;
 use serde_json::{Value, json};
 
 #[test]
@@ -616,6 +617,44 @@ fn a_speaker_correcting_a_figure_says_no_no() {
         ),
         json!(true)
     );
+}
+
+#[test]
+fn a_question_that_only_brushes_the_field_does_not_override_its_answer() {
+    let fields = [field(
+        "needs_bloodwork",
+        FieldType::Boolean,
+        "Whether bloodwork is required before the procedure",
+    )];
+    // The objective speaks of what comes "before the procedure", so those
+    // words say little about the field.
+    let objective = "Get a price for a dental cleaning for Juno, and find out what is \
+                     needed before the procedure.";
+    let read = |call: &str| {
+        let extraction = OfflineExtractor::new().extract(objective, &fields, call);
+        crate::extract::ground(&fields, &extraction, call).values["needs_bloodwork"].clone()
+    };
+    let call = "Agent: Does she need bloodwork beforehand?\n\
+                Recipient: At her age, yes, we require a senior panel first.\n\
+                Agent: Understood. Does she need to fast the night before?\n\
+                Recipient: No food after ten p.m., water is fine until the morning.\n\
+                Agent: Thank you.";
+    assert_eq!(read(call), json!(true));
+}
+
+#[test]
+fn a_follow_up_asks_the_same_again() {
+    let fields = [field(
+        "saturdayRedelivery",
+        FieldType::Boolean,
+        "Whether the parcel can be redelivered on a Saturday",
+    )];
+    let call = "Agent: Could the parcel be redelivered on a Saturday instead?\n\
+                Recipient: We don't run Sunday vans at all, sorry.\n\
+                Agent: And Saturday?\n\
+                Recipient: Honestly, it depends on the driver's route that week.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["saturdayRedelivery"], Value::Null);
 }
 
 #[test]
