@@ -189,11 +189,23 @@ impl Analysis<'_, '_> {
             if self.transcript.sentences[item.sentence].question {
                 continue;
             }
+            // "Thirty-one guests. How many of those would need vegetarian
+            // meals?": a count of part of them is no count of them all.
+            if item.role == Role::Answer
+                && number_profile.unit == FieldUnit::Count
+                && self.asks_for_a_part(field, item.region)
+            {
+                continue;
+            }
             let mut found = self.number_candidates(profile, number_profile, item.sentence);
             // A reply to the question about the field outranks a passing mention.
             if matches!(item.role, Role::Answer | Role::Echo) {
+                // "How many years of experience?" "About two and a half.":
+                // the opening words of the reply are in the unit asked.
+                let in_unit_asked = item.role == Role::Answer
+                    && self.opens_reply_in_unit_asked(number_profile, item);
                 for candidate in &mut found {
-                    candidate.score += 0.5;
+                    candidate.score += if in_unit_asked { 2.0 } else { 0.5 };
                     candidate.answered = true;
                 }
             }
@@ -240,6 +252,45 @@ impl Analysis<'_, '_> {
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
         Some(candidates)
+    }
+
+    /// Whether the question that opened `open` asks how many "of those"
+    /// ("of them", "of these") for something the field does not name: a
+    /// part of what the field counts ("How many of those need vegetarian
+    /// meals?" for the number of guests, not for the vegetarian meals).
+    fn asks_for_a_part(&self, field: FieldIndex, open: TurnIndex) -> bool {
+        let profile = &self.profiles[field];
+        self.transcript.last_question(open).is_some_and(|question| {
+            let words: Vec<&str> = question.word_lowers().collect();
+            let of_those = words
+                .windows(2)
+                .any(|pair| pair[0] == "of" && matches!(pair[1], "those" | "them" | "these"));
+            let names_field = question.stems.iter().any(|st| {
+                !matches!(st.as_str(), "many" | "much" | "numb") && profile.is_strong_keyword(st)
+            });
+            of_those && words.windows(2).any(|pair| pair == ["how", "many"]) && !names_field
+        })
+    }
+
+    /// Whether `item` is the first sentence of the direct reply to a
+    /// question that names the field's unit of time ("How many years …?"),
+    /// and gives a bare figure ("About two and a half."): the figure is in
+    /// that unit, whatever the reply goes on to say in others.
+    fn opens_reply_in_unit_asked(&self, number_profile: &NumberProfile, item: &Evidence) -> bool {
+        let FieldUnit::Duration(unit) = number_profile.unit else {
+            return false;
+        };
+        let sentence = &self.transcript.sentences[item.sentence];
+        let turn = &self.transcript.turns[sentence.turn];
+        let first = turn.sentences.first() == Some(&item.sentence);
+        let direct = sentence.turn == item.region.next();
+        let bare =
+            !sentence.numbers.is_empty() && sentence.numbers.iter().all(|m| m.unit == Unit::None);
+        let asked_in_unit = self.transcript.last_question(item.region).is_some_and(|q| {
+            q.word_lowers()
+                .any(|w| DurationUnit::parse(w) == Some(unit))
+        });
+        first && direct && bare && asked_in_unit
     }
 
     /// Where the value of `pick` was said: an echo, or the agent repeating

@@ -830,6 +830,34 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+    // "How many of those …?" counts a part, not the whole.
+    let guests = [field(
+        "guest_count",
+        FieldType::Number,
+        "Number of guests expected",
+    )];
+    let call = "Agent: How many guests are you expecting?\n\
+                Recipient: Thirty-one so far.\n\
+                Agent: Thirty-one guests. How many of those would need vegetarian meals?\n\
+                Recipient: Eight.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&guests, call)["guest_count"], json!(31));
+    let vegetarian = [field(
+        "vegetarian_meals",
+        FieldType::Number,
+        "Number of vegetarian meals",
+    )];
+    assert_eq!(run(&vegetarian, call)["vegetarian_meals"], json!(8));
+    // The opening words of a reply are in the unit the question asked.
+    assert_eq!(
+        number(
+            "years_experience",
+            "Years of warehouse experience",
+            "How many years of warehouse experience do you have?",
+            "About two and a half. Eighteen months at Pryor, and about a year before that."
+        ),
+        json!(2.5)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
