@@ -499,7 +499,16 @@ impl Analysis<'_, '_> {
             if crel >= 3.0 {
                 score += 0.5;
             }
-            if sent.conditional {
+            // "If …", and "Over twenty we charge forty-five": a figure said
+            // under a condition.
+            let under_threshold = matches!(
+                sent.word_lowers().next(),
+                Some("over" | "under" | "above" | "below" | "beyond")
+            ) && sent
+                .numbers
+                .first()
+                .is_some_and(|first| first.start == 1 && first.start < m.start);
+            if sent.conditional || under_threshold {
                 score -= 1.0;
             }
             // "up to thirty kilos" for a maximum, "at least ten" for a minimum.

@@ -858,6 +858,18 @@ fn fourth_session_number_rules() {
         ),
         json!(2.5)
     );
+    // A figure said under a threshold ("Over twenty we charge …") is
+    // another case's.
+    assert_eq!(
+        number(
+            "collectionFee",
+            "Charge for collecting the computers, in pounds",
+            "What would the collection cost for fourteen?",
+            "For fourteen, nothing. Collection's free up to twenty units. \
+             Over twenty we charge forty-five pounds."
+        ),
+        json!(0)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
