@@ -231,6 +231,25 @@ impl Analysis<'_, '_> {
                 .reduce(f64::max);
             if let Some(score) = confirmed {
                 echo.score = echo.score.max(score);
+                // "Forty-two in a single run. The shared run is thirty-eight
+                // each." "So thirty-eight per dog in the shared run.": an
+                // echo that names the field and picks one of a reply's
+                // amounts settles it.
+                let picked_from = candidates
+                    .iter()
+                    .filter(|o| o.turn < echo.turn && same_amount(o.value, echo.value))
+                    .map(|o| o.turn)
+                    .max();
+                if let Some(turn) = picked_from
+                    && self.relevance(field, echo.sentence) >= 1.0
+                {
+                    let best_of_reply = candidates
+                        .iter()
+                        .filter(|o| o.turn == turn)
+                        .map(|o| o.score)
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    echo.score = echo.score.max(best_of_reply);
+                }
                 candidates.push(echo);
             }
         }

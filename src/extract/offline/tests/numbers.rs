@@ -2,6 +2,7 @@
 
 use super::{field, one_exchange, run};
 use crate::domain::FieldType;
+use crate::extract::OfflineExtractor;
 use serde_json::{Value, json};
 
 #[test]
@@ -880,6 +881,25 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+}
+
+#[test]
+fn an_echo_that_names_the_field_picks_one_of_the_replys_amounts() {
+    let fields = [field(
+        "nightly_rate",
+        FieldType::Number,
+        "Rate per dog per night in dollars for the run they will use",
+    )];
+    let objective = "Book boarding for Ravi's two dogs, a beagle and a lab.";
+    let call = "Agent: What's the nightly rate?\n\
+                Recipient: It's forty-two a night per dog in a single run. The shared run is \
+                thirty-eight each.\n\
+                Agent: So thirty-eight dollars per dog in the shared run. Can he bring food?\n\
+                Recipient: Sure can.\n\
+                Agent: Thanks.";
+    let extraction = OfflineExtractor::new().extract(objective, &fields, call);
+    let grounded = crate::extract::ground(&fields, &extraction, call);
+    assert_eq!(grounded.values["nightly_rate"], json!(38));
 }
 
 /// The amount read for field `name` after a call of one exchange (see
