@@ -69,6 +69,8 @@ impl DurationUnit {
             (Minute, Hour) => 1.0 / 60.0,
             (Week, Day) => 7.0,
             (Day, Week) => 1.0 / 7.0,
+            (Day, Hour) => 24.0,
+            (Hour, Day) => 1.0 / 24.0,
             (Year, Month) => 12.0,
             (Month, Year) => 1.0 / 12.0,
             _ => return None,

@@ -871,6 +871,25 @@ fn fourth_session_number_rules() {
         ),
         json!(0)
     );
+    // Hours convert to days, days to hours.
+    assert_eq!(
+        number(
+            "waiting_period_days",
+            "Waiting period before the ceremony, in days",
+            "Is there a waiting period?",
+            "Seventy-two hours."
+        ),
+        json!(3)
+    );
+    assert_eq!(
+        number(
+            "turnaround_hours",
+            "Time to deliver the report, in hours",
+            "How long until the report?",
+            "Two days."
+        ),
+        json!(48)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
