@@ -58,7 +58,7 @@ impl DurationUnit {
     }
 
     /// Factor to convert an amount in `self` into `to`, when the pair is a
-    /// safe conversion (minutes/hours, days/weeks, months/years).
+    /// safe conversion (minutes/hours, hours/days, days/weeks, months/years).
     pub(crate) fn factor_to(self, to: DurationUnit) -> Option<f64> {
         use DurationUnit::*;
         if self == to {
