@@ -347,7 +347,8 @@ pub(super) fn last_cue_with_followers(
 /// `text` without the words that look like a correction cue but revise
 /// nothing: an aside ("just so you know, …") and a "so" of consequence
 /// ("so with twenty-seven you'd be split into two groups", "so nine is
-/// great"), which draws on a figure rather than replacing it.
+/// great", "so we're strict about it"), which draws on a figure rather
+/// than replacing it.
 fn without_asides(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let mut kept: Vec<&str> = Vec::with_capacity(words.len());
@@ -359,7 +360,23 @@ fn without_asides(text: &str) -> String {
                 || matches!(after(1), Some("you're")) && after(2) == Some("aware");
             let consequence = matches!(
                 after(1),
-                Some("with" | "you" | "you'd" | "you'll" | "they'd" | "they'll" | "if" | "that")
+                Some(
+                    "with"
+                        | "you"
+                        | "you'd"
+                        | "you'll"
+                        | "you're"
+                        | "they"
+                        | "they'd"
+                        | "they'll"
+                        | "they're"
+                        | "we"
+                        | "we're"
+                        | "we'd"
+                        | "i'm"
+                        | "if"
+                        | "that"
+                )
             ) || (matches!(after(2), Some("is" | "'s" | "would" | "should"))
                 && matches!(
                     after(3),

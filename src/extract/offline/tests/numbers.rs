@@ -890,6 +890,16 @@ fn fourth_session_number_rules() {
         ),
         json!(48)
     );
+    // "So we're strict about it" revises nothing.
+    assert_eq!(
+        number(
+            "maxCapacity",
+            "Maximum number of people the room holds",
+            "How many people does Galaxy hold?",
+            "Twenty max. Fire code, so we're strict about it. Sixteen will fit comfortably though."
+        ),
+        json!(20)
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
