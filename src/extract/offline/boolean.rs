@@ -466,18 +466,28 @@ impl Analysis<'_, '_> {
             // Words before the answer ("For parties over six, yes.") make it
             // a qualified one.
             let mut prefaced = false;
-            let mut previous_text = "";
-            for (clause_position, clause) in sent.clause_ids().into_iter().enumerate() {
-                let text = clause_text(sent, clause);
+            let clause_ids = sent.clause_ids();
+            let texts: Vec<&str> = clause_ids
+                .iter()
+                .map(|&clause| clause_text(sent, clause))
+                .collect();
+            for (clause_position, clause) in clause_ids.into_iter().enumerate() {
+                let text = texts[clause_position];
                 if text.is_empty() {
                     continue;
                 }
                 // "… two forty… sorry, no, let me read it properly": a
-                // speaker correcting themselves, not a no.
-                let self_correction = clause_position > 0
-                    && matches!(text, "no" | "no no")
-                    && matches!(previous_text, "sorry" | "wait" | "actually" | "oh sorry");
-                previous_text = text;
+                // speaker correcting a figure, not a no ("Yes. Actually,
+                // no, not for cats." still is one).
+                let self_correction = matches!(text, "no" | "no no")
+                    && clause_position
+                        .checked_sub(1)
+                        .is_some_and(|before| matches!(texts[before], "sorry" | "oh sorry"))
+                    && texts.get(clause_position + 1).is_some_and(|after| {
+                        ["let me", "i mean", "hang on", "hold on"]
+                            .iter()
+                            .any(|opening| after.starts_with(opening))
+                    });
                 if self_correction {
                     continue;
                 }

@@ -172,8 +172,7 @@ fn dump_features() {
                     .collect();
                 let gap = topic_turns
                     .iter()
-                    .filter(|t| **t <= turn.0)
-                    .next_back()
+                    .rfind(|t| **t <= turn.0)
                     .map_or(99, |t| turn.0 - t);
                 let later = topic_turns.iter().any(|t| *t > turn.0 + 1);
                 let kind = match profile.kind {
