@@ -573,6 +573,17 @@ impl Analysis<'_, '_> {
         // amount and the zero is an exception: "waived for members on weekdays").
         if matches!(number_profile.unit, FieldUnit::Money | FieldUnit::Count) && out.is_empty() {
             let words: Vec<&str> = sent.word_lowers().collect();
+            let word_tokens: Vec<usize> = (0..sent.tokens.len())
+                .filter(|&k| sent.tokens[k].is_word())
+                .collect();
+            // "I've the 21st free": a date that is open.
+            let after_a_date = |i: usize| {
+                word_tokens.get(i).is_some_and(|&k| {
+                    sent.numbers
+                        .iter()
+                        .any(|m| m.ordinal && m.start < k && k <= m.end)
+                })
+            };
             for (i, w) in words.iter().enumerate() {
                 let next = words.get(i + 1).map(|n| stem(n));
                 let zero = match *w {
@@ -581,7 +592,11 @@ impl Analysis<'_, '_> {
                             || (number_profile.unit == FieldUnit::Money
                                 && matches!(n, "fe" | "charg" | "cost" | "pric"))
                     }),
-                    "free" => number_profile.unit == FieldUnit::Money && free_is_a_price(&words, i),
+                    "free" => {
+                        number_profile.unit == FieldUnit::Money
+                            && free_is_a_price(&words, i)
+                            && !after_a_date(i)
+                    }
                     "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
                     "none" | "zero" => true,
                     _ => false,
@@ -832,7 +847,7 @@ fn could_be_no_time(m: &NumberMention) -> bool {
 
 /// Whether "free" at word `i` of `words` says that something costs
 /// nothing: not free time ("we're free", "free all morning", "free on
-/// Tuesday"), while "free on orders over …" is a price.
+/// Tuesday", "the 21st free"), while "free on orders over …" is a price.
 fn free_is_a_price(words: &[&str], i: usize) -> bool {
     let before = i.checked_sub(1).and_then(|j| words.get(j)).copied();
     let after = |k: usize| words.get(i + k).copied();
@@ -840,6 +855,24 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
         before,
         Some("we're" | "i'm" | "they're" | "he's" | "she's" | "you're" | "am" | "are")
     );
+    // "Tuesday free", "any evening free": a day or a time that is open.
+    let free_date = before.is_some_and(|b| {
+        vocabulary::weekday(b).is_some()
+            || matches!(
+                b,
+                "date"
+                    | "dates"
+                    | "day"
+                    | "days"
+                    | "slot"
+                    | "slots"
+                    | "morning"
+                    | "afternoon"
+                    | "evening"
+                    | "night"
+                    | "weekend"
+            )
+    });
     let free_on_a_day = after(1) == Some("on")
         && after(2).is_none_or(|n| {
             matches!(n, "the" | "that" | "this" | "those") || vocabulary::weekday(n).is_some()
@@ -862,7 +895,7 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
                 | "today"
         ) || vocabulary::weekday(n).is_some()
     });
-    !free_person && !free_on_a_day && !free_time
+    !free_person && !free_date && !free_on_a_day && !free_time
 }
 
 /// Whether a count field counts people ("group size, in people",

@@ -900,6 +900,25 @@ fn fourth_session_number_rules() {
         ),
         json!(20)
     );
+    // A date or a day that is free is open, not free of charge.
+    assert_eq!(
+        number(
+            "hireFee",
+            "Hire fee for the hall, in dollars",
+            "What is the hire fee, and which dates are open?",
+            "I've the 21st free, and the 28th."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "hireFee",
+            "Hire fee for the hall, in dollars",
+            "What is the hire fee, and which days are open?",
+            "We've got Tuesday free."
+        ),
+        Value::Null
+    );
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
