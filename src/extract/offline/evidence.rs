@@ -414,7 +414,8 @@ impl<'d, 's> Analysis<'d, 's> {
 
     /// Whether `turn` pushes back on what the other side just said, by
     /// recalling what was asked for or said before ("She mentioned ninety
-    /// minutes.", "I was told it was forty.").
+    /// minutes.", "I was told it was forty.") or correcting it ("It's
+    /// actually a 13 Pro.").
     fn pushes_back(&self, turn: TurnIndex) -> bool {
         let Some(&first) = self.transcript.turns[turn].sentences.first() else {
             return false;
@@ -437,6 +438,10 @@ impl<'d, 's> Analysis<'d, 's> {
                 "he asked for",
                 "she wanted",
                 "he wanted",
+                "it's actually",
+                "he actually",
+                "she actually",
+                "they actually",
             ],
         )
     }

@@ -919,6 +919,20 @@ fn fourth_session_number_rules() {
         ),
         Value::Null
     );
+    // The asker correcting the terms keeps the question open.
+    let screen = [field(
+        "oem_screen_price",
+        FieldType::Number,
+        "Price for replacing the screen with an original (OEM) screen, in dollars",
+    )];
+    let call = "Agent: He dropped his iPhone 13. How much would a replacement screen be?\n\
+                Recipient: For a 13, an aftermarket screen is ninety-nine, the original \
+                part is one forty-nine.\n\
+                Agent: Sorry, I've just seen his note, it's actually a 13 Pro, not a regular 13.\n\
+                Recipient: Ah, okay. Aftermarket's one twenty-nine for that, original's one \
+                seventy-nine.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&screen, call)["oem_screen_price"], json!(179));
     // "Level one" names a course; it is no length.
     assert_eq!(
         number(
