@@ -90,6 +90,9 @@ impl Analysis<'_, '_> {
                     self.question_candidates(profile, string_kind, item.sentence)
                 }
                 Role::Answer if self.reply_refuses(item.sentence) => continue,
+                // "Ceremony's at three-thirty, right?" "Yes, three-thirty.":
+                // the asker answering a question back speaks of that.
+                Role::Asker if self.answers_a_question_back(item.sentence) => continue,
                 role => {
                     // Bare-phrase answers ("Geometry.") only as replies to a question about the field.
                     let fragments = role == Role::Answer && self.asks_about(field, item.region);
@@ -160,6 +163,26 @@ impl Analysis<'_, '_> {
             finish_string(string_kind, &chosen.text),
             Source::sentence(sentence),
         ))
+    }
+
+    /// Whether `sentence` answers yes or no to a question the other side
+    /// ended its last turn on ("Ceremony's at three-thirty, right?" "Yes,
+    /// three-thirty.").
+    fn answers_a_question_back(&self, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let yes_or_no = matches!(
+            sent.word_lowers().next(),
+            Some("yes" | "yeah" | "yep" | "right" | "correct" | "no" | "nope")
+        );
+        let turn = sent.turn;
+        yes_or_no
+            && turn.previous().is_some_and(|previous| {
+                self.transcript.turns[previous].speaker != self.transcript.turns[turn].speaker
+                    && self.transcript.turns[previous]
+                        .sentences
+                        .last()
+                        .is_some_and(|&last| self.transcript.sentences[last].question)
+            })
     }
 
     /// Whether the reply to the question in turn `open` is a clear yes.

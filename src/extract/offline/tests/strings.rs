@@ -334,6 +334,21 @@ fn a_place_or_a_business_is_no_person() {
     );
 }
 
+#[test]
+fn the_asker_answering_a_question_back_gives_no_value() {
+    let fields = [field(
+        "firstPickupTime",
+        FieldType::String,
+        "Time of the first pickup at the hotel, as h:mm",
+    )];
+    let call = "Agent: What time is the first pickup at the hotel?\n\
+                Recipient: First one rolls at half past two. Ceremony's at three-thirty, right?\n\
+                Agent: Yes, three-thirty.\n\
+                Recipient: Then that's plenty of time.\n\
+                Agent: Who will the driver be?";
+    assert_eq!(run(&fields, call)["firstPickupTime"], json!("2:30"));
+}
+
 /// The text read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
 fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
