@@ -1,66 +1,54 @@
 //! Days of the week a field names and a sentence speaks of, as sets:
-//! "Tuesday through Saturday" covers five days, "weekends" two. A field
-//! about one day ("open on Sundays", "Saturday hire fee") is answered
-//! only by what is said of a set of days that includes it: "We're only
-//! open Tuesday through Saturday" says no for Sunday, and "Fridays and
-//! Sundays are six thousand two hundred" is no Saturday price.
+//! "Tuesday through Saturday" covers five days, "weekends" two, "every
+//! day except Mondays" six. A field about one day ("open on Sundays",
+//! "Saturday hire fee") is answered only by what is said of a set of days
+//! that includes it: "We're only open Tuesday through Saturday" says no for
+//! Sunday, and "Fridays and Sundays are six thousand two hundred" is no
+//! Saturday price.
+
+use chrono::Weekday;
 
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::vocabulary;
+use crate::schedule::Days;
 
-/// A set of days of the week, Monday as bit 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Days(u8);
+/// The day of the week `word` names ("Sundays", "Tuesday's").
+fn weekday_of(word: &str) -> Option<Weekday> {
+    vocabulary::weekday(word)?.parse().ok()
+}
 
-impl Days {
-    const WEEKDAYS: Days = Days(0b001_1111);
-    const WEEKEND: Days = Days(0b110_0000);
-
-    fn day(word: &str) -> Option<Days> {
-        let name = vocabulary::weekday(word)?;
-        let index = [
-            "Monday",
-            "Tuesday",
-            "Wednesday",
-            "Thursday",
-            "Friday",
-            "Saturday",
-            "Sunday",
-        ]
-        .iter()
-        .position(|d| *d == name)?;
-        Some(Days(1 << index))
+/// The days from `first` to `last`, wrapping past Sunday ("Friday to
+/// Monday").
+fn through(first: Weekday, last: Weekday) -> Days {
+    let mut days = Days::NONE.with(first);
+    let mut day = first;
+    while day != last {
+        day = day.succ();
+        days = days.with(day);
     }
+    days
+}
 
-    /// The days from `self` to `last`, both single days, wrapping past
-    /// Sunday ("Friday to Monday").
-    fn through(self, last: Days) -> Days {
-        let (from, to) = (self.0.trailing_zeros(), last.0.trailing_zeros());
-        let mut covered = 0u8;
-        let mut day = from;
-        loop {
-            covered |= 1 << day;
-            if day == to {
-                break;
-            }
-            day = (day + 1) % 7;
-        }
-        Days(covered)
-    }
+/// The days not in `days`.
+fn complement(days: Days) -> Days {
+    (0..7u8)
+        .filter_map(|n| Weekday::try_from(n).ok())
+        .filter(|&day| !days.contains(day))
+        .fold(Days::NONE, Days::with)
+}
 
-    pub(super) fn includes(self, other: Days) -> bool {
-        self.0 & other.0 == other.0
-    }
+fn of(list: &[Weekday]) -> Days {
+    list.iter().fold(Days::NONE, |days, &day| days.with(day))
 }
 
 /// The one day of the week the field names ("open_sunday", "Saturday
 /// hire fee"), if it names exactly one.
-pub(super) fn field_day(profile: &FieldProfile) -> Option<Days> {
-    let mut found: Option<Days> = None;
+pub(super) fn field_day(profile: &FieldProfile) -> Option<Weekday> {
+    let mut found: Option<Weekday> = None;
     for word in field_words(profile.definition) {
-        if let Some(day) = Days::day(&word) {
+        if let Some(day) = weekday_of(&word) {
             match found {
                 Some(seen) if seen != day => return None,
                 _ => found = Some(day),
@@ -71,7 +59,9 @@ pub(super) fn field_day(profile: &FieldProfile) -> Option<Days> {
 }
 
 /// Each mention of days in `sentence`: the token it starts at and the
-/// days it covers ("Tuesday through Saturday", "weekdays", "Sundays").
+/// days it covers ("Tuesday through Saturday", "weekdays", "Sundays");
+/// a mention after "except", "not" or "closed" covers the other days
+/// ("open every day except Mondays", "closed Mondays").
 pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
     let tokens = &sentence.tokens;
     let word = |i: usize| {
@@ -80,6 +70,12 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
             .filter(|t| t.is_word())
             .map(|t| t.lower.as_str())
     };
+    let negated = |i: usize| {
+        (1..=2)
+            .filter_map(|back| i.checked_sub(back))
+            .filter_map(word)
+            .any(|w| matches!(w, "except" | "not" | "closed" | "shut" | "apart"))
+    };
     let mut mentions = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -87,25 +83,39 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
             i += 1;
             continue;
         };
-        if let Some(first) = Days::day(w) {
-            // "Tuesday through Saturday", "Monday to Friday", "Mon-Fri".
+        let (days, length) = if let Some(first) = weekday_of(w) {
+            // "Tuesday through Saturday", "Monday to Friday", "Monday-Friday".
             let joined = tokens.get(i + 1).is_some_and(|t| t.is_punct('-'))
                 || matches!(
                     word(i + 1),
                     Some("through" | "thru" | "to" | "till" | "until")
                 );
-            if joined && let Some(last) = word(i + 2).and_then(Days::day) {
-                mentions.push((i, first.through(last)));
-                i += 3;
-                continue;
+            match word(i + 2).and_then(weekday_of) {
+                Some(last) if joined => (through(first, last), 3),
+                _ => (of(&[first]), 1),
             }
-            mentions.push((i, first));
         } else if matches!(w, "weekday" | "weekdays" | "weeknight" | "weeknights") {
-            mentions.push((i, Days::WEEKDAYS));
+            (
+                of(&[
+                    Weekday::Mon,
+                    Weekday::Tue,
+                    Weekday::Wed,
+                    Weekday::Thu,
+                    Weekday::Fri,
+                ]),
+                1,
+            )
         } else if matches!(w, "weekend" | "weekends") {
-            mentions.push((i, Days::WEEKEND));
-        }
-        i += 1;
+            (of(&[Weekday::Sat, Weekday::Sun]), 1)
+        } else if w == "daily" || (w == "every" && word(i + 1) == Some("day")) {
+            (Days::EVERY_DAY, 1)
+        } else {
+            i += 1;
+            continue;
+        };
+        let days = if negated(i) { complement(days) } else { days };
+        mentions.push((i, days));
+        i += length;
     }
     mentions
 }
@@ -115,26 +125,46 @@ mod tests {
     use super::*;
     use crate::extract::offline::transcript::Transcript;
 
-    fn covered(text: &str) -> Vec<u8> {
+    fn covered(text: &str) -> Vec<Vec<Weekday>> {
         let parsed = Transcript::parse("", &format!("Recipient: {text}"));
         day_mentions(&parsed.sentences[0])
             .into_iter()
-            .map(|(_, days)| days.0)
+            .map(|(_, days)| days.iter().collect())
             .collect()
     }
 
     #[test]
     fn a_range_of_days_covers_the_days_between() {
+        use Weekday::*;
         assert_eq!(
             covered("We're open Tuesday through Saturday."),
-            [0b011_1110]
+            [vec![Tue, Wed, Thu, Fri, Sat]]
         );
-        assert_eq!(covered("Friday to Monday is the long shift."), [0b111_0001]);
+        assert_eq!(
+            covered("Friday to Monday is the long shift."),
+            [vec![Mon, Fri, Sat, Sun]]
+        );
         assert_eq!(
             covered("Fridays and Sundays are dearer."),
-            [0b001_0000, 0b100_0000]
+            [vec![Fri], vec![Sun]]
         );
-        assert_eq!(covered("Weekends only, I'm afraid."), [0b110_0000]);
-        assert_eq!(covered("We close at six."), Vec::<u8>::new());
+        assert_eq!(covered("Weekends only, I'm afraid."), [vec![Sat, Sun]]);
+        assert_eq!(covered("We close at six."), Vec::<Vec<Weekday>>::new());
+    }
+
+    #[test]
+    fn days_said_to_be_excepted_or_closed_cover_the_others() {
+        use Weekday::*;
+        assert_eq!(
+            covered("We're open every day except Mondays."),
+            [
+                vec![Mon, Tue, Wed, Thu, Fri, Sat, Sun],
+                vec![Tue, Wed, Thu, Fri, Sat, Sun]
+            ]
+        );
+        assert_eq!(
+            covered("We're closed Mondays."),
+            [vec![Tue, Wed, Thu, Fri, Sat, Sun]]
+        );
     }
 }

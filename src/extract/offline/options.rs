@@ -177,7 +177,7 @@ pub(super) fn said_for_own_option(
     };
     if let Some(day) = day {
         for (position, days) in day_mentions(sentence) {
-            consider(position, days.includes(day));
+            consider(position, days.contains(day));
         }
     }
     // "Our three-hour package is five-fifty" for a four-hour price.
@@ -204,7 +204,7 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
     for sentence in sentences {
         if let Some(day) = day {
             for (_, days) in day_mentions(sentence) {
-                if days.includes(day) {
+                if days.contains(day) {
                     return false;
                 }
                 other = true;

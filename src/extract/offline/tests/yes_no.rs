@@ -699,6 +699,16 @@ fn a_day_field_is_answered_by_the_days_a_reply_covers() {
         ),
         json!(true)
     );
+    // Days excepted cover the others.
+    assert_eq!(
+        yes_no(
+            "open_sunday",
+            "Whether the salon is open on Sundays",
+            "Are you open on Sundays?",
+            "We're open every day except Mondays."
+        ),
+        json!(true)
+    );
 }
 
 /// [`one_exchange`]).
