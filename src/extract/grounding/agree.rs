@@ -332,10 +332,10 @@ const DURATIONS: [DurationUnit; 6] = [
 /// Whether `value` appears in the quote as a number, written in digits or
 /// words: any number in it (either reading of an ambiguous spoken amount),
 /// a duration in it or the sum of its durations converted to another unit
-/// ("two and a half hours" is 150 minutes; a week is also five working
-/// days), or 0 for words of nothing ("it's
+/// ("two and a half hours" is 150 minutes; a week is five working days
+/// for a field that counts them), or 0 for words of nothing ("it's
 /// free", "no fee").
-pub(super) fn number_agrees(value: f64, text: &str) -> bool {
+pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool {
     let tokens = tokenize(text);
     let mentions = find_numbers(&tokens);
     let readings = mentions.iter().flat_map(|m| {
@@ -375,9 +375,10 @@ pub(super) fn number_agrees(value: f64, text: &str) -> bool {
         }
     }
     // Weeks counted in working days ("two weeks" is ten business days).
-    if durations
-        .iter()
-        .any(|&(amount, unit)| unit == DurationUnit::Week && same_amount(amount * 5.0, value))
+    if working_days
+        && durations
+            .iter()
+            .any(|&(amount, unit)| unit == DurationUnit::Week && same_amount(amount * 5.0, value))
     {
         return true;
     }

@@ -64,6 +64,7 @@ use serde_json::{Map, Value};
 use self::locate::{Turn, span_of, turns};
 use super::{Extraction, conform};
 use crate::domain::{FieldDefinition, FieldType};
+use crate::extract::text::identifier::counts_working_days;
 
 /// The reason token recorded for a value its evidence does not support.
 pub const UNSUPPORTED_BY_TRANSCRIPT: &str = "unsupported_by_transcript";
@@ -314,6 +315,12 @@ fn check_in(
             other_side: asked.is_some_and(|asked| {
                 field.is_some_and(|field| agree::asks_the_other_side_of(field, &asked.text))
             }),
+            working_days: field.is_some_and(|field| {
+                field
+                    .description
+                    .as_deref()
+                    .is_some_and(|description| counts_working_days(&description.to_lowercase()))
+            }),
         };
         match agrees(field_type, value, words, reading) {
             Ok(()) => {
@@ -341,6 +348,8 @@ struct Reading {
     negative_question: bool,
     /// Asked from the field's other side: the plain answer is reversed.
     other_side: bool,
+    /// The field counts working days: a week is five of them.
+    working_days: bool,
 }
 
 /// Whether `words` carry `value` of `field_type`, read after a question
@@ -357,7 +366,7 @@ fn agrees(
     let holds = match (field_type, value) {
         (FieldType::Number, Value::Number(number)) => number
             .as_f64()
-            .is_some_and(|number| agree::number_agrees(number, words)),
+            .is_some_and(|number| agree::number_agrees(number, words, reading.working_days)),
         (FieldType::Boolean, Value::Bool(yes)) => agree::polarity(words).is_none_or(|raw| {
             // Reversed for a question from the field's other side; a plain
             // agreement ("Correct.") to a question asked in the negative

@@ -11,6 +11,7 @@ use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, StringKind};
 use super::string::{StringCandidate, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::numbers::same_amount;
 
 /// Words of a question that offer a change ("Could he do Wednesday?").
@@ -324,7 +325,7 @@ pub(super) fn last_cue_with_followers(
     for &sentence in &analysis.transcript.turns[turn].sentences {
         let sent = &analysis.transcript.sentences[sentence];
         for clause in sent.clause_ids() {
-            let text = without_asides(clause_text(sent, clause));
+            let text = without_false_cues(clause_text(sent, clause));
             let text = text.as_str();
             // "Blue. Well, dark blue": a mid-reply "well" revises.
             let well = clause.0 > 0 && text.split(' ').next() == Some("well");
@@ -349,7 +350,7 @@ pub(super) fn last_cue_with_followers(
 /// ("so with twenty-seven you'd be split into two groups", "so nine is
 /// great", "so we're strict about it"), which draws on a figure rather
 /// than replacing it.
-fn without_asides(text: &str) -> String {
+fn without_false_cues(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let mut kept: Vec<&str> = Vec::with_capacity(words.len());
     let mut i = 0;
@@ -358,37 +359,46 @@ fn without_asides(text: &str) -> String {
         if words[i] == "so" {
             let aside = after(1) == Some("you") && matches!(after(2), Some("know" | "know,"))
                 || matches!(after(1), Some("you're")) && after(2) == Some("aware");
-            let consequence = matches!(
-                after(1),
-                Some(
-                    "with"
-                        | "you"
-                        | "you'd"
-                        | "you'll"
-                        | "you're"
-                        | "they"
-                        | "they'd"
-                        | "they'll"
-                        | "they're"
-                        | "we"
-                        | "we're"
-                        | "we'd"
-                        | "i'm"
-                        | "if"
-                        | "that"
-                )
-            ) || (matches!(after(2), Some("is" | "'s" | "would" | "should"))
+            if aside {
+                i += 3;
+                continue;
+            }
+            // "so you're looking at three-fifty" still revises: a figure
+            // told to the listener.
+            let figure_follows = words[i + 1..].iter().any(|w| {
+                w.chars().any(|c| c.is_ascii_digit()) || classify_number_word(w).is_some()
+            });
+            let to_the_listener = matches!(after(1), Some("you" | "you'd" | "you'll" | "you're"));
+            let consequence = !(to_the_listener && figure_follows)
+                && matches!(
+                    after(1),
+                    Some(
+                        "with"
+                            | "you"
+                            | "you'd"
+                            | "you'll"
+                            | "you're"
+                            | "they"
+                            | "they'd"
+                            | "they'll"
+                            | "they're"
+                            | "we"
+                            | "we're"
+                            | "we'd"
+                            | "i'm"
+                            | "if"
+                            | "that"
+                    )
+                );
+            // "so nine is great": a figure judged, not given.
+            let judged = matches!(after(2), Some("is" | "'s" | "would" | "should"))
                 && matches!(
                     after(3),
                     Some(
                         "great" | "fine" | "perfect" | "good" | "ok" | "okay" | "plenty" | "enough"
                     )
-                ));
-            if aside {
-                i += 3;
-                continue;
-            }
-            if consequence {
+                );
+            if consequence || judged {
                 i += 1;
                 continue;
             }

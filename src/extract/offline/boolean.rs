@@ -68,9 +68,7 @@ impl Analysis<'_, '_> {
                         .collect();
                     // "Bare yes to a question asked in the negative": no
                     // answer here, and an earlier answer stands.
-                    if negative_question == Some(Polarity::Dodge)
-                        || (direct_reply && self.asks_if_a_problem(field, item.region))
-                    {
+                    if negative_question == Some(Polarity::Dodge) {
                         continue;
                     }
                     if self.pleasantry_to_someone_else(profile, item.region, turn, &sentences) {
@@ -126,20 +124,15 @@ impl Analysis<'_, '_> {
                             (_, polarity) => polarity,
                         };
                         let topic = self.topic(field, item.region);
-                        // A follow-up ("And Saturday?") asks the same again.
-                        let follow_up =
-                            self.transcript
-                                .last_question(item.region)
-                                .is_some_and(|question| {
-                                    let words: Vec<&str> = question.word_lowers().collect();
-                                    words.len() <= 4
-                                        || words.first() == Some(&"and")
-                                        || words.starts_with(&["what", "about"])
-                                        || words.starts_with(&["how", "about"])
-                                });
+                        // A reply that revises ("Actually we do need a
+                        // deposit now") speaks of it, whatever brushed it.
+                        let revises = sentences.iter().any(|sentence| {
+                            has_split_phrase(&sentence.lower_text(), phrases!(REVISION_CUES))
+                        });
                         if matches!(last, Some((Polarity::Yes | Polarity::No, _)))
                             && topic < 0.5 * answered_topic
-                            && !follow_up
+                            && !self.is_follow_up(item.region)
+                            && !revises
                         {
                             continue;
                         }

@@ -43,7 +43,7 @@ pub(super) fn clause_polarity(
                 continue;
             }
             // "No point driving off for an hour": a reason, not a no.
-            if next == Some("point") {
+            if next == Some("point") && words.get(i + 2).is_some_and(|w| w.ends_with("ing")) {
                 continue;
             }
             // "Monday — no, sorry, Thursday": a self-correction, not an answer.

@@ -410,5 +410,5 @@ pub(super) const BUSINESS_WORDS: &[&str] = &[
     "removals", "partners", "associates", "bakery", "pharmacy", "surgery", "practice", "hospital",
     "school", "academy", "gym", "club", "cafe", "restaurant", "agency", "solutions", "motors",
     "kitchens", "paints", "photography", "entertainment", "events", "apartments", "properties",
-    "realty", "insurance", "bank", "museum", "library", "council", "hall", "marquees", "hire",
+    "realty", "insurance", "bank", "museum", "library", "council", "marquees", "hire",
 ];

@@ -190,9 +190,11 @@ impl Analysis<'_, '_> {
                 continue;
             }
             // "Thirty-one guests. How many of those would need vegetarian
-            // meals?": a count of part of them is no count of them all.
+            // meals?": once answered, a count of part of them is no count
+            // of them all.
             if item.role == Role::Answer
                 && number_profile.unit == FieldUnit::Count
+                && candidates.iter().any(|c| c.answered)
                 && self.asks_for_a_part(field, item.region)
             {
                 continue;
@@ -201,11 +203,11 @@ impl Analysis<'_, '_> {
             // A reply to the question about the field outranks a passing mention.
             if matches!(item.role, Role::Answer | Role::Echo) {
                 // "How many years of experience?" "About two and a half.":
-                // the opening words of the reply are in the unit asked.
+                // the reply's opening figure is in the unit asked.
                 let in_unit_asked = item.role == Role::Answer
                     && self.opens_reply_in_unit_asked(number_profile, item);
-                for candidate in &mut found {
-                    candidate.score += if in_unit_asked { 2.0 } else { 0.5 };
+                for (at, candidate) in found.iter_mut().enumerate() {
+                    candidate.score += if in_unit_asked && at == 0 { 2.0 } else { 0.5 };
                     candidate.answered = true;
                 }
             }
@@ -447,6 +449,7 @@ impl Analysis<'_, '_> {
                 // of children is no price "a kid").
                 None if number_profile.unit == FieldUnit::Money
                     && number_profile.per.is_none()
+                    && !profile.is_own_word("total")
                     && m.per
                         .as_deref()
                         .is_some_and(|p| profile.is_keyword(&stem(p))) =>

@@ -10,7 +10,6 @@ use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::FieldIndex;
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
 use crate::extract::text::opposites::field_side_words;
-use crate::extract::text::stem::stem;
 
 impl Analysis<'_, '_> {
     /// Whether `reply` speaks in the field's own terms against the question
@@ -69,24 +68,16 @@ impl Analysis<'_, '_> {
             .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
     }
 
-    /// Whether the question that opened `open` asks if something would be
-    /// a problem ("Several residents use hearing aids. Would that be a
-    /// problem?") for a field that is not about a problem: "Not at all"
-    /// then says nothing is wrong, which is a yes or a no for the field
-    /// only by what the field means, so the reply answers it plainly in
-    /// neither direction.
-    pub(super) fn asks_if_a_problem(&self, field: FieldIndex, open: TurnIndex) -> bool {
-        let Some(question) = self.transcript.last_question(open) else {
-            return false;
-        };
-        let words: Vec<&str> = question.word_lowers().collect();
-        let trouble = |w: &str| matches!(w, "problem" | "issue" | "trouble");
-        let asks = words
-            .windows(2)
-            .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]));
-        asks && !["problem", "issue", "trouble"]
-            .iter()
-            .any(|w| self.profiles[field].is_keyword(&stem(w)))
+    /// Whether the question that opened `open` follows up on the one before
+    /// ("And Saturday?", "What about weekends?"): it asks the same again.
+    pub(super) fn is_follow_up(&self, open: TurnIndex) -> bool {
+        self.transcript.last_question(open).is_some_and(|question| {
+            let words: Vec<&str> = question.word_lowers().collect();
+            words.len() <= 4
+                || words.first() == Some(&"and")
+                || words.starts_with(&["what", "about"])
+                || words.starts_with(&["how", "about"])
+        })
     }
 
     /// The answer to a question asked in the negative ("There's no resort

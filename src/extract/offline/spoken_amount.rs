@@ -24,9 +24,11 @@ impl Analysis<'_, '_> {
             self.transcript.sentences[..pick.sentence.0]
                 .iter()
                 .any(|s| {
-                    s.numbers
-                        .iter()
-                        .any(|n| n.alt.is_none() && same_amount(n.value, x))
+                    s.numbers.iter().any(|n| {
+                        n.alt.is_none()
+                            && matches!(n.unit, Unit::Money | Unit::Pound | Unit::None)
+                            && same_amount(n.value, x)
+                    })
                 })
         };
         let mentioned = |x: f64| {
@@ -73,7 +75,10 @@ impl Analysis<'_, '_> {
                 .filter(|m| {
                     // An amount, not a count ("Boat takes six max").
                     let amount = matches!(m.unit, Unit::Money | Unit::Pound)
-                        || (m.unit == Unit::None && m.clock.is_none() && m.value >= 100.0);
+                        || (m.unit == Unit::None
+                            && !m.written
+                            && m.clock.is_none()
+                            && m.value >= 100.0);
                     m.alt.is_none() && amount && x_positive(m.value)
                 })
                 .map(|m| m.value)

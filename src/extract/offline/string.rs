@@ -379,7 +379,7 @@ impl Analysis<'_, '_> {
                         // "I could swing by Thursday" is a visit, not a deadline.
                         let visit = matches!(
                             word_before(2),
-                            Some("swing" | "stop" | "drop" | "pop" | "come" | "pass" | "call")
+                            Some("swing" | "stop" | "drop" | "pop" | "pass")
                         );
                         let after_by = !visit
                             && matches!(word_before(1), Some("by" | "before" | "until" | "till"));
@@ -732,12 +732,15 @@ fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
         .is_some_and(|t| {
             matches!(
                 t.lower.as_str(),
-                "in" | "at" | "from" | "near" | "to" | "outside" | "via" | "into"
+                "in" | "at" | "near" | "outside" | "via" | "into"
             )
         });
-    let business = sent.tokens[start..end]
-        .iter()
-        .any(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
+    // The last word names a business ("… Mobile Repairs", "Harbourview Inn").
+    let business = end
+        .checked_sub(1)
+        .filter(|&last| last >= start)
+        .and_then(|last| sent.tokens.get(last))
+        .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
     after_place_word || business
 }
 

@@ -5,6 +5,7 @@ use super::lexicon::{NAMED_THINGS, ORG_WORDS, PERSON_WORDS};
 use super::profile::{
     FieldUnit, NamePart, NumberProfile, RangePreference, StringKind, has_word, text_words,
 };
+use crate::extract::text::identifier::counts_working_days;
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::DurationUnit;
 
@@ -126,7 +127,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let in_dollars =
         desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
     // "Business days needed to print": a week is five of them.
-    let working_days = desc_lower.contains("business day") || desc_lower.contains("working day");
+    let working_days = counts_working_days(desc_lower);
     NumberProfile {
         unit,
         per,

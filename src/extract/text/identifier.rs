@@ -49,6 +49,12 @@ pub(crate) fn field_words(field: &FieldDefinition) -> Vec<String> {
     words
 }
 
+/// Whether a field's lower-case description counts working days
+/// ("Business days needed to print"): a week is five of them.
+pub(crate) fn counts_working_days(description_lower: &str) -> bool {
+    description_lower.contains("business day") || description_lower.contains("working day")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,7 +195,8 @@ pub(super) fn interpret(elems: &[NumberWord], leading_a: bool) -> Option<Interpr
             })
         }
         // "three forty-nine ninety-nine": dollars and cents (349.99).
-        [(a, _), (b, 2), (c, 2)] if !ordinal && *b >= 10 && *c >= 10 => Some(Interpretation {
+        // Not a list of sizes ("eight ten twelve").
+        [(a, _), (b, 2), (c, 2)] if !ordinal && *b >= 20 && *c >= 10 => Some(Interpretation {
             value: f64::from(a * 100 + b) + f64::from(*c) / 100.0,
             alt: digits.parse::<f64>().ok(),
             digits: Some(digits),

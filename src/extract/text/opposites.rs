@@ -10,8 +10,7 @@ use crate::extract::text::stem::{stem, stems_match};
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
 /// included or paid extra; it is required or optional; open or closed;
-/// allowed or refused; kept or lost; given or missed; standard or special;
-/// available or booked; safe or harmful.
+/// allowed or refused; kept or lost; given or missed; standard or special.
 #[rustfmt::skip]
 const OPPOSITES: &[(&[&str], &[&str])] = &[
     (
@@ -36,6 +35,16 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
     (&["kept", "keep", "retained", "retain", "preserved"], &["lose", "lost", "discarded", "discard"]),
     (&["given", "administered"], &["missed", "skipped"]),
     (&["standard", "ordinary", "enough", "sufficient"], &["special"]),
+];
+
+/// Pairs that turn one way only: a field about the first side ("whether
+/// a DJ is available", "whether it is safe for pets") asked from the
+/// second ("You're not already booked?", "It isn't harmful?"), never the
+/// reverse ("appointment booked" asked "Anything available?" is a yes to
+/// a booking, "dangerous goods allowed" asked "Is it safe to ship?" no
+/// question about danger).
+#[rustfmt::skip]
+const ONE_WAY_OPPOSITES: &[(&[&str], &[&str])] = &[
     (
         &["available", "availability", "vacant", "vacancy"],
         &["booked", "taken", "full", "reserved", "busy", "occupied"],
@@ -74,6 +83,11 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
         let (asked_one, asked_other) = (names(asked, one), names(asked, other));
         (field_one && !field_other && asked_other && !asked_one)
             || (field_other && !field_one && asked_one && !asked_other)
+    }) || ONE_WAY_OPPOSITES.iter().any(|(one, other)| {
+        names(&field_words, one)
+            && !names(&field_words, other)
+            && names(asked, other)
+            && !names(asked, one)
     });
     // "Isn't it unheated?" for "whether it is heated": the question's word
     // is the field's with a negative prefix.
@@ -96,7 +110,14 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
             })
         })
     });
-    paired || prefixed || field_prefixed
+    // "Several residents use hearing aids. Would that be a problem?" for
+    // whether there is a hearing loop: "Not at all" is a yes to the field.
+    let trouble = |w: &str| matches!(w, "problem" | "problems" | "issue" | "issues" | "trouble");
+    let about_a_problem = asked
+        .windows(2)
+        .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]))
+        && !field_words.iter().any(|w| trouble(w));
+    paired || prefixed || field_prefixed || about_a_problem
 }
 
 /// The words of the field's own side of each opposite pair that `asked`
@@ -114,6 +135,15 @@ pub(crate) fn field_side_words(field: &FieldDefinition, asked: &[&str]) -> Vec<&
             out.extend_from_slice(one);
         } else if field_other && !field_one && asked_one && !asked_other {
             out.extend_from_slice(other);
+        }
+    }
+    for (one, other) in ONE_WAY_OPPOSITES {
+        if names(&field_words, one)
+            && !names(&field_words, other)
+            && names(asked, other)
+            && !names(asked, one)
+        {
+            out.extend_from_slice(one);
         }
     }
     out

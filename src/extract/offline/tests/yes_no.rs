@@ -658,7 +658,7 @@ fn a_follow_up_asks_the_same_again() {
 }
 
 #[test]
-fn no_problem_is_no_answer_for_a_field_about_something_else() {
+fn no_problem_is_a_yes_to_a_field_about_something_else() {
     assert_eq!(
         yes_no(
             "has_hearing_loop",
@@ -666,7 +666,16 @@ fn no_problem_is_no_answer_for_a_field_about_something_else() {
             "Several residents use hearing aids. Would that be a problem?",
             "Not at all, every seat in the stalls is covered."
         ),
-        Value::Null
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "own_cake_allowed",
+            "Whether they may bring their own cake",
+            "They'd like to bring their own cake. Would that be a problem?",
+            "Not at all, that's fine."
+        ),
+        json!(true)
     );
     assert_eq!(
         yes_no(
