@@ -826,6 +826,12 @@ fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f
             {
                 Some((1.0, 5.0))
             }
+            // "A two-day job" is no forty-eight hours of labour.
+            Unit::Duration(DurationUnit::Day)
+                if want == DurationUnit::Hour && number_profile.hours_of_work =>
+            {
+                None
+            }
             Unit::Duration(have) => have.factor_to(want).map(|k| (1.0, k)),
             // "So seven thirty" is a time of day, not a length.
             Unit::None if m.clock.is_some() && m.alt.is_some() => None,

@@ -53,6 +53,9 @@ pub(super) struct NumberProfile {
     pub(super) in_dollars: bool,
     /// Days counted on working days only: a week is five.
     pub(super) working_days: bool,
+    /// Hours of work ("labour time, in hours"): a day of work is not
+    /// twenty-four of them.
+    pub(super) hours_of_work: bool,
 }
 
 /// Which part of a person's name the field wants.

@@ -128,6 +128,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
     // "Business days needed to print": a week is five of them.
     let working_days = counts_working_days(desc_lower);
+    let hours_of_work = any(&["labour", "labor", "work", "working", "billable", "job"]);
     NumberProfile {
         unit,
         per,
@@ -135,6 +136,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         hour24,
         in_dollars,
         working_days,
+        hours_of_work,
     }
 }
 

@@ -4,6 +4,7 @@
 mod field_kinds;
 mod numbers;
 mod strings;
+mod which_figure;
 mod yes_no;
 
 use super::OfflineExtractor;

@@ -539,7 +539,6 @@ fn clear_answers_the_new_rules_leave_alone() {
     );
 }
 
-/// The yes/no answer read for field `name` after a call of one exchange (see
 #[test]
 fn a_limit_on_something_else_leaves_a_clear_answer_standing() {
     assert_eq!(
@@ -720,6 +719,7 @@ fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     );
 }
 
+/// The yes/no answer read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
 fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
     one_exchange(name, FieldType::Boolean, desc, question, reply)
