@@ -333,8 +333,8 @@ const DURATIONS: [DurationUnit; 6] = [
 /// words: any number in it (either reading of an ambiguous spoken amount),
 /// a duration in it or the sum of its durations converted to another unit
 /// ("two and a half hours" is 150 minutes; a week is five working days
-/// for a field that counts them), or 0 for words of nothing ("it's
-/// free", "no fee").
+/// when `working_days`), or 0 for words of nothing ("it's free", "no
+/// fee").
 pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool {
     let tokens = tokenize(text);
     let mentions = find_numbers(&tokens);

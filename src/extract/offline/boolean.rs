@@ -469,19 +469,7 @@ impl Analysis<'_, '_> {
                 if text.is_empty() {
                     continue;
                 }
-                // "… two forty… sorry, no, let me read it properly": a
-                // speaker correcting a figure, not a no ("Yes. Actually,
-                // no, not for cats." still is one).
-                let self_correction = matches!(text, "no" | "no no")
-                    && clause_position
-                        .checked_sub(1)
-                        .is_some_and(|before| matches!(texts[before], "sorry" | "oh sorry"))
-                    && texts.get(clause_position + 1).is_some_and(|after| {
-                        ["let me", "i mean", "hang on", "hold on"]
-                            .iter()
-                            .any(|opening| after.starts_with(opening))
-                    });
-                if self_correction {
+                if corrects_a_figure(&texts, clause_position) {
                     continue;
                 }
                 let clause_stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);
@@ -654,6 +642,22 @@ impl Analysis<'_, '_> {
             State::Dodge => Some((Polarity::Dodge, true)),
         }
     }
+}
+
+/// Whether clause `at` of a sentence's clause `texts` is a bare "no" of
+/// a speaker correcting a figure ("… two forty… sorry, no, let me read it
+/// properly"), not an answer ("Yes. Actually, no, not for cats." still is
+/// one).
+fn corrects_a_figure(texts: &[&str], at: usize) -> bool {
+    matches!(texts[at], "no" | "no no")
+        && at
+            .checked_sub(1)
+            .is_some_and(|before| matches!(texts[before], "sorry" | "oh sorry"))
+        && texts.get(at + 1).is_some_and(|after| {
+            ["let me", "i mean", "hang on", "hold on"]
+                .iter()
+                .any(|opening| after.starts_with(opening))
+        })
 }
 
 /// Whether a clause speaks of what would be under another choice ("with

@@ -11,11 +11,14 @@
 //! 3. `relevance` and `evidence`: find the turns that raise each field (its
 //!    *topic* turns) and the replies that follow until the asking side moves
 //!    on (the *region*), plus sentences that mention the field outright.
-//! 4. `boolean` (with `clause_polarity`), `number` (with `not_an_amount`
-//!    and `spoken_amount`), `string` (with `string_candidates`): read a typed
-//!    value from that evidence: later answers and explicit corrections
+//! 4. `boolean` (with `clause_polarity`), `number` (with `unit_fit`,
+//!    `not_an_amount`, `spoken_amount` and `clock` for hours of the day),
+//!    `string` (with `string_candidates` and `names`): read a typed value
+//!    from that evidence: later answers and explicit corrections
 //!    ("actually", "X, not Y") win, dodges ("I'm not sure", "let me check")
-//!    and vague answers give null.
+//!    and vague answers give null. `options` and `days` tell a value said
+//!    for another option ("weekdays", "the three-hour package") from the
+//!    field's own.
 //!
 //! Everything is deterministic and allocation-light; a 30-line transcript
 //! takes well under a millisecond.
@@ -51,9 +54,11 @@ macro_rules! phrases {
 mod amendment;
 mod boolean;
 mod clause_polarity;
+mod clock;
 mod days;
 mod evidence;
 mod lexicon;
+mod names;
 mod not_an_amount;
 mod number;
 mod options;
@@ -69,6 +74,7 @@ mod tests;
 #[cfg(test)]
 mod trace;
 mod transcript;
+mod unit_fit;
 mod value_kind;
 
 /// Offline, deterministic extractor: reads caller-defined fields out of a

@@ -6,11 +6,12 @@ use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
 use super::not_an_amount::names_no_amount;
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, is_negated_text};
+use super::phrase::has_any_phrase;
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::spoken_amount::is_small_measure;
-use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::unit_fit::{counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
@@ -697,161 +698,6 @@ impl Analysis<'_, '_> {
         }
         None
     }
-
-    /// Hour-of-day fields: the last clock time mentioned in the evidence (or
-    /// anywhere, when nothing raises the field).
-    fn extract_clock_number(
-        &self,
-        field: FieldIndex,
-        number_profile: &NumberProfile,
-    ) -> Option<(f64, Source)> {
-        let evidence = self.evidence(field, false);
-        let sentences: Vec<SentenceIndex> = evidence
-            .iter()
-            .filter(|e| e.role != Role::Question)
-            .map(|e| e.sentence)
-            .collect();
-        let mut last: Option<(u32, u32, Option<bool>, SentenceIndex)> = None;
-        for sentence in sentences {
-            let sent = &self.transcript.sentences[sentence];
-            if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
-                continue;
-            }
-            for m in sent.numbers.iter().filter(|m| is_clock(m)) {
-                let clause = sent
-                    .token_clauses
-                    .get(m.start)
-                    .copied()
-                    .unwrap_or(ClauseId(0));
-                if is_negated_text(clause_text(sent, clause)) {
-                    continue;
-                }
-                let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
-                last = Some((h, mm, m.pm, sentence));
-            }
-        }
-        let (h, mm, pm, sentence) = last?;
-        if h > 24 {
-            return None;
-        }
-        let hour = if number_profile.hour24 {
-            on_24_hour_clock(h, pm)
-        } else {
-            h
-        };
-        Some((
-            f64::from(hour) + f64::from(mm) / 60.0,
-            Source::sentence(sentence),
-        ))
-    }
-
-    /// A sentence offering several values ("Friday at nine or Saturday at two").
-    fn is_offer(&self, sentence: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
-        let has_or = sentence.word_lowers().any(|w| w == "or");
-        has_or && count(sentence) >= 2
-    }
-}
-
-/// A clock time: "3 pm", "ten o'clock", "at two", "seven-thirty", "7:30".
-pub(super) fn is_clock(m: &NumberMention) -> bool {
-    m.unit == Unit::Clock
-        || (m.after_time_prep
-            && m.unit == Unit::None
-            && !m.ordinal
-            && (1.0..=12.0).contains(&m.value)
-            && m.value.fract() == 0.0)
-        || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
-}
-
-/// Hour `hour` of a time said with `pm` (am/pm, or neither) on the 24-hour
-/// clock; without am or pm, one to seven is in the afternoon (business
-/// hours).
-pub(super) fn on_24_hour_clock(hour: u32, pm: Option<bool>) -> u32 {
-    match pm {
-        Some(true) if hour < 12 => hour + 12,
-        Some(false) if hour == 12 => 0,
-        None if (1..=7).contains(&hour) => hour + 12,
-        _ => hour,
-    }
-}
-
-/// The hours of the clock times in a sentence.
-fn clock_values(sentence: &Sentence) -> Vec<u32> {
-    let mut v: Vec<u32> = sentence
-        .numbers
-        .iter()
-        .filter(|m| is_clock(m))
-        .map(|m| m.clock.map_or(m.value as u32, |c| c.0))
-        .collect();
-    v.dedup();
-    v
-}
-
-/// How well a mention's unit fits the field: `(score, conversion factor)`,
-/// or `None` when incompatible.
-fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Option<(f64, f64)> {
-    let clocky = m.unit == Unit::Clock || (m.clock.is_some() && m.after_time_prep);
-    if clocky {
-        return None;
-    }
-    let bare = m.unit == Unit::None;
-    if m.ordinal && number_profile.unit != FieldUnit::Count {
-        return None;
-    }
-    match number_profile.unit {
-        FieldUnit::Money => match m.unit {
-            Unit::Money => Some((1.0, 1.0)),
-            // Pounds are sterling unless the field is in dollars.
-            Unit::Pound if !number_profile.in_dollars => Some((1.0, 1.0)),
-            // "at ten" is a time, not a price; "puts you at three
-            // seventy-five" is no time.
-            Unit::None if !m.after_time_prep || m.written || could_be_no_time(m) => {
-                Some((0.0, 1.0))
-            }
-            _ => None,
-        },
-        FieldUnit::Weight => match m.unit {
-            Unit::Pound | Unit::Weight => Some((1.0, 1.0)),
-            Unit::None => Some((0.0, 1.0)),
-            _ => None,
-        },
-        FieldUnit::Percent => match m.unit {
-            Unit::Percent => Some((1.0, 1.0)),
-            Unit::None => Some((0.0, 1.0)),
-            _ => None,
-        },
-        FieldUnit::Duration(want) => match &m.unit {
-            Unit::Duration(DurationUnit::Week)
-                if want == DurationUnit::Day && number_profile.working_days =>
-            {
-                Some((1.0, 5.0))
-            }
-            // "A two-day job" is no forty-eight hours of labour.
-            Unit::Duration(DurationUnit::Day)
-                if want == DurationUnit::Hour && number_profile.hours_of_work =>
-            {
-                None
-            }
-            Unit::Duration(have) => have.factor_to(want).map(|k| (1.0, k)),
-            // "So seven thirty" is a time of day, not a length.
-            Unit::None if m.clock.is_some() && m.alt.is_some() => None,
-            Unit::None => Some((0.0, 1.0)),
-            _ => None,
-        },
-        FieldUnit::Count => match &m.unit {
-            Unit::None => Some((0.0, 1.0)),
-            Unit::Count(_) => Some((0.0, 1.0)),
-            _ if bare => Some((0.0, 1.0)),
-            _ => None,
-        },
-        FieldUnit::Clock => None,
-    }
-}
-
-/// Whether mention `m` cannot be a time of day: no clock reading and more
-/// than 24 ("at three seventy-five").
-fn could_be_no_time(m: &NumberMention) -> bool {
-    m.clock.is_none() && m.value > 24.0
 }
 
 /// Whether "free" at word `i` of `words` says that something costs
@@ -905,25 +751,4 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
         ) || vocabulary::weekday(n).is_some()
     });
     !free_person && !free_date && !free_on_a_day && !free_time
-}
-
-/// Whether a count field counts people ("group size, in people",
-/// "number of guests").
-fn counts_people(profile: &FieldProfile) -> bool {
-    [
-        "peopl", "person", "guest", "attende", "group", "child", "kid", "player", "visitor",
-    ]
-    .iter()
-    .any(|st| profile.is_own_word(st))
-}
-
-/// How well a mention's rate noun ("a night") fits the field's rate.
-fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 {
-    let have = m.per.as_deref().and_then(per_canonical);
-    match (number_profile.per, have, m.per.is_some()) {
-        (Some(want), Some(h), _) if want == h => 1.0,
-        (Some(_), _, true) => -1.0,
-        (None, _, true) => -0.5,
-        _ => 0.0,
-    }
 }

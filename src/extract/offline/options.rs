@@ -13,6 +13,10 @@ use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::tokens::tokenize;
 use crate::extract::text::units::Unit;
 
+/// The index in [`CONTRASTS`] of weekdays and weekends, which a field
+/// about one day leaves to [`field_day`].
+const WEEKDAYS_AND_WEEKENDS: usize = 0;
+
 /// Each set lists its classes; each class the words that name it.
 #[rustfmt::skip]
 const CONTRASTS: &[&[&[&str]]] = &[
@@ -72,7 +76,7 @@ fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
         .collect();
     let mut found = Vec::new();
     for (set, classes) in CONTRASTS.iter().enumerate() {
-        if one_day && set == 0 {
+        if one_day && set == WEEKDAYS_AND_WEEKENDS {
             continue;
         }
         for (class, names) in classes.iter().enumerate() {
@@ -150,7 +154,8 @@ pub(super) fn said_for_own_option(
 ) -> Option<bool> {
     let wanted = field_classes(profile);
     let day = field_day(profile);
-    if wanted.is_empty() && day.is_none() && field_qualifiers(profile).is_empty() {
+    let qualifiers = field_qualifiers(profile);
+    if wanted.is_empty() && day.is_none() && qualifiers.is_empty() {
         return None;
     }
     let mut nearest: Option<(usize, bool, bool)> = None;
@@ -161,7 +166,6 @@ pub(super) fn said_for_own_option(
             .iter()
             .any(|t| t.is_punct(';') || matches!(t.lower.as_str(), "or" | "but"))
     };
-    let qualifiers = field_qualifiers(profile);
     let mut consider = |position: usize, own: bool| {
         if position > at && broken(at, position) {
             return;

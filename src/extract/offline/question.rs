@@ -68,6 +68,26 @@ impl Analysis<'_, '_> {
             .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
     }
 
+    /// Whether `sentence` answers yes or no to a question the other side
+    /// ended its last turn on ("Ceremony's at three-thirty, right?" "Yes,
+    /// three-thirty.").
+    pub(super) fn answers_a_question_back(&self, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let yes_or_no = matches!(
+            sent.word_lowers().next(),
+            Some("yes" | "yeah" | "yep" | "right" | "correct" | "no" | "nope")
+        );
+        let turn = sent.turn;
+        yes_or_no
+            && turn.previous().is_some_and(|previous| {
+                self.transcript.turns[previous].speaker != self.transcript.turns[turn].speaker
+                    && self.transcript.turns[previous]
+                        .sentences
+                        .last()
+                        .is_some_and(|&last| self.transcript.sentences[last].question)
+            })
+    }
+
     /// Whether the question that opened `open` follows up on the one before
     /// ("And Saturday?", "What about weekends?"): it asks the same again.
     pub(super) fn is_follow_up(&self, open: TurnIndex) -> bool {

@@ -3,17 +3,18 @@
 
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
+use super::clock::{is_clock, on_24_hour_clock};
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{BUSINESS_WORDS, DODGES, FILLERS, TENTATIVE};
-use super::number::{is_clock, on_24_hour_clock};
+use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
+use super::names::{name_in_passing, no_person};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
-use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind, ValueKind};
+use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
     option_choice, proper_spans, quote_candidates,
 };
-use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
@@ -165,26 +166,6 @@ impl Analysis<'_, '_> {
         ))
     }
 
-    /// Whether `sentence` answers yes or no to a question the other side
-    /// ended its last turn on ("Ceremony's at three-thirty, right?" "Yes,
-    /// three-thirty.").
-    fn answers_a_question_back(&self, sentence: SentenceIndex) -> bool {
-        let sent = &self.transcript.sentences[sentence];
-        let yes_or_no = matches!(
-            sent.word_lowers().next(),
-            Some("yes" | "yeah" | "yep" | "right" | "correct" | "no" | "nope")
-        );
-        let turn = sent.turn;
-        yes_or_no
-            && turn.previous().is_some_and(|previous| {
-                self.transcript.turns[previous].speaker != self.transcript.turns[turn].speaker
-                    && self.transcript.turns[previous]
-                        .sentences
-                        .last()
-                        .is_some_and(|&last| self.transcript.sentences[last].question)
-            })
-    }
-
     /// Whether the reply to the question in turn `open` is a clear yes.
     fn answered_yes(&self, profile: &FieldProfile, open: TurnIndex) -> bool {
         let Some(region) = self.region(open) else {
@@ -235,19 +216,10 @@ impl Analysis<'_, '_> {
         let later_cue = turn.sentences.iter().any(|&other| {
             let other_sent = &self.transcript.sentences[other];
             other_sent.clause_ids().into_iter().any(|clause| {
+                let text = clause_text(other_sent, clause);
                 (other != first || clause != first_clause)
-                    && has_any_phrase(
-                        clause_text(other_sent, clause),
-                        &[
-                            "actually",
-                            "wait",
-                            "sorry",
-                            "instead",
-                            "rather",
-                            "make it",
-                            "make that",
-                        ],
-                    )
+                    && (has_split_phrase(text, phrases!(REVISION_CUES))
+                        || has_any_phrase(text, &["sorry", "rather", "make it"]))
             })
         });
         (opens_no || dodge) && !later_cue
@@ -720,82 +692,6 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
         .collect();
     group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
     group.into_iter().next()
-}
-
-/// Whether the name at tokens `start..end` of `sent` names no person: a
-/// place ("his house in Pontcanna") or a business ("RoadReady Mobile
-/// Repairs").
-fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
-    let after_place_word = start
-        .checked_sub(1)
-        .and_then(|i| sent.tokens.get(i))
-        .is_some_and(|t| {
-            matches!(
-                t.lower.as_str(),
-                "in" | "at" | "near" | "outside" | "via" | "into"
-            )
-        });
-    // The last word names a business ("… Mobile Repairs", "Harbourview Inn").
-    let business = end
-        .checked_sub(1)
-        .filter(|&last| last >= start)
-        .and_then(|last| sent.tokens.get(last))
-        .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
-    after_place_word || business
-}
-
-/// Whether the name at tokens `start..end` of `sent` is said in passing
-/// rather than given as an answer:
-/// - for a name that is not a person's (a room, a boat), the speaker
-///   introducing themselves ("Events, Sophie speaking", "this is Gary");
-/// - the person spoken to, named in a greeting or thanks ("Thanks, Fran.");
-/// - one of several still open ("Either me or Sam, whoever's free").
-fn name_in_passing(profile: &FieldProfile, sent: &Sentence, start: usize, end: usize) -> bool {
-    let word = |i: usize| {
-        sent.tokens
-            .get(i)
-            .filter(|t| t.is_word())
-            .map(|t| t.lower.as_str())
-    };
-    let before = |back: usize| start.checked_sub(back).and_then(word);
-    let person = matches!(
-        profile.kind,
-        ValueKind::Text(StringKind::Name { person: true, .. })
-    );
-    // "Sophie speaking", "Sam here." (the sentence ends after "here"),
-    // "this is Gary".
-    let here_at_end = word(end) == Some("here")
-        && sent
-            .tokens
-            .get(end + 1..)
-            .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
-    let introduces = word(end) == Some("speaking")
-        || here_at_end
-        || (before(2) == Some("this") && before(1) == Some("is"));
-    let at_end = sent
-        .tokens
-        .get(end..)
-        .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
-    let comma_before = start
-        .checked_sub(1)
-        .and_then(|i| sent.tokens.get(i))
-        .is_some_and(|t| t.is_punct(','));
-    let addressed = at_end
-        && comma_before
-        && matches!(
-            start.checked_sub(2).and_then(word),
-            Some("thanks" | "you" | "hi" | "hello" | "hey" | "bye" | "goodbye" | "cheers")
-        );
-    // "Either me or Sam", "whoever's free" (not "Jules either way").
-    let words: Vec<&str> = sent.word_lowers().collect();
-    let open_choice = words
-        .iter()
-        .any(|w| matches!(*w, "whoever" | "whoever's" | "whichever"))
-        || words
-            .iter()
-            .position(|w| *w == "either")
-            .is_some_and(|at| words[at..].contains(&"or"));
-    (introduces && !person) || addressed || open_choice
 }
 
 /// Trims punctuation and keeps the requested name part.

@@ -91,25 +91,10 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
     });
     // "Isn't it unheated?" for "whether it is heated": the question's word
     // is the field's with a negative prefix.
-    let prefixed = asked.iter().any(|word| {
-        !field_words.contains(word)
-            && ["un", "non-", "non"].iter().any(|prefix| {
-                word.strip_prefix(prefix)
-                    .is_some_and(|rest| rest.chars().count() >= 4 && field_words.contains(&rest))
-            })
-    });
-    // "You won't need to lock the side gate?" for "whether the side gate
-    // will be left unlocked": the field's word is the question's with a
-    // negative prefix.
-    let field_prefixed = field_words.iter().any(|word| {
-        ["un", "non-", "non"].iter().any(|prefix| {
-            word.strip_prefix(prefix).is_some_and(|rest| {
-                rest.chars().count() >= 4
-                    && !asked.contains(word)
-                    && asked.iter().any(|a| stems_match(&stem(a), &stem(rest)))
-            })
-        })
-    });
+    // "Isn't it unheated?" for "whether it is heated", and "You won't need
+    // to lock the side gate?" for "whether it will be left unlocked": one
+    // side's word is the other's with a negative prefix.
+    let prefixed = negated_by_prefix(asked, &field_words) || negated_by_prefix(&field_words, asked);
     // "Several residents use hearing aids. Would that be a problem?" for
     // whether there is a hearing loop: "Not at all" is a yes to the field.
     let trouble = |w: &str| matches!(w, "problem" | "problems" | "issue" | "issues" | "trouble");
@@ -117,7 +102,22 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
         .windows(2)
         .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]))
         && !field_words.iter().any(|w| trouble(w));
-    paired || prefixed || field_prefixed || about_a_problem
+    paired || prefixed || about_a_problem
+}
+
+/// Whether a word of `negated` is a word of `plain` (by stem) with a
+/// negative prefix ("unheated" and "heated", "unlocked" and "lock"), and
+/// not itself among `plain`.
+fn negated_by_prefix(negated: &[&str], plain: &[&str]) -> bool {
+    negated.iter().any(|word| {
+        !plain.contains(word)
+            && ["un", "non-", "non"].iter().any(|prefix| {
+                word.strip_prefix(prefix).is_some_and(|rest| {
+                    rest.chars().count() >= 4
+                        && plain.iter().any(|p| stems_match(&stem(p), &stem(rest)))
+                })
+            })
+    })
 }
 
 /// The words of the field's own side of each opposite pair that `asked`

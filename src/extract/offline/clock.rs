@@ -1,0 +1,100 @@
+//! Hour-of-day fields ("hour the doors open, on a 24-hour clock"): the
+//! last clock time said in the field's evidence, and clock times as the
+//! 24-hour clock reads them.
+
+use super::evidence::{Analysis, Role, Source};
+use super::phrase::is_negated_text;
+use super::profile::{FieldIndex, NumberProfile};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
+use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::units::Unit;
+
+impl Analysis<'_, '_> {
+    /// Hour-of-day fields: the last clock time mentioned in the evidence (or
+    /// anywhere, when nothing raises the field).
+    pub(super) fn extract_clock_number(
+        &self,
+        field: FieldIndex,
+        number_profile: &NumberProfile,
+    ) -> Option<(f64, Source)> {
+        let evidence = self.evidence(field, false);
+        let sentences: Vec<SentenceIndex> = evidence
+            .iter()
+            .filter(|e| e.role != Role::Question)
+            .map(|e| e.sentence)
+            .collect();
+        let mut last: Option<(u32, u32, Option<bool>, SentenceIndex)> = None;
+        for sentence in sentences {
+            let sent = &self.transcript.sentences[sentence];
+            if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
+                continue;
+            }
+            for m in sent.numbers.iter().filter(|m| is_clock(m)) {
+                let clause = sent
+                    .token_clauses
+                    .get(m.start)
+                    .copied()
+                    .unwrap_or(ClauseId(0));
+                if is_negated_text(clause_text(sent, clause)) {
+                    continue;
+                }
+                let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+                last = Some((h, mm, m.pm, sentence));
+            }
+        }
+        let (h, mm, pm, sentence) = last?;
+        if h > 24 {
+            return None;
+        }
+        let hour = if number_profile.hour24 {
+            on_24_hour_clock(h, pm)
+        } else {
+            h
+        };
+        Some((
+            f64::from(hour) + f64::from(mm) / 60.0,
+            Source::sentence(sentence),
+        ))
+    }
+
+    /// A sentence offering several values ("Friday at nine or Saturday at two").
+    fn is_offer(&self, sentence: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
+        let has_or = sentence.word_lowers().any(|w| w == "or");
+        has_or && count(sentence) >= 2
+    }
+}
+
+/// A clock time: "3 pm", "ten o'clock", "at two", "seven-thirty", "7:30".
+pub(super) fn is_clock(m: &NumberMention) -> bool {
+    m.unit == Unit::Clock
+        || (m.after_time_prep
+            && m.unit == Unit::None
+            && !m.ordinal
+            && (1.0..=12.0).contains(&m.value)
+            && m.value.fract() == 0.0)
+        || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
+}
+
+/// Hour `hour` of a time said with `pm` (am/pm, or neither) on the 24-hour
+/// clock; without am or pm, one to seven is in the afternoon (business
+/// hours).
+pub(super) fn on_24_hour_clock(hour: u32, pm: Option<bool>) -> u32 {
+    match pm {
+        Some(true) if hour < 12 => hour + 12,
+        Some(false) if hour == 12 => 0,
+        None if (1..=7).contains(&hour) => hour + 12,
+        _ => hour,
+    }
+}
+
+/// The hours of the clock times in a sentence.
+fn clock_values(sentence: &Sentence) -> Vec<u32> {
+    let mut v: Vec<u32> = sentence
+        .numbers
+        .iter()
+        .filter(|m| is_clock(m))
+        .map(|m| m.clock.map_or(m.value as u32, |c| c.0))
+        .collect();
+    v.dedup();
+    v
+}

@@ -1,0 +1,89 @@
+//! Proper names said in a reply that are no answer to a field asking for
+//! a name: places and businesses for a person's name, and names said in
+//! passing (the speaker introducing themselves, the person thanked, one of
+//! several still open).
+
+use super::lexicon::BUSINESS_WORDS;
+use super::profile::{FieldProfile, StringKind, ValueKind};
+use super::transcript::Sentence;
+
+/// Whether the name at tokens `start..end` of `sent` names no person: a
+/// place ("his house in Pontcanna") or a business ("RoadReady Mobile
+/// Repairs").
+pub(super) fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
+    let after_place_word = start
+        .checked_sub(1)
+        .and_then(|i| sent.tokens.get(i))
+        .is_some_and(|t| {
+            matches!(
+                t.lower.as_str(),
+                "in" | "at" | "near" | "outside" | "via" | "into"
+            )
+        });
+    // The last word names a business ("… Mobile Repairs", "Harbourview Inn").
+    let business = end
+        .checked_sub(1)
+        .filter(|&last| last >= start)
+        .and_then(|last| sent.tokens.get(last))
+        .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
+    after_place_word || business
+}
+
+/// Whether the name at tokens `start..end` of `sent` is said in passing
+/// rather than given as an answer:
+/// - for a name that is not a person's (a room, a boat), the speaker
+///   introducing themselves ("Events, Sophie speaking", "this is Gary");
+/// - the person spoken to, named in a greeting or thanks ("Thanks, Fran.");
+/// - one of several still open ("Either me or Sam, whoever's free").
+pub(super) fn name_in_passing(
+    profile: &FieldProfile,
+    sent: &Sentence,
+    start: usize,
+    end: usize,
+) -> bool {
+    let word = |i: usize| {
+        sent.tokens
+            .get(i)
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+    };
+    let before = |back: usize| start.checked_sub(back).and_then(word);
+    let person = matches!(
+        profile.kind,
+        ValueKind::Text(StringKind::Name { person: true, .. })
+    );
+    // "Sophie speaking", "Sam here." (the sentence ends after "here"),
+    // "this is Gary".
+    let here_at_end = word(end) == Some("here")
+        && sent
+            .tokens
+            .get(end + 1..)
+            .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
+    let introduces = word(end) == Some("speaking")
+        || here_at_end
+        || (before(2) == Some("this") && before(1) == Some("is"));
+    let at_end = sent
+        .tokens
+        .get(end..)
+        .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
+    let comma_before = start
+        .checked_sub(1)
+        .and_then(|i| sent.tokens.get(i))
+        .is_some_and(|t| t.is_punct(','));
+    let addressed = at_end
+        && comma_before
+        && matches!(
+            start.checked_sub(2).and_then(word),
+            Some("thanks" | "you" | "hi" | "hello" | "hey" | "bye" | "goodbye" | "cheers")
+        );
+    // "Either me or Sam", "whoever's free" (not "Jules either way").
+    let words: Vec<&str> = sent.word_lowers().collect();
+    let open_choice = words
+        .iter()
+        .any(|w| matches!(*w, "whoever" | "whoever's" | "whichever"))
+        || words
+            .iter()
+            .position(|w| *w == "either")
+            .is_some_and(|at| words[at..].contains(&"or"));
+    (introduces && !person) || addressed || open_choice
+}
