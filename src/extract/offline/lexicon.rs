@@ -400,8 +400,10 @@ pub(super) const TAIL_PHRASES: &[&str] = &[
     "too",
 ];
 
-/// Words that make a proper name a business's or a place's, never a
-/// person's ("RoadReady Mobile Repairs", "Harbourview Inn").
+/// Words that, ending a proper name, make it a business's, never a
+/// person's ("RoadReady Mobile Repairs", "Harbourview Inn"). Unlike
+/// [`ORG_WORDS`], which are words of a field's description that ask for
+/// such a name.
 #[rustfmt::skip]
 pub(super) const BUSINESS_WORDS: &[&str] = &[
     "repairs", "repair", "services", "service", "clinic", "ltd", "inc", "llc", "company", "co",
