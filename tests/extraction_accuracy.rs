@@ -86,7 +86,7 @@ struct Floor {
 }
 
 /// Scores `set` and holds it to its floor: the figures measured at the end
-/// of the latest work on the rules (2026-11-27, third session).
+/// of the latest work on the rules (2026-11-27, fourth session).
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -136,13 +136,14 @@ fn offline_extraction_on_own_cases() {
 
 /// A development set (`tests/data/extraction-dev/`), written blind to the
 /// rules after the first held-out set was frozen, and tuned on since:
-/// 173/240 (72.1%), 6 wrong values (2.5%).
+/// 174/240 (72.5%), 6 wrong values (2.5%; 5 until "at" a figure over 24
+/// became a price, which read "I'm at sixty-two now" as a salary).
 #[test]
 fn offline_extraction_on_the_dev_set() {
     let floor = Floor {
         fields: 240,
         right: 174,
-        wrong: 5,
+        wrong: 6,
     };
     holds("extraction-dev", 48, true, floor);
 }
@@ -151,12 +152,13 @@ fn offline_extraction_on_the_dev_set() {
 /// blind on 2026-11-27 in the style of the third and fourth held-out sets
 /// and tuned on since. First contact (the rules at `7dd4b0e`): 133/281
 /// (47.3%), 66 wrong non-null values (23.5%); at `ec77a62` 158 (56.2%)
-/// and 37 (13.2%); at `52ace8b` 177 (63.0%) and 24 (8.5%).
+/// and 37 (13.2%); at `52ace8b` 177 (63.0%) and 24 (8.5%); at the end of
+/// the fourth session 183 (65.1%) and 21 (7.5%).
 #[test]
 fn offline_extraction_on_the_second_dev_set() {
     let floor = Floor {
         fields: 281,
-        right: 180,
+        right: 183,
         wrong: 21,
     };
     holds("extraction-dev-2", 64, true, floor);
@@ -167,13 +169,14 @@ fn offline_extraction_on_the_second_dev_set() {
 /// (21.4%), 173 (60.7%) with 37 (13.0%) at the end of the work it measured.
 /// Development data since 2026-11-26 (its misses were read, and rules were
 /// tuned on it on 2026-11-27): 182 (63.9%) with 27 (9.5%) at `ec77a62`,
-/// 185 (64.9%) with 26 (9.1%) at `52ace8b`.
+/// 185 (64.9%) with 26 (9.1%) at `52ace8b`, 194 (68.1%) with 18 (6.3%) at
+/// the end of the fourth session.
 #[test]
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 186,
-        wrong: 25,
+        right: 194,
+        wrong: 18,
     };
     holds("extraction-heldout", 64, true, floor);
 }
@@ -183,13 +186,14 @@ fn offline_extraction_on_the_held_out_set() {
 /// wrong non-null values (9.4%). Development data since 2026-11-27, when
 /// the third held-out set replaced it (its misses were read and rules tuned
 /// on it): 190 (71.2%) with 13 (4.9%) at `ec77a62`, 197 (73.8%) with 12
-/// (4.5%) at `52ace8b`.
+/// (4.5%) at `52ace8b`, 200 (74.9%) with 10 (3.7%) at the end of the
+/// fourth session.
 #[test]
 fn offline_extraction_on_the_second_held_out_set() {
     let floor = Floor {
         fields: 267,
-        right: 197,
-        wrong: 12,
+        right: 200,
+        wrong: 10,
     };
     holds("extraction-heldout-2", 64, true, floor);
 }
@@ -207,13 +211,13 @@ fn offline_extraction_on_the_second_held_out_set() {
 /// not clean; the fourth set's are. Measured once more, figures only,
 /// after the fifth set's work (`52ace8b`) and after the review mends: 164
 /// (58.6%), 46 (16.4%). As a development set, at the end of the third
-/// session's tuning: 183 (65.4%), 25.
+/// session's tuning: 183 (65.4%), 25; of the fourth: 186 (66.4%), 21.
 #[test]
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 183,
-        wrong: 25,
+        right: 186,
+        wrong: 21,
     };
     holds("extraction-heldout-3", 64, true, floor);
 }
@@ -230,13 +234,13 @@ fn offline_extraction_on_the_third_held_out_set() {
 /// 17.6%. Measured once more, figures only, after the fifth set's work
 /// (`52ace8b`): 176 (62.0%), 44 (15.5%); after the review mends (`5578008`):
 /// 177 (62.3%), 44. As a development set, at the end of the third
-/// session's tuning: 191 (67.3%), 29.
+/// session's tuning: 191 (67.3%), 29; of the fourth: 202 (71.1%), 17.
 #[test]
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 191,
-        wrong: 29,
+        right: 202,
+        wrong: 17,
     };
     holds("extraction-heldout-4", 64, true, floor);
 }
@@ -257,13 +261,14 @@ fn offline_extraction_on_the_fourth_held_out_set() {
 /// (11.6%); and at its end (`162d8fb`): 213 (68.5%), 34 (10.9%); boolean
 /// 73.4% / 12.8%, number 60.2% / 13.3%, string 75.7% / 4.1%. Made a
 /// development set at the start of the fourth session (misses printed,
-/// tuned on since); its figures from then on are tuning figures.
+/// tuned on since); its figures from then on are tuning figures: 228
+/// (73.3%), 17 (5.5%) at the end of that session.
 #[test]
 fn offline_extraction_on_the_fifth_held_out_set() {
     let floor = Floor {
         fields: 311,
-        right: 213,
-        wrong: 34,
+        right: 228,
+        wrong: 17,
     };
     holds("extraction-heldout-5", 64, true, floor);
 }
@@ -285,13 +290,15 @@ fn norm_matches_reference_examples() {
 /// tuning that followed (`cfb0001`, taken for final too early): 192
 /// (63.2%), 39 (12.8%). Final, at the end of that tuning (`162d8fb`): 195
 /// (64.1%), 37 (12.2%); boolean 75.5% / 11.3%, number 54.4% / 16.8%,
-/// string 64.4% / 5.5%.
+/// string 64.4% / 5.5%. Measured once more, figures only, at the end of
+/// the fourth session (`59e81df`): 201 (66.1%), 33 (10.9%); boolean 75.5% /
+/// 11.3%, number 59.2% / 13.6%, string 64.4% / 5.5%.
 #[test]
 fn offline_extraction_on_the_sixth_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 195,
-        wrong: 37,
+        right: 201,
+        wrong: 33,
     };
     holds("extraction-heldout-6", 64, false, floor);
 }
@@ -301,12 +308,15 @@ fn offline_extraction_on_the_sixth_held_out_set() {
 /// committed before any rule changed after it; never tuned on, misses
 /// never printed. First contact (the rules at `c94badb`): 206/304 (67.8%),
 /// 36 wrong non-null values (11.8%); boolean 73.8% / 15.0%, number
-/// 56.0% / 10.4%, string 79.2% / 9.7%.
+/// 56.0% / 10.4%, string 79.2% / 9.7%. Final, measured once at the end of
+/// the fourth session's tuning and review mends (`59e81df`): 207 (68.1%), 36
+/// (11.8%); boolean 73.8% / 15.0%, number 56.8% / 10.4%, string 79.2% /
+/// 9.7%.
 #[test]
 fn offline_extraction_on_the_seventh_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 206,
+        right: 207,
         wrong: 36,
     };
     holds("extraction-heldout-7", 64, false, floor);
