@@ -305,33 +305,20 @@ fn a_day_changed_after_a_hold_is_the_day() {
 
 #[test]
 fn a_place_or_a_business_is_no_person() {
-    assert_eq!(
-        run(
-            &[field(
-                "mechanicFirstName",
-                FieldType::String,
-                "First name of the mechanic who will attend"
-            )],
-            "Agent: His van won't start outside his house in Pontcanna and he'd like a mobile \
-             mechanic. Is this the repair line?\n\
-             Recipient: Yeah, speaking. What's it doing?\n\
-             Agent: It clicks but won't turn over."
-        )["mechanicFirstName"],
-        Value::Null
-    );
-    assert_eq!(
-        run(
-            &[field(
-                "mechanicFirstName",
-                FieldType::String,
-                "First name of the mechanic who will attend"
-            )],
-            "Agent: He needs a mobile mechanic. Is this RoadReady Mobile Repairs?\n\
-             Recipient: Yeah, speaking.\n\
-             Agent: Thanks."
-        )["mechanicFirstName"],
-        Value::Null
-    );
+    let mechanic = [field(
+        "mechanicFirstName",
+        FieldType::String,
+        "First name of the mechanic who will attend",
+    )];
+    let call = "Agent: His van won't start outside his house in Pontcanna and he'd like a \
+                mobile mechanic. Is this the repair line?\n\
+                Recipient: Yeah, speaking. What's it doing?\n\
+                Agent: It clicks but won't turn over.";
+    assert_eq!(run(&mechanic, call)["mechanicFirstName"], Value::Null);
+    let call = "Agent: He needs a mobile mechanic. Is this RoadReady Mobile Repairs?\n\
+                Recipient: Yeah, speaking.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&mechanic, call)["mechanicFirstName"], Value::Null);
 }
 
 #[test]
