@@ -8,8 +8,8 @@
 
 use chrono::Weekday;
 
-use super::profile::FieldProfile;
 use super::transcript::Sentence;
+use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::vocabulary;
 use crate::schedule::Days;
@@ -45,9 +45,9 @@ fn of(list: &[Weekday]) -> Days {
 
 /// The one day of the week the field names ("open_sunday", "Saturday
 /// hire fee"), if it names exactly one.
-pub(super) fn field_day(profile: &FieldProfile) -> Option<Weekday> {
+pub(super) fn field_day(definition: &FieldDefinition) -> Option<Weekday> {
     let mut found: Option<Weekday> = None;
-    for word in field_words(profile.definition) {
+    for word in field_words(definition) {
         if let Some(day) = weekday_of(&word) {
             match found {
                 Some(seen) if seen != day => return None,

@@ -4,9 +4,12 @@
 //! Opposite ways to ask one yes/no question are in
 //! [`asks_the_other_side`].
 
+use chrono::Weekday;
+
 use super::days::{day_mentions, field_day};
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
+use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::numbers::{NumberMention, find_numbers, same_amount};
 use crate::extract::text::opposites::asks_the_other_side;
@@ -14,7 +17,7 @@ use crate::extract::text::tokens::tokenize;
 use crate::extract::text::units::Unit;
 
 /// The index in [`CONTRASTS`] of weekdays and weekends, which a field
-/// about one day leaves to [`field_day`].
+/// about one day leaves to its day.
 const WEEKDAYS_AND_WEEKENDS: usize = 0;
 
 /// Each set lists its classes; each class the words that name it.
@@ -60,32 +63,61 @@ const CONTRASTS: &[&[&[&str]]] = &[
     ],
 ];
 
-/// For each contrast set the field's name or description speaks of, the
-/// classes it names: `(set, class)` pairs. A field about one day of the
-/// week leaves weekdays and weekends to [`field_day`]: "Sundays" is not
-/// a Saturday's price.
-fn field_classes(profile: &FieldProfile) -> Vec<(usize, usize)> {
-    let one_day = field_day(profile).is_some();
-    // "children's tickets" names children.
-    let words: Vec<String> = field_words(profile.definition)
-        .into_iter()
-        .map(|w| {
-            let w = w.strip_suffix("'s").unwrap_or(&w);
-            w.trim_end_matches('\'').to_string()
-        })
-        .collect();
-    let mut found = Vec::new();
-    for (set, classes) in CONTRASTS.iter().enumerate() {
-        if one_day && set == WEEKDAYS_AND_WEEKENDS {
-            continue;
-        }
-        for (class, names) in classes.iter().enumerate() {
-            if words.iter().any(|w| names.contains(&w.as_str())) && !found.contains(&(set, class)) {
-                found.push((set, class));
+/// The options a field names, read once from its definition: the classes
+/// of each contrast set it speaks of, the one day of the week it is about,
+/// and the sizes it names ("four hours").
+#[derive(Debug, Clone, Default)]
+pub(super) struct FieldOptions {
+    /// `(set, class)` pairs of [`CONTRASTS`]. A field about one day of the
+    /// week leaves weekdays and weekends to `day`: "Sundays" is not a
+    /// Saturday's price.
+    classes: Vec<(usize, usize)>,
+    day: Option<Weekday>,
+    /// "four hours" in "Price for four hours of booth hire", "two-hour"
+    /// in "a two-hour session": a value and the unit it counts.
+    qualifiers: Vec<(f64, Unit)>,
+}
+
+impl FieldOptions {
+    /// The options `definition` names.
+    pub(super) fn of(definition: &FieldDefinition) -> Self {
+        let day = field_day(definition);
+        // "children's tickets" names children.
+        let words: Vec<String> = field_words(definition)
+            .into_iter()
+            .map(|w| {
+                let w = w.strip_suffix("'s").unwrap_or(&w);
+                w.trim_end_matches('\'').to_string()
+            })
+            .collect();
+        let mut classes = Vec::new();
+        for (set, names_of_class) in CONTRASTS.iter().enumerate() {
+            if day.is_some() && set == WEEKDAYS_AND_WEEKENDS {
+                continue;
+            }
+            for (class, names) in names_of_class.iter().enumerate() {
+                if words.iter().any(|w| names.contains(&w.as_str()))
+                    && !classes.contains(&(set, class))
+                {
+                    classes.push((set, class));
+                }
             }
         }
+        let qualifiers = find_numbers(&tokenize(&field_words(definition).join(" ")))
+            .into_iter()
+            .filter(|m| matches!(m.unit, Unit::Duration(_) | Unit::Count(_)))
+            .map(|m| (m.value, m.unit))
+            .collect();
+        Self {
+            classes,
+            day,
+            qualifiers,
+        }
     }
-    found
+
+    fn is_empty(&self) -> bool {
+        self.classes.is_empty() && self.day.is_none() && self.qualifiers.is_empty()
+    }
 }
 
 /// The class `word` names in each contrast set of `wanted` (the
@@ -152,12 +184,11 @@ pub(super) fn said_for_own_option(
     sentence: &Sentence,
     at: usize,
 ) -> Option<bool> {
-    let wanted = field_classes(profile);
-    let day = field_day(profile);
-    let qualifiers = field_qualifiers(profile);
-    if wanted.is_empty() && day.is_none() && qualifiers.is_empty() {
+    let options = &profile.options;
+    if options.is_empty() {
         return None;
     }
+    let wanted = &options.classes;
     let mut nearest: Option<(usize, bool, bool)> = None;
     // "A day pass is thirty-five, or there's a three-day bundle for
     // ninety": an option named after a break speaks of what follows it.
@@ -179,19 +210,19 @@ pub(super) fn said_for_own_option(
             nearest = Some((distance, before, own));
         }
     };
-    if let Some(day) = day {
+    if let Some(day) = options.day {
         for (position, days) in day_mentions(sentence) {
             consider(position, days.contains(day));
         }
     }
     // "Our three-hour package is five-fifty" for a four-hour price.
     for m in sentence.numbers.iter().filter(|m| m.start != at) {
-        if let Some(own) = qualifier_fits(&qualifiers, m) {
+        if let Some(own) = qualifier_fits(&options.qualifiers, m) {
             consider(m.start, own);
         }
     }
     for (position, word) in option_words(sentence) {
-        for (set, class) in classes_of(&wanted, &word) {
+        for (set, class) in classes_of(wanted, &word) {
             consider(position, wanted.contains(&(set, class)));
         }
     }
@@ -202,11 +233,10 @@ pub(super) fn said_for_own_option(
 /// only options other than the field's ("Okay, standard it is." to
 /// "expedited shipping?"): a choice of the other option, so a no.
 pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentence]) -> bool {
-    let wanted = field_classes(profile);
-    let day = field_day(profile);
+    let wanted = &profile.options.classes;
     let mut other = false;
     for sentence in sentences {
-        if let Some(day) = day {
+        if let Some(day) = profile.options.day {
             for (_, days) in day_mentions(sentence) {
                 if days.contains(day) {
                     return false;
@@ -215,7 +245,7 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
             }
         }
         for (_, word) in option_words(sentence) {
-            for (set, class) in classes_of(&wanted, &word) {
+            for (set, class) in classes_of(wanted, &word) {
                 if wanted.contains(&(set, class)) {
                     return false;
                 }
@@ -231,18 +261,6 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
 pub(super) fn asked_from_the_other_side(profile: &FieldProfile, question: &Sentence) -> bool {
     let asked: Vec<&str> = question.word_lowers().collect();
     asks_the_other_side(profile.definition, &asked)
-}
-
-/// The sizes the field names its option by: "four hours" in "Price for
-/// four hours of booth hire", "two-hour" in "a two-hour session": a value
-/// and the unit it counts.
-fn field_qualifiers(profile: &FieldProfile) -> Vec<(f64, Unit)> {
-    let text = field_words(profile.definition).join(" ");
-    find_numbers(&tokenize(&text))
-        .into_iter()
-        .filter(|m| matches!(m.unit, Unit::Duration(_) | Unit::Count(_)))
-        .map(|m| (m.value, m.unit))
-        .collect()
 }
 
 /// Whether mention `m` sizes an option the way one of `qualifiers` does:

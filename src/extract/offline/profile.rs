@@ -6,6 +6,7 @@ use std::ops::Index;
 use super::lexicon::{
     GENERIC_NAME_WORDS, LIGHT_NAME_WORDS, STOPWORDS, WEEKDAY_WORDS, stemmed_synonyms,
 };
+use super::options::FieldOptions;
 use super::transcript::Transcript;
 use super::value_kind::{classify_string_field, profile_number};
 use crate::domain::{FieldDefinition, FieldType};
@@ -125,6 +126,8 @@ pub(super) struct FieldProfile<'a> {
     /// Stems of what the description sets apart ("before any holiday
     /// surcharge"): an amount of one of those is not this field's.
     pub(super) excluded: Vec<String>,
+    /// The options it names ("weekend", "Saturday", "four hours").
+    pub(super) options: FieldOptions,
     pub(super) kind: ValueKind,
 }
 
@@ -409,6 +412,7 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
         required,
         heads,
         excluded,
+        options: FieldOptions::of(definition),
         kind,
     }
 }
