@@ -548,10 +548,7 @@ impl Analysis<'_, '_> {
                     // name leaves the answer standing.
                     Some((pol, true))
                         if matches!(state, State::Strong(held) if held != pol)
-                            && matches!(
-                                text.split(' ').next(),
-                                Some("just" | "except" | "only")
-                            )
+                            && text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
                             && !mentions_field => {}
                     Some((pol, true)) => {
                         let stands = matches!(state, State::Strong(held) if held != pol)
@@ -605,14 +602,14 @@ impl Analysis<'_, '_> {
                             && pol == Polarity::No
                             && weak_sentence == Some(sentence)
                             && substantive
-                            && !matches!(
-                                text.split(' ').next(),
-                                Some(
-                                    "so" | "which" | "because" | "since" | "as" | "meaning"
-                                        | "but" | "just" | "except" | "only" | "although"
-                                        | "though" | "unless"
-                                )
-                            )
+                            && !text.split(' ').next().is_some_and(|w| {
+                                LIMITS.contains(&w)
+                                    || matches!(
+                                        w,
+                                        "so" | "which" | "because" | "since" | "as" | "meaning"
+                                            | "but" | "although" | "though" | "unless"
+                                    )
+                            })
                             // "…, you don't pay anything extra" restates a yes.
                             && !text.split(' ').any(|w| {
                                 matches!(w, "pay" | "charge" | "extra" | "cost" | "fee" | "free")
@@ -643,6 +640,10 @@ impl Analysis<'_, '_> {
         }
     }
 }
+
+/// Words that open a limit on what was just said ("just no outside
+/// pizza", "only on weekdays"): no answer of their own against it.
+const LIMITS: &[&str] = &["just", "except", "only"];
 
 /// Whether clause `at` of a sentence's clause `texts` is a bare "no" of
 /// a speaker correcting a figure ("… two forty… sorry, no, let me read it

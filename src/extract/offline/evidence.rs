@@ -1,7 +1,7 @@
 //! Stage 3: which turns raise each field, the regions of replies they open,
 //! and the evidence sentences a value is read from.
 
-use super::lexicon::{FILLERS, REVISION_CUES};
+use super::lexicon::{FILLERS, PUSH_BACKS, REVISION_CUES};
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, ValueKind};
 use super::relevance::{
@@ -412,38 +412,14 @@ impl<'d, 's> Analysis<'d, 's> {
             })
     }
 
-    /// Whether `turn` pushes back on what the other side just said, by
-    /// recalling what was asked for or said before ("She mentioned ninety
-    /// minutes.", "I was told it was forty.") or correcting it ("It's
-    /// actually a 13 Pro.").
+    /// Whether `turn` opens by pushing back on what the other side just
+    /// said (see [`PUSH_BACKS`]).
     fn pushes_back(&self, turn: TurnIndex) -> bool {
         let Some(&first) = self.transcript.turns[turn].sentences.first() else {
             return false;
         };
         let text = self.transcript.sentences[first].lower_text();
-        has_any_phrase(
-            &text,
-            &[
-                "she mentioned",
-                "he mentioned",
-                "they mentioned",
-                "she said",
-                "he said",
-                "they said",
-                "i was told",
-                "we were told",
-                "she was told",
-                "he was told",
-                "she asked for",
-                "he asked for",
-                "she wanted",
-                "he wanted",
-                "it's actually",
-                "he actually",
-                "she actually",
-                "they actually",
-            ],
-        )
+        has_any_phrase(&text, PUSH_BACKS)
     }
 
     /// The replies to a turn that raises a field: the other side's turns until

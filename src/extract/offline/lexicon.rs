@@ -198,6 +198,17 @@ pub(super) const HOLDS: &[&str] = &[
     "one moment", "hang on", "one second", "bear with me",
 ];
 
+/// The asker pushing back on an answer's terms, by recalling what was
+/// asked for or said ("She mentioned ninety minutes.", "I was told it was
+/// forty.") or correcting it ("It's actually a 13 Pro."): the question
+/// stays open for the reply that follows.
+#[rustfmt::skip]
+pub(super) const PUSH_BACKS: &[&str] = &[
+    "she mentioned", "he mentioned", "they mentioned", "she said", "he said", "they said",
+    "i was told", "we were told", "she was told", "he was told", "she asked for", "he asked for",
+    "she wanted", "he wanted", "it's actually", "he actually", "she actually", "they actually",
+];
+
 /// Words that make a value tentative ("could be Wednesday", "probably
 /// Sam"): no answer for a string field.
 pub(super) const TENTATIVE: &[&str] = &[

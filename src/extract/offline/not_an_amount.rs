@@ -78,11 +78,7 @@ const CONDITION_WORDS: &[&str] = &[
 impl Said<'_> {
     /// The lower-case word `back` tokens before the mention.
     fn before(&self, back: usize) -> Option<&str> {
-        self.m
-            .start
-            .checked_sub(back)
-            .and_then(|i| self.sent.tokens.get(i))
-            .map(|t| t.lower.as_str())
+        self.sent.lower_before(self.m.start, back)
     }
 
     /// The lower-case word `ahead` tokens after the mention (0: right after).

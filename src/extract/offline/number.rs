@@ -10,7 +10,7 @@ use super::phrase::has_any_phrase;
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::spoken_amount::is_small_measure;
-use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::unit_fit::{counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
@@ -577,18 +577,11 @@ impl Analysis<'_, '_> {
         // amount and the zero is an exception: "waived for members on weekdays").
         if matches!(number_profile.unit, FieldUnit::Money | FieldUnit::Count) && out.is_empty() {
             let words: Vec<&str> = sent.word_lowers().collect();
+            // The token of each word.
             let word_tokens: Vec<usize> = (0..sent.tokens.len())
                 .filter(|&k| sent.tokens[k].is_word())
                 .collect();
-            // "I've the 21st free": a date that is open.
-            let after_a_date = |i: usize| {
-                word_tokens.get(i).is_some_and(|&k| {
-                    sent.numbers
-                        .iter()
-                        .any(|m| m.ordinal && m.start < k && k <= m.end)
-                })
-            };
-            for (i, w) in words.iter().enumerate() {
+            for (i, (w, &token)) in words.iter().zip(&word_tokens).enumerate() {
                 let next = words.get(i + 1).map(|n| stem(n));
                 let zero = match *w {
                     "no" => next.as_deref().is_some_and(|n| {
@@ -598,8 +591,7 @@ impl Analysis<'_, '_> {
                     }),
                     "free" => {
                         number_profile.unit == FieldUnit::Money
-                            && free_is_a_price(&words, i)
-                            && !after_a_date(i)
+                            && free_is_a_price(sent, &words, i, token)
                     }
                     "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
                     "none" | "zero" => true,
@@ -607,12 +599,9 @@ impl Analysis<'_, '_> {
                 };
                 if zero {
                     let clause = sent
-                        .tokens
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, t)| t.is_word())
-                        .nth(i)
-                        .and_then(|(token, _)| sent.token_clauses.get(token).copied())
+                        .token_clauses
+                        .get(token)
+                        .copied()
                         .unwrap_or(ClauseId(0));
                     out.push(NumberCandidate {
                         sentence,
@@ -700,10 +689,11 @@ impl Analysis<'_, '_> {
     }
 }
 
-/// Whether "free" at word `i` of `words` says that something costs
-/// nothing: not free time ("we're free", "free all morning", "free on
-/// Tuesday", "the 21st free"), while "free on orders over …" is a price.
-fn free_is_a_price(words: &[&str], i: usize) -> bool {
+/// Whether "free", word `i` of `words` (token `token` of `sent`), says
+/// that something costs nothing: not free time ("we're free", "free all
+/// morning", "free on Tuesday", "the 21st free"), while "free on orders
+/// over …" is a price.
+fn free_is_a_price(sent: &Sentence, words: &[&str], i: usize, token: usize) -> bool {
     let before = i.checked_sub(1).and_then(|j| words.get(j)).copied();
     let after = |k: usize| words.get(i + k).copied();
     let free_person = matches!(
@@ -750,5 +740,10 @@ fn free_is_a_price(words: &[&str], i: usize) -> bool {
                 | "today"
         ) || vocabulary::weekday(n).is_some()
     });
-    !free_person && !free_date && !free_on_a_day && !free_time
+    // "I've the 21st free": a date that is open.
+    let after_a_date = sent
+        .numbers
+        .iter()
+        .any(|m| m.ordinal && m.start < token && token <= m.end);
+    !free_person && !free_date && !after_a_date && !free_on_a_day && !free_time
 }

@@ -343,11 +343,7 @@ impl Analysis<'_, '_> {
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
                     .filter(|(i, _)| {
-                        let word_before = |back: usize| {
-                            i.checked_sub(back)
-                                .and_then(|p| sent.tokens.get(p))
-                                .map(|p| p.lower.as_str())
-                        };
+                        let word_before = |back: usize| sent.lower_before(*i, back);
                         // "I could swing by Thursday" is a visit, not a deadline.
                         let visit = matches!(
                             word_before(2),
@@ -371,12 +367,7 @@ impl Analysis<'_, '_> {
                 // the Saturday": the day a result is ready for is not the
                 // day asked ("book it for the Friday" still is).
                 let for_a_result = |token: usize| {
-                    let word = |back: usize| {
-                        token
-                            .checked_sub(back)
-                            .and_then(|p| sent.tokens.get(p))
-                            .map(|p| p.lower.as_str())
-                    };
+                    let word = |back: usize| sent.lower_before(token, back);
                     let result = (3..=5).filter_map(word).any(|w| {
                         matches!(
                             w,

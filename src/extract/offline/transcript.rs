@@ -80,6 +80,14 @@ pub(super) struct Sentence {
 
 impl Sentence {
     /// The lower-case words of the sentence.
+    /// The lower-case token `back` places before token `token`.
+    pub(super) fn lower_before(&self, token: usize, back: usize) -> Option<&str> {
+        token
+            .checked_sub(back)
+            .and_then(|i| self.tokens.get(i))
+            .map(|t| t.lower.as_str())
+    }
+
     pub(super) fn word_lowers(&self) -> impl Iterator<Item = &str> {
         self.tokens
             .iter()
