@@ -23,7 +23,17 @@ pub(super) fn field(name: &str, field_type: FieldType, desc: &str) -> FieldDefin
 
 /// The extractor's values after the service's check of their evidence.
 pub(super) fn run(fields: &[FieldDefinition], transcript: &str) -> Map<String, Value> {
-    let extraction = OfflineExtractor::new().extract("Call the shop.", fields, transcript);
+    run_for("Call the shop.", fields, transcript)
+}
+
+/// [`run`] for a call placed towards `objective` (whose words say little
+/// about a field).
+pub(super) fn run_for(
+    objective: &str,
+    fields: &[FieldDefinition],
+    transcript: &str,
+) -> Map<String, Value> {
+    let extraction = OfflineExtractor::new().extract(objective, fields, transcript);
     let grounded = crate::extract::ground(fields, &extraction, transcript);
     eprintln!(
         "quotes {:?}\nreasons {:?}",

@@ -3,9 +3,8 @@
 //! days, corrects itself, or is pushed back on.
 
 use super::numbers::number;
-use super::{field, run};
+use super::{field, run, run_for};
 use crate::domain::FieldType;
-use crate::extract::OfflineExtractor;
 use serde_json::{Value, json};
 
 /// A price for other days is no price for the day the field names.
@@ -470,7 +469,5 @@ fn an_echo_that_names_the_field_picks_one_of_the_replys_amounts() {
                 Agent: So thirty-eight dollars per dog in the shared run. Can he bring food?\n\
                 Recipient: Sure can.\n\
                 Agent: Thanks.";
-    let extraction = OfflineExtractor::new().extract(objective, &fields, call);
-    let grounded = crate::extract::ground(&fields, &extraction, call);
-    assert_eq!(grounded.values["nightly_rate"], json!(38));
+    assert_eq!(run_for(objective, &fields, call)["nightly_rate"], json!(38));
 }

@@ -1,8 +1,7 @@
 //! The offline extractor on invented calls: yes/no answers.
 
-use super::{field, one_exchange, run};
+use super::{field, one_exchange, run, run_for};
 use crate::domain::FieldType;
-use crate::extract::OfflineExtractor;
 use serde_json::{Value, json};
 
 #[test]
@@ -629,10 +628,7 @@ fn a_question_that_only_brushes_the_field_does_not_override_its_answer() {
     // words say little about the field.
     let objective = "Get a price for a dental cleaning for Juno, and find out what is \
                      needed before the procedure.";
-    let read = |call: &str| {
-        let extraction = OfflineExtractor::new().extract(objective, &fields, call);
-        crate::extract::ground(&fields, &extraction, call).values["needs_bloodwork"].clone()
-    };
+    let read = |call: &str| run_for(objective, &fields, call)["needs_bloodwork"].clone();
     let call = "Agent: Does she need bloodwork beforehand?\n\
                 Recipient: At her age, yes, we require a senior panel first.\n\
                 Agent: Understood. Does she need to fast the night before?\n\
