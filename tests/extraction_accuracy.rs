@@ -292,7 +292,9 @@ fn norm_matches_reference_examples() {
 /// (64.1%), 37 (12.2%); boolean 75.5% / 11.3%, number 54.4% / 16.8%,
 /// string 64.4% / 5.5%. Measured once more, figures only, at the end of
 /// the fourth session (`59e81df`): 201 (66.1%), 33 (10.9%); boolean 75.5% /
-/// 11.3%, number 59.2% / 13.6%, string 64.4% / 5.5%.
+/// 11.3%, number 59.2% / 13.6%, string 64.4% / 5.5%. Made a development
+/// set at the start of the fifth session (misses printed, tuned on since);
+/// its figures from then on are tuning figures.
 #[test]
 fn offline_extraction_on_the_sixth_held_out_set() {
     let floor = Floor {
@@ -300,7 +302,7 @@ fn offline_extraction_on_the_sixth_held_out_set() {
         right: 201,
         wrong: 33,
     };
-    holds("extraction-heldout-6", 64, false, floor);
+    holds("extraction-heldout-6", 64, true, floor);
 }
 
 /// The seventh frozen held-out set (`tests/data/extraction-heldout-7/`),

@@ -6,7 +6,7 @@
 use crate::domain::FieldDefinition;
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::numbers::{find_numbers, same_amount};
-use crate::extract::text::opposites::asks_the_other_side;
+use crate::extract::text::opposites::{asks_about_a_problem, asks_the_other_side};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::{DurationUnit, Unit};
@@ -158,6 +158,14 @@ pub(super) fn asks_in_the_negative(text: &str) -> bool {
 pub(super) fn asks_the_other_side_of(field: &FieldDefinition, text: &str) -> bool {
     let tokens = tokenize(text);
     last_question(&tokens).is_some_and(|asked| asks_the_other_side(field, &words(asked)))
+}
+
+/// Whether the last question in `text` asks whether something would be
+/// a problem, for a field that is not about one ("They've got a dog. Is
+/// that a problem?" for `dogs_allowed`).
+pub(super) fn asks_about_a_problem_of(field: &FieldDefinition, text: &str) -> bool {
+    let tokens = tokenize(text);
+    last_question(&tokens).is_some_and(|asked| asks_about_a_problem(field, &words(asked)))
 }
 
 /// The tokens of the last question in `tokens` (up to its `?`).

@@ -65,6 +65,7 @@ use self::locate::{Turn, span_of, turns};
 use super::{Extraction, conform};
 use crate::domain::{FieldDefinition, FieldType};
 use crate::extract::text::identifier::counts_working_days;
+use crate::extract::text::opposites::denies_in_its_own_words;
 
 /// The reason token recorded for a value its evidence does not support.
 pub const UNSUPPORTED_BY_TRANSCRIPT: &str = "unsupported_by_transcript";
@@ -313,7 +314,14 @@ fn check_in(
         let reading = Reading {
             negative_question: asked.is_some_and(|asked| agree::asks_in_the_negative(&asked.text)),
             other_side: asked.is_some_and(|asked| {
-                field.is_some_and(|field| agree::asks_the_other_side_of(field, &asked.text))
+                field.is_some_and(|field| {
+                    agree::asks_the_other_side_of(field, &asked.text)
+                        && !(agree::asks_about_a_problem_of(field, &asked.text)
+                            && denies_in_its_own_words(
+                                field,
+                                words.split([',', '.', ';', '!', '?']),
+                            ))
+                })
             }),
             working_days: field.is_some_and(|field| {
                 field

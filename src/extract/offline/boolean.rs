@@ -11,6 +11,7 @@ use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::field_words;
+use crate::extract::text::opposites::denies_in_its_own_words;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
@@ -113,11 +114,27 @@ impl Analysis<'_, '_> {
                         // can't use their own", "Not a single one"); not
                         // when it speaks in the field's terms ("It's
                         // provided") or states a condition that reads as a
-                        // no on its own ("We're closed Sundays").
+                        // no on its own ("We're closed Sundays"). Asked
+                        // whether it would be a problem, only a yes or no
+                        // word answers in the question's frame: "Half our
+                        // campers bring dogs" speaks of the dogs.
+                        // "We don't allow dogs" speaks of the dogs too.
+                        let about_a_problem = self.asked_about_a_problem(field, item.region);
                         let reversed = !wh
                             && self.asked_inverted(field, item.region)
-                            && (plain
-                                || !self.reply_in_field_terms(field, item.region, &sentences));
+                            && if about_a_problem {
+                                plain
+                                    && !denies_in_its_own_words(
+                                        profile.definition,
+                                        sentences.iter().flat_map(|sent| {
+                                            sent.clause_ids()
+                                                .into_iter()
+                                                .map(|clause| clause_text(sent, clause))
+                                        }),
+                                    )
+                            } else {
+                                plain || !self.reply_in_field_terms(field, item.region, &sentences)
+                            };
                         let polarity = match (reversed, polarity) {
                             (true, Polarity::Yes) => Polarity::No,
                             (true, Polarity::No) => Polarity::Yes,

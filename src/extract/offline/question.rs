@@ -9,6 +9,7 @@ use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::FieldIndex;
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
+use crate::extract::text::opposites::asks_about_a_problem;
 use crate::extract::text::opposites::field_side_words;
 
 impl Analysis<'_, '_> {
@@ -66,6 +67,16 @@ impl Analysis<'_, '_> {
         self.transcript
             .last_question(open)
             .is_some_and(|question| asked_from_the_other_side(&self.profiles[field], question))
+    }
+
+    /// Whether the question that opened `open` asks whether something
+    /// would be a problem ("They've got a dog. Is that a problem?"), for a
+    /// field that is not about one.
+    pub(super) fn asked_about_a_problem(&self, field: FieldIndex, open: TurnIndex) -> bool {
+        self.transcript.last_question(open).is_some_and(|question| {
+            let asked: Vec<&str> = question.word_lowers().collect();
+            asks_about_a_problem(self.profiles[field].definition, &asked)
+        })
     }
 
     /// Whether `sentence` answers yes or no to a question the other side

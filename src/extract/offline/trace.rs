@@ -12,7 +12,7 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never a frozen held-out set (`h6-…`, `h7-…`): nobody tunes on them.
+    // Never a frozen held-out set (`h7-…`, `h8-…`): nobody tunes on them.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
@@ -29,6 +29,8 @@ fn trace_case() {
         "extraction-heldout-4"
     } else if id.starts_with("h5-") {
         "extraction-heldout-5"
+    } else if id.starts_with("h6-") {
+        "extraction-heldout-6"
     } else {
         "extraction"
     };
@@ -119,6 +121,7 @@ fn dump_features() {
         "extraction-heldout-3",
         "extraction-heldout-4",
         "extraction-heldout-5",
+        "extraction-heldout-6",
     ];
     let mut rows = vec![
         "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question"

@@ -95,14 +95,57 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
     // to lock the side gate?" for "whether it will be left unlocked": one
     // side's word is the other's with a negative prefix.
     let prefixed = negated_by_prefix(asked, &field_words) || negated_by_prefix(&field_words, asked);
-    // "Several residents use hearing aids. Would that be a problem?" for
-    // whether there is a hearing loop: "Not at all" is a yes to the field.
+    paired || prefixed || asks_about_a_problem(field, asked)
+}
+
+/// Whether a question of lower-case `asked` words asks whether something
+/// would be a problem, for a field that is not about one ("Several
+/// residents use hearing aids. Would that be a problem?" for whether there
+/// is a hearing loop): "Not at all" is a yes to the field.
+pub(crate) fn asks_about_a_problem(field: &FieldDefinition, asked: &[&str]) -> bool {
     let trouble = |w: &str| matches!(w, "problem" | "problems" | "issue" | "issues" | "trouble");
-    let about_a_problem = asked
+    asked
         .windows(2)
         .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]))
-        && !field_words.iter().any(|w| trouble(w));
-    paired || prefixed || about_a_problem
+        && !field_words(field).iter().any(|w| trouble(w))
+}
+
+/// Whether a reply of `clauses` to a question about a problem denies the
+/// field in its own words: a clause names a word of the field's name and
+/// negates it
+/// ("We don't allow dogs" for `dogs_allowed`), so it is no answer in the
+/// question's frame ("No, we don't mind dogs at all" still is one).
+pub(crate) fn denies_in_its_own_words<'a>(
+    field: &FieldDefinition,
+    clauses: impl IntoIterator<Item = &'a str>,
+) -> bool {
+    let own: Vec<String> = split_identifier(&field.name)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 4)
+        .map(|w| stem(&w.to_lowercase()))
+        .collect();
+    clauses
+        .into_iter()
+        .map(|clause| {
+            clause
+                .split_whitespace()
+                .map(|w| {
+                    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                        .to_lowercase()
+                        .replace('’', "'")
+                })
+                .collect::<Vec<String>>()
+        })
+        .any(|words| {
+            let negated = words
+                .iter()
+                .any(|w| matches!(w.as_str(), "not" | "never" | "no") || w.ends_with("n't"));
+            negated
+                && !words.iter().any(|w| w == "mind")
+                && words
+                    .iter()
+                    .any(|w| own.iter().any(|o| stems_match(o, &stem(w))))
+        })
 }
 
 /// Whether a word of `negated` is a word of `plain` (by stem) with a

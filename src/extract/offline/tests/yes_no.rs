@@ -684,6 +684,39 @@ fn no_problem_is_a_yes_to_a_field_about_something_else() {
 }
 
 #[test]
+fn asked_whether_it_is_a_problem_a_statement_speaks_of_the_field() {
+    // Only a yes or no word answers in the question's frame; a statement
+    // about the thing itself is read as it stands.
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "Oh, half our campers bring dogs. Just keep him on a leash."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "We don't allow dogs, I'm afraid."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "Yes, it would be, sorry."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
