@@ -4,7 +4,7 @@ use super::clause_polarity::clause_polarity;
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, PASS_ONS, REVISION_CUES,
-    STOPWORDS, SUBJECT_CHANGES,
+    SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
 };
 use super::options::chooses_other_option;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -104,6 +104,24 @@ impl Analysis<'_, '_> {
                             other => other,
                         }
                     };
+                    // "Okay, I'll let her know. Thanks for the quote."
+                    // "You bet.": a yes or no word answers the turn right
+                    // before it, and a sign-off asks nothing.
+                    let after_a_sign_off = !direct_reply
+                        && turn.previous().is_some_and(|previous| {
+                            let before = &self.transcript.turns[previous];
+                            before.speaker != self.transcript.turns[turn].speaker
+                                && self.transcript.last_question(previous).is_none()
+                                && before.sentences.iter().any(|&sentence| {
+                                    has_split_phrase(
+                                        &self.transcript.sentences[sentence].lower_text(),
+                                        phrases!(SIGN_OFFS),
+                                    )
+                                })
+                        });
+                    if after_a_sign_off && matches!(reading, Some((_, true))) {
+                        continue;
+                    }
                     if let Some((polarity, plain)) = reading {
                         let source = Source {
                             from: group[0],

@@ -343,6 +343,15 @@ pub(super) const REVISION_CUES: &[&str] = &[
     "told you wrong", "gave you the wrong", "got that wrong", "i was wrong",
 ];
 
+/// Phrases that close the call or a topic ("Thanks, Marco.", "I'll let
+/// her know."): a turn of them asks nothing, and a yes after it ("You
+/// bet.") answers no question.
+#[rustfmt::skip]
+pub(super) const SIGN_OFFS: &[&str] = &[
+    "thanks", "thank you", "bye", "goodbye", "take care", "let her know", "let him know",
+    "let them know", "pass that on", "pass it on", "pass this on", "pass all this on",
+];
+
 /// Phrases that take back what the speaker said before outright ("I told
 /// you wrong on the hookup"): stronger than a revision cue.
 #[rustfmt::skip]

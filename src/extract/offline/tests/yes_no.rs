@@ -717,6 +717,26 @@ fn asked_whether_it_is_a_problem_a_statement_speaks_of_the_field() {
 }
 
 #[test]
+fn a_yes_after_a_sign_off_answers_no_question() {
+    let fields = [field(
+        "pet_treatment",
+        FieldType::Boolean,
+        "Whether they offer a pet stain and odor treatment",
+    )];
+    let dodged = "Agent: Do you have a pet stain and odor treatment?\n\
+                  Recipient: Hmm, that's something we've talked about. Maybe by summer?\n\
+                  Agent: Okay, I'll let her know. Thanks for the quote.\n\
+                  Recipient: You bet. Tell her to ask for Jamal.";
+    assert_eq!(run(&fields, dodged)["pet_treatment"], Value::Null);
+    // A statement that is not a sign-off may still be confirmed.
+    let confirmed = "Agent: Do you have a pet stain and odor treatment?\n\
+                     Recipient: Hmm, let me think.\n\
+                     Agent: She'd want the pet treatment on the stairs.\n\
+                     Recipient: Sure, we can do the pet treatment there.";
+    assert_eq!(run(&fields, confirmed)["pet_treatment"], json!(true));
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
