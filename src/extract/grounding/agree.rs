@@ -5,7 +5,7 @@
 
 use crate::domain::FieldDefinition;
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
-use crate::extract::text::numbers::{find_numbers, same_amount};
+use crate::extract::text::numbers::{find_numbers, same_amount, window_opening};
 use crate::extract::text::opposites::{asks_about_a_problem, asks_the_other_side};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
@@ -346,7 +346,7 @@ const DURATIONS: [DurationUnit; 6] = [
 pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool {
     let tokens = tokenize(text);
     let mentions = find_numbers(&tokens);
-    let readings = mentions.iter().flat_map(|m| {
+    let readings = mentions.iter().enumerate().flat_map(|(at, m)| {
         let digits = m.digits.as_deref().and_then(|d| d.parse::<f64>().ok());
         // A time of day also reads on the 24-hour clock, minutes as a fraction.
         let clock = (m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some()).then(|| {
@@ -354,9 +354,22 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
             f64::from(hour) + f64::from(minute) / 60.0
         });
         let afternoon = clock.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
-        [Some(m.value), m.alt, digits, clock, afternoon]
-            .into_iter()
-            .flatten()
+        // "One to five in the afternoon": the window's opening is a time
+        // of day too.
+        let opening = window_opening(&tokens, &mentions, at + 1)
+            .map(|(hour, minute, _)| f64::from(hour) + f64::from(minute) / 60.0);
+        let opening_afternoon = opening.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
+        [
+            Some(m.value),
+            m.alt,
+            digits,
+            clock,
+            afternoon,
+            opening,
+            opening_afternoon,
+        ]
+        .into_iter()
+        .flatten()
     });
     for reading in readings {
         if same_amount(reading, value) {

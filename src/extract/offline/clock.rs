@@ -4,9 +4,9 @@
 
 use super::evidence::{Analysis, Role, Source};
 use super::phrase::is_negated_text;
-use super::profile::{FieldIndex, NumberProfile};
+use super::profile::{FieldIndex, NumberProfile, RangePreference};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
-use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::numbers::{NumberMention, window_opening};
 use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {
@@ -23,13 +23,15 @@ impl Analysis<'_, '_> {
             .filter(|e| e.role != Role::Question)
             .map(|e| e.sentence)
             .collect();
-        let mut last: Option<(u32, u32, Option<bool>, SentenceIndex)> = None;
+        // `None` for a window ("one to five") when the field wants no end
+        // of it in particular.
+        let mut last: Option<(Option<(u32, u32, Option<bool>)>, SentenceIndex)> = None;
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
                 continue;
             }
-            for m in sent.numbers.iter().filter(|m| is_clock(m)) {
+            for (at, m) in sent.numbers.iter().enumerate().filter(|(_, m)| is_clock(m)) {
                 let clause = sent
                     .token_clauses
                     .get(m.start)
@@ -39,10 +41,19 @@ impl Analysis<'_, '_> {
                     continue;
                 }
                 let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
-                last = Some((h, mm, m.pm, sentence));
+                let time = match (
+                    window_opening(&sent.tokens, &sent.numbers, at),
+                    number_profile.range,
+                ) {
+                    (Some(opening), RangePreference::Lower) => Some(opening),
+                    (Some(_), RangePreference::Neither) => None,
+                    _ => Some((h, mm, m.pm)),
+                };
+                last = Some((time, sentence));
             }
         }
-        let (h, mm, pm, sentence) = last?;
+        let (h, mm, pm) = last?.0?;
+        let sentence = last?.1;
         if h > 24 {
             return None;
         }

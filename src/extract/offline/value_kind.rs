@@ -116,9 +116,16 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     if !matches!(unit, FieldUnit::Money | FieldUnit::Count) {
         per = None;
     }
-    let range = if any(&["upper", "maximum", "max", "highest", "most"]) {
+    // A window on the clock ("Start of the arrival window") opens and
+    // closes.
+    let clock = unit == FieldUnit::Clock;
+    let range = if any(&["upper", "maximum", "max", "highest", "most"])
+        || (clock && any(&["end", "latest", "closing", "close", "closes", "finish"]))
+    {
         RangePreference::Upper
-    } else if any(&["lower", "minimum", "min", "lowest", "least"]) {
+    } else if any(&["lower", "minimum", "min", "lowest", "least"])
+        || (clock && any(&["start", "earliest", "opening", "opens", "beginning"]))
+    {
         RangePreference::Lower
     } else {
         RangePreference::Neither

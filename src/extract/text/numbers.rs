@@ -652,6 +652,40 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
     }
 }
 
+/// The opening hour of a window on the clock that `mentions[at]`, a time
+/// of day, closes ("one to five in the afternoon", "between eight and
+/// ten", "8-10am"), with the closing time's am or pm when it is no later:
+/// `(hour, minute, pm)`.
+pub(crate) fn window_opening(
+    tokens: &[Token],
+    mentions: &[NumberMention],
+    at: usize,
+) -> Option<(u32, u32, Option<bool>)> {
+    let close = mentions.get(at)?;
+    let open = mentions.get(at.checked_sub(1)?)?;
+    let gap: Vec<&str> = tokens
+        .get(open.end..close.start)?
+        .iter()
+        .map(|t| t.lower.as_str())
+        .collect();
+    let between =
+        open.start > 0 && matches!(word_at(tokens, open.start - 1), Some("between" | "from"));
+    let joined = match gap.as_slice() {
+        ["to" | "till" | "until" | "-" | "—"] => true,
+        ["and"] => between,
+        _ => false,
+    };
+    let a_time = |m: &NumberMention| m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some();
+    let plain_hour = (1.0..=12.0).contains(&open.value) && open.value.fract() == 0.0;
+    if !joined || !(a_time(open) || plain_hour) || open.ordinal {
+        return None;
+    }
+    let (hour, minute) = open.clock.unwrap_or((open.value as u32, 0));
+    let close_hour = close.clock.map_or(close.value as u32, |c| c.0);
+    let pm = open.pm.or(close.pm.filter(|_| hour <= close_hour));
+    Some((hour, minute, pm))
+}
+
 /// Links "six to eight", "between $2,300 and $2,600", "6-8", "six or seven".
 fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
     for idx in 0..ms.len().saturating_sub(1) {

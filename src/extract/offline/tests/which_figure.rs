@@ -471,3 +471,48 @@ fn an_echo_that_names_the_field_picks_one_of_the_replys_amounts() {
                 Agent: Thanks.";
     assert_eq!(run_for(objective, &fields, call)["nightly_rate"], json!(38));
 }
+
+/// A window on the clock opens and closes: a field for its start takes
+/// the opening hour, one for its end the closing hour, and one for
+/// neither takes no hour of it.
+#[test]
+fn a_window_on_the_clock_gives_the_end_the_field_names() {
+    let asked = "What's the arrival window tomorrow?";
+    let window = "Tomorrow's one to five in the afternoon.";
+    assert_eq!(
+        number(
+            "window_start_hour",
+            "Start of the arrival window, hour on a 24-hour clock",
+            asked,
+            window
+        ),
+        json!(13)
+    );
+    assert_eq!(
+        number(
+            "window_end_hour",
+            "End of the arrival window, hour on a 24-hour clock",
+            asked,
+            window
+        ),
+        json!(17)
+    );
+    assert_eq!(
+        number(
+            "arrival_hour",
+            "Hour the technician arrives, on a 24-hour clock",
+            asked,
+            window
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "window_start_hour",
+            "Start of the arrival window, hour on a 24-hour clock",
+            asked,
+            "Between eight and ten in the morning."
+        ),
+        json!(8)
+    );
+}
