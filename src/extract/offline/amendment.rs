@@ -5,7 +5,9 @@
 //! and a change asked for and accepted replaces a day or a time.
 
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{CORRECTION_CUES, DODGES, HEDGES, HOLDS, RETRACTIONS, REVISION_CUES};
+use super::lexicon::{
+    CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS, REVISION_CUES,
+};
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, StringKind};
@@ -59,6 +61,35 @@ impl Analysis<'_, '_> {
             !candidates
                 .iter()
                 .any(|c| c.turn == pick.turn && c.clause > hold)
+        })
+    }
+
+    /// Whether the asker asked about `field` again after the reply `pick`
+    /// was read from ("And the tent sites specifically?", "And on the
+    /// weekend?") and the reply to that declined ("I'd have to check")
+    /// with no amount of its own: the question was left unanswered.
+    pub(super) fn left_unanswered(
+        &self,
+        field: FieldIndex,
+        pick: &NumberCandidate,
+        candidates: &[NumberCandidate],
+    ) -> bool {
+        self.evidence(field, false).iter().any(|asked| {
+            let turn = self.transcript.sentences[asked.sentence].turn;
+            let reply = turn.next();
+            asked.role == Role::Question
+                && turn > pick.turn
+                && self.is_follow_up(turn)
+                && self.transcript.turns[turn].speaker != self.transcript.turns[pick.turn].speaker
+                && self.transcript.turns.get(reply.0).is_some_and(|answer| {
+                    answer.speaker == self.transcript.turns[pick.turn].speaker
+                        && !candidates.iter().any(|c| c.turn == reply)
+                        && answer.sentences.iter().any(|&sentence| {
+                            let text = self.transcript.sentences[sentence].lower_text();
+                            has_split_phrase(&text, phrases!(DODGES))
+                                || has_split_phrase(&text, phrases!(PASS_ONS))
+                        })
+                })
         })
     }
 

@@ -174,7 +174,8 @@ pub(super) const PASS_ONS: &[&str] = &[
     "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
     "that would have to go", "it'd have to go", "have my manager", "have the manager",
     "go over all that", "go over that with", "go through all that", "just walked in", "can i ring",
-    "can i call", "let me ring", "let me call",
+    "can i call", "let me ring", "let me call", "give you a wrong", "tell you a wrong", "she'll email",
+    "he'll email", "they'll email", "we'll email",
 ];
 
 /// Words that withhold an amount, or leave it open between several: a

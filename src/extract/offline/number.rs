@@ -103,7 +103,11 @@ impl Analysis<'_, '_> {
                 && c.score >= pick.score - 0.25
                 && c.clause >= pick.clause
         });
-        if rivals.count() > 0 || self.reply_hedges(said) || self.withdrawn(pick, &candidates) {
+        if rivals.count() > 0
+            || self.reply_hedges(said)
+            || self.withdrawn(pick, &candidates)
+            || self.left_unanswered(field, pick, &candidates)
+        {
             return None;
         }
         Some(self.apply_not_corrections(said, value))

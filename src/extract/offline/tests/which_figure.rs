@@ -516,3 +516,26 @@ fn a_window_on_the_clock_gives_the_end_the_field_names() {
         json!(8)
     );
 }
+
+/// The asker asking again ("And on the weekend?") says the reply before
+/// did not answer; a declined reply to that leaves the field open.
+#[test]
+fn a_follow_up_declined_leaves_the_field_unanswered() {
+    let fields = [field(
+        "weekend_price",
+        FieldType::Number,
+        "Daily price of an adult package on a Saturday or Sunday, in dollars",
+    )];
+    let declined = "Agent: What's the adult package price for a Saturday?\n\
+                    Recipient: The adult package is thirty-nine a day.\n\
+                    Agent: And on the weekend?\n\
+                    Recipient: A bit higher, but I'd have to check, it changes every year.\n\
+                    Agent: Okay, thanks.";
+    assert_eq!(run(&fields, declined)["weekend_price"], Value::Null);
+    let answered = "Agent: What's the adult package price for a Saturday?\n\
+                    Recipient: The adult package is thirty-nine a day.\n\
+                    Agent: Could they pick up on Friday evening?\n\
+                    Recipient: I'd have to check with the manager.\n\
+                    Agent: Okay, thanks.";
+    assert_eq!(run(&fields, answered)["weekend_price"], json!(39));
+}
