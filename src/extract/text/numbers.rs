@@ -511,13 +511,34 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
                 k += 1 + length;
                 break;
             }
-            // "one hundred and twelve": "and" only after a multiplier.
-            if matches!(
-                elems.last(),
-                Some(NumberWord::Hundred | NumberWord::Thousand)
-            ) && word_at(toks, k + 1)
-                .and_then(classify_number_word)
-                .is_some()
+            // "one hundred and twelve": "and" only after a multiplier, and
+            // not before another amount of that scale ("between eighteen
+            // hundred and twenty-two hundred").
+            let scale = elems.last().copied();
+            let next_scale = toks[k + 1..]
+                .iter()
+                .take_while(|t| {
+                    t.is_punct('-') || (t.is_word() && classify_number_word(&t.lower).is_some())
+                })
+                .filter_map(|t| classify_number_word(&t.lower))
+                .find(|w| {
+                    matches!(
+                        w,
+                        NumberWord::Hundred | NumberWord::Thousand | NumberWord::Million
+                    )
+                });
+            let same_scale = match (scale, next_scale) {
+                (Some(NumberWord::Hundred), Some(_)) => true,
+                (Some(NumberWord::Thousand), Some(NumberWord::Thousand | NumberWord::Million)) => {
+                    true
+                }
+                _ => false,
+            };
+            if matches!(scale, Some(NumberWord::Hundred | NumberWord::Thousand))
+                && !same_scale
+                && word_at(toks, k + 1)
+                    .and_then(classify_number_word)
+                    .is_some()
             {
                 k += 1;
                 continue;
@@ -777,6 +798,12 @@ mod tests {
         assert_eq!(nums("that's an easy one to fit"), Vec::<f64>::new());
         assert_eq!(nums("your cheapest one"), Vec::<f64>::new());
         assert_eq!(nums("a hundred and one"), vec![101.0]);
+        assert_eq!(nums("eighteen hundred and twenty-two"), vec![1822.0]);
+        assert_eq!(
+            nums("between eighteen hundred and twenty-two hundred"),
+            vec![1800.0, 2200.0]
+        );
+        assert_eq!(nums("two thousand and three thousand"), vec![2000.0, 3000.0]);
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
         assert_eq!(nums("have him come in and set one up"), Vec::<f64>::new());
