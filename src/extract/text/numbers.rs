@@ -803,7 +803,10 @@ mod tests {
             nums("between eighteen hundred and twenty-two hundred"),
             vec![1800.0, 2200.0]
         );
-        assert_eq!(nums("two thousand and three thousand"), vec![2000.0, 3000.0]);
+        assert_eq!(
+            nums("two thousand and three thousand"),
+            vec![2000.0, 3000.0]
+        );
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
         assert_eq!(nums("have him come in and set one up"), Vec::<f64>::new());

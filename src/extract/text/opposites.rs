@@ -58,6 +58,7 @@ const ONE_WAY_OPPOSITES: &[(&[&str], &[&str])] = &[
 /// "whether breakfast is included"): the question's words are of one side
 /// of an opposite pair only, the field's of the other side only.
 pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bool {
+    let asked = &from_the_askers_side(asked);
     // The name says what the field claims ("cleaning_included"); the
     // description only when the name takes no side ("Whether dry cleaning
     // is included in the hire fee" names both sides).
@@ -108,6 +109,28 @@ pub(crate) fn asks_about_a_problem(field: &FieldDefinition, asked: &[&str]) -> b
         .windows(2)
         .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]))
         && !field_words(field).iter().any(|w| trouble(w))
+}
+
+/// The words of a question with "provide" (or "supply") read as "bring"
+/// when the asker's side does it: "Does she need to provide any
+/// supplies?" asks whether the customer brings them, not whether the
+/// business provides them ("Do you provide them?").
+fn from_the_askers_side<'a>(asked: &[&'a str]) -> Vec<&'a str> {
+    let mut subject = None;
+    asked
+        .iter()
+        .map(|&word| {
+            if matches!(word, "she" | "he" | "i" | "we" | "they" | "you") {
+                subject = Some(word);
+            }
+            let provides = matches!(word, "provide" | "supply" | "provides" | "supplies");
+            if provides && subject.is_some_and(|s| s != "you") {
+                "bring"
+            } else {
+                word
+            }
+        })
+        .collect()
 }
 
 /// Whether a reply of `clauses` to a question about a problem denies the
@@ -167,6 +190,7 @@ fn negated_by_prefix(negated: &[&str], plain: &[&str]) -> bool {
 /// asks from the other side: a reply that uses them ("It's provided")
 /// speaks in the field's terms, not the question's.
 pub(crate) fn field_side_words(field: &FieldDefinition, asked: &[&str]) -> Vec<&'static str> {
+    let asked = &from_the_askers_side(asked);
     let words = field_words(field);
     let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
     let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
@@ -227,6 +251,20 @@ mod tests {
             "Does she need to bring her own helmet?"
         ));
         assert!(!other_side(&helmet, "Do you provide helmets?"));
+        // Who provides it: the customer providing is bringing their own.
+        let supplies = field("supplies_included", "Whether the cleaners bring supplies");
+        assert!(other_side(
+            &supplies,
+            "Does she need to provide any supplies?"
+        ));
+        assert!(other_side(
+            &supplies,
+            "Should I supply the cleaning products?"
+        ));
+        assert!(!other_side(
+            &supplies,
+            "Do you provide the supplies for her?"
+        ));
         assert!(!other_side(
             &helmet,
             "Do you lend helmets, or does she bring her own?"
