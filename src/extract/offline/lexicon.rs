@@ -256,7 +256,7 @@ pub(super) const STRONG_NO: &[&str] = &[
 pub(super) const SHORT_NEGATIVE_ECHOES: &[&str] = &[
     "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't", "we aren't", "they aren't",
     "she can't", "he can't", "she won't", "he won't", "i won't", "we won't", "it's not", "that's not",
-    "they're not", "we're not",
+    "they're not", "we're not", "never",
 ];
 
 /// Words that negate the clause they are in.

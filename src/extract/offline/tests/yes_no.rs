@@ -737,6 +737,28 @@ fn a_yes_after_a_sign_off_answers_no_question() {
 }
 
 #[test]
+fn never_inside_a_statement_is_no_outright_answer() {
+    assert_eq!(
+        yes_no(
+            "insured",
+            "Whether the company carries liability insurance",
+            "Is your company insured, in case something gets damaged?",
+            "We're bonded and we carry two million in liability insurance. Never had to use it."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "works_weekends",
+            "Whether the crew works on weekends",
+            "Does the crew work weekends?",
+            "Never."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
