@@ -539,10 +539,9 @@ impl Analysis<'_, '_> {
                 // "Yep, the certificate comes with it, no extra charge": a
                 // no-charge aside after a yes elaborates it, unless the field
                 // is about a charge.
-                if matches!(state, State::Strong(Polarity::Yes))
-                    && is_no_charge_aside(text)
-                    && !about_a_charge(profile)
-                {
+                // "Our van goes out Tuesdays, no charge.": nor is one a
+                // no on its own.
+                if is_no_charge_aside(text) && !about_a_charge(profile) {
                     continue;
                 }
                 // "Happy to help.", "Oh, how fun!": a pleasantry answers nothing.

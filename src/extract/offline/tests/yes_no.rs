@@ -759,6 +759,28 @@ fn never_inside_a_statement_is_no_outright_answer() {
 }
 
 #[test]
+fn a_no_charge_aside_is_no_no() {
+    assert_eq!(
+        yes_no(
+            "offers_delivery",
+            "Whether the shop delivers the finished order",
+            "Do you deliver, or would they need to pick up?",
+            "Our van goes out Tuesdays and Fridays, anywhere within ten miles, no charge."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "delivery_free",
+            "Whether delivery is free",
+            "Is delivery free?",
+            "No, no charge within ten miles, but we're further than that."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
