@@ -85,7 +85,7 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         FieldUnit::Clock
     } else if let Some(d) = duration_in(text) {
         FieldUnit::Duration(d)
-    } else if any(MONEY_NOUNS) {
+    } else if any(MONEY_NOUNS) && !opens_on_a_count(desc_lower) {
         FieldUnit::Money
     } else {
         FieldUnit::Count
@@ -186,6 +186,30 @@ fn closes_on_a_count(words: &[&str]) -> bool {
         && DurationUnit::parse(last).is_none()
         && !MEASURES.contains(&last);
     COUNTED.contains(&last) || named_before
+}
+
+/// Whether a field's lower-case description opens on a count of things
+/// that are no money ("Number of follow-up visits included in the
+/// price", "How many rooms are in the quote"): a count, whatever money
+/// it also names.
+fn opens_on_a_count(desc_lower: &str) -> bool {
+    let words: Vec<&str> = desc_lower
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let counted = match words.as_slice() {
+        ["number", "of", rest @ ..] | ["how", "many", rest @ ..] => rest,
+        _ => return false,
+    };
+    counted
+        .iter()
+        .take_while(|w| {
+            !matches!(
+                **w,
+                "in" | "for" | "of" | "on" | "at" | "that" | "which" | "included"
+            )
+        })
+        .all(|w| !MONEY_NOUNS.contains(w) && !matches!(*w, "dollars" | "pounds" | "euros"))
 }
 
 /// The duration unit a field's text names, unless only as a rate.

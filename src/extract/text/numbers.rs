@@ -253,6 +253,7 @@ pub(crate) fn find_numbers(toks: &[Token]) -> Vec<NumberMention> {
     }
     merge_dollars_cents(&mut out, toks);
     mark_ranges(&mut out, toks);
+    share_durations(&mut out, toks);
     out
 }
 
@@ -707,6 +708,26 @@ pub(crate) fn window_opening(
     Some((hour, minute, pm))
 }
 
+/// "At thirty and sixty days": a bare number coordinated with a duration
+/// is one of that unit too (no range: both are said).
+fn share_durations(ms: &mut [NumberMention], toks: &[Token]) {
+    for idx in (0..ms.len().saturating_sub(1)).rev() {
+        let Some(gap) = toks.get(ms[idx].end..ms[idx + 1].start) else {
+            continue;
+        };
+        let coordinated = matches!(gap, [t] if t.lower == "and" || t.is_punct(','));
+        if coordinated
+            && ms[idx].unit == Unit::None
+            && ms[idx].per.is_none()
+            && ms[idx].range_with.is_none()
+            && ms[idx].clock.is_none()
+            && matches!(ms[idx + 1].unit, Unit::Duration(_))
+        {
+            ms[idx].unit = ms[idx + 1].unit.clone();
+        }
+    }
+}
+
 /// Links "six to eight", "between $2,300 and $2,600", "6-8", "six or seven".
 fn mark_ranges(ms: &mut [NumberMention], toks: &[Token]) {
     for idx in 0..ms.len().saturating_sub(1) {
@@ -829,6 +850,19 @@ mod tests {
         assert_eq!(ms[0].digits.as_deref(), Some("212"));
         let ms = find_numbers(&tokenize("four four seven one"));
         assert_eq!(ms[0].value, 4471.0);
+    }
+
+    #[test]
+    fn a_bare_number_beside_a_duration_shares_its_unit() {
+        let ms = find_numbers(&tokenize("Two follow-ups, at thirty and sixty days."));
+        let units: Vec<&Unit> = ms.iter().map(|m| &m.unit).collect();
+        assert_eq!(units[1], &Unit::Duration(DurationUnit::Day));
+        assert_eq!(units[2], &Unit::Duration(DurationUnit::Day));
+        // A rate keeps its own unit.
+        let ms = find_numbers(&tokenize(
+            "It's one seventy-five an hour, two hour minimum.",
+        ));
+        assert_ne!(ms[0].unit, Unit::Duration(DurationUnit::Hour));
     }
 
     #[test]

@@ -74,3 +74,23 @@ fn a_room_number_named_in_passing_makes_no_code_field() {
         crate::extract::offline::profile::StringKind::Code
     ));
 }
+
+#[test]
+fn a_count_of_things_is_a_count_whatever_money_it_names() {
+    use crate::extract::offline::profile::FieldUnit;
+    assert_eq!(
+        number_unit(
+            "follow_up_visits",
+            "Number of follow-up visits included in the price"
+        ),
+        FieldUnit::Count
+    );
+    assert_eq!(
+        number_unit("rooms_quoted", "How many rooms are in the quote"),
+        FieldUnit::Count
+    );
+    assert_eq!(
+        number_unit("fee_count", "Number of dollars in the fee"),
+        FieldUnit::Money
+    );
+}
