@@ -492,6 +492,32 @@ impl Analysis<'_, '_> {
             {
                 score -= 1.0;
             }
+            // "The day rate comes out to twenty-one hundred" for a number
+            // of seats: an amount a charge comes to is money, no count.
+            let clause_before: Vec<&str> = sent
+                .tokens
+                .get(
+                    sent.clause_range(
+                        sent.token_clauses
+                            .get(m.start)
+                            .copied()
+                            .unwrap_or(ClauseId(0)),
+                    )
+                    .start..m.start,
+                )
+                .unwrap_or(&[])
+                .iter()
+                .filter(|t| t.is_word())
+                .map(|t| t.lower.as_str())
+                .collect();
+            if number_profile.unit == FieldUnit::Count
+                && m.unit == Unit::None
+                && clause_before
+                    .iter()
+                    .any(|w| set!(CHARGE_NOUNS).contains(w) && !profile.is_keyword(&stem(w)))
+            {
+                continue;
+            }
             if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
                 if !profile.is_keyword(&stem(noun)) {
                     continue;

@@ -539,3 +539,26 @@ fn a_follow_up_declined_leaves_the_field_unanswered() {
                     Agent: Okay, thanks.";
     assert_eq!(run(&fields, answered)["weekend_price"], json!(39));
 }
+
+/// What a charge comes to is money, never a count of things.
+#[test]
+fn an_amount_a_charge_comes_to_is_no_count() {
+    assert_eq!(
+        number(
+            "bus_capacity",
+            "Seating capacity of the bus offered, in passengers",
+            "How many does the bus seat, and what's the day rate?",
+            "It's a big coach, and the day rate comes out to twenty-one hundred."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "bus_capacity",
+            "Seating capacity of the bus offered, in passengers",
+            "How many does the bus seat?",
+            "It seats fifty-six."
+        ),
+        json!(56)
+    );
+}
