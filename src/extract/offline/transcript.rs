@@ -103,7 +103,8 @@ impl Sentence {
 
     /// Whether the clause holding token `tok` says, before it, that what
     /// follows is habitual or superseded ("usually", "normally", "it used
-    /// to be"): a value there is no answer about this case.
+    /// to be", "last time it was"): a value there is no answer about this
+    /// case.
     pub(super) fn habitual_before(&self, tok: usize) -> bool {
         let Some(&clause) = self.token_clauses.get(tok) else {
             return false;
@@ -114,8 +115,17 @@ impl Sentence {
             .filter(|t| t.is_word())
             .map(|t| t.lower.as_str())
             .collect();
+        // "Last time it was eight dollars", not "the last time slot".
+        let last_time = words.windows(3).any(|w| {
+            w[..2] == ["last", "time"]
+                && matches!(
+                    w[2],
+                    "it" | "she" | "he" | "they" | "we" | "i" | "you" | "was" | "were"
+                )
+        });
         words.iter().any(|w| set!(HABITUAL).contains(w))
             || words.windows(2).any(|pair| pair == ["used", "to"])
+            || last_time
     }
 
     /// Token range of `clause`.

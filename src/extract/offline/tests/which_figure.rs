@@ -562,3 +562,17 @@ fn an_amount_a_charge_comes_to_is_no_count() {
         json!(56)
     );
 }
+
+/// "Last time it was …" is what the amount was, not what it is.
+#[test]
+fn last_time_s_amount_is_superseded() {
+    assert_eq!(
+        number(
+            "copay_dollars",
+            "Copay for this refill, in dollars",
+            "And what will her copay be?",
+            "Last time it was eight dollars. This time it's coming up as twelve fifty."
+        ),
+        json!(12.5)
+    );
+}
