@@ -153,8 +153,10 @@ impl Analysis<'_, '_> {
 
     /// "I told you wrong on the hookup, sorry. It went up in April. It's
     /// four fifty now.": the rest of a turn in which the answering side
-    /// names `field` and takes back what it said, as answers; a sentence
-    /// that names another field speaks of that one.
+    /// names `field` (or answers about it: "Hang on. The truing is another
+    /// twenty, I forgot to ring that up. So call it one nineteen.") and
+    /// takes back what it said, as answers; a sentence that names another
+    /// field speaks of that one.
     pub(super) fn retracted_rest(&self, field: FieldIndex, evidence: &[Evidence]) -> Vec<Evidence> {
         let names_another_field = |sentence: SentenceIndex| {
             self.field_indices().any(|other| {
@@ -167,7 +169,7 @@ impl Analysis<'_, '_> {
         };
         evidence
             .iter()
-            .filter(|e| e.role == Role::Direct)
+            .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
             .filter(|e| {
                 let turn = self.transcript.sentences[e.sentence].turn;
                 self.transcript.turns[turn].speaker == Speaker::Recipient

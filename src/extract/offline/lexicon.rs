@@ -359,7 +359,8 @@ pub(super) const SIGN_OFFS: &[&str] = &[
 pub(super) const RETRACTIONS: &[&str] = &[
     "told you wrong", "gave you the wrong", "got that wrong", "i was wrong", "misspoke",
     "correction", "my mistake", "read you the", "quoted you the", "i was looking at the",
-    "wrong one", "the old price", "the old rate", "was last year's",
+    "wrong one", "the old price", "the old rate", "was last year's", "i forgot to", "forgot to add",
+    "forgot to include", "i left off", "i left out",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

@@ -576,3 +576,19 @@ fn last_time_s_amount_is_superseded() {
         json!(12.5)
     );
 }
+
+/// "I forgot to ring that up": what follows replaces the total said.
+#[test]
+fn a_forgotten_item_revises_the_total() {
+    let fields = [field(
+        "total_cost",
+        FieldType::Number,
+        "Total repair bill including parts and labor, in dollars",
+    )];
+    let call = "Agent: What's the total?\n\
+                Recipient: Derailleur's sixty-four, labor's thirty-five, so ninety-nine.\n\
+                Agent: Ninety-nine dollars total.\n\
+                Recipient: Hang on. The wheel truing is another twenty, I forgot to ring that up. So call it one nineteen.\n\
+                Agent: Got it.";
+    assert_eq!(run(&fields, call)["total_cost"], json!(119));
+}
