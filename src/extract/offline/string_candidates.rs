@@ -106,14 +106,19 @@ fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
     })
 }
 
-/// Joins a name span, dropping a possessive "'s".
+/// Joins a name span, dropping a possessive "'s" that ends it ("Kim's
+/// car"), not one inside the name ("Miller's Ford").
 pub(super) fn join_tokens(toks: &[Token]) -> String {
     let mut out = String::new();
     for (i, t) in toks.iter().enumerate() {
         if i > 0 && t.space_before {
             out.push(' ');
         }
-        let text = t.text.strip_suffix("'s").unwrap_or(&t.text);
+        let text = if i + 1 == toks.len() {
+            t.text.strip_suffix("'s").unwrap_or(&t.text)
+        } else {
+            &t.text
+        };
         out.push_str(text);
     }
     out

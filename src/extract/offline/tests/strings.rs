@@ -341,3 +341,21 @@ fn the_asker_answering_a_question_back_gives_no_value() {
 fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
     one_exchange(name, FieldType::String, desc, question, reply)
 }
+
+/// A possessive inside a place's name is part of it ("Miller's Ford");
+/// one that ends a name is not ("Kim's").
+#[test]
+fn a_possessive_inside_a_name_is_kept() {
+    let fields = [field(
+        "put_in_location",
+        FieldType::String,
+        "Name of the put-in spot the shuttle drops paddlers at",
+    )];
+    let transcript = "Agent: Where does the shuttle drop off for the put-in?\n\
+                      Recipient: We drive you up to Miller's Ford, and you paddle back down.\n\
+                      Agent: Thanks.";
+    assert_eq!(
+        run(&fields, transcript)["put_in_location"],
+        json!("Miller's Ford")
+    );
+}
