@@ -147,7 +147,8 @@ pub(super) const DODGES: &[&str] = &[
     "no way to know", "can't confirm", "cannot confirm", "unclear", "don't have", "no information",
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
     "run that past", "run it past", "run that by", "run it by", "before i say yes", "ring you back",
-    "ring them back", "go through that with",
+    "ring them back", "go through that with", "can talk about that", "can talk about it",
+    "can discuss that", "can discuss it", "can sort that out", "can figure that out",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
     // Not vouching for it ("Should be, I think. I couldn't swear to it.").

@@ -781,6 +781,19 @@ fn a_no_charge_aside_is_no_no() {
 }
 
 #[test]
+fn putting_it_off_to_later_is_no_answer() {
+    assert_eq!(
+        yes_no(
+            "moves_furniture",
+            "Whether the crew moves the furniture",
+            "And would the crew handle moving the couch and the other furniture?",
+            "Hmm, we can talk about that when I come measure."
+        ),
+        Value::Null
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
