@@ -6,7 +6,8 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
-    CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS, REVISION_CUES,
+    CHARGE_NOUNS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS, REVISION_CUES,
+    STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -15,6 +16,7 @@ use super::string::{StringCandidate, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::numbers::same_amount;
+use crate::extract::text::stem::stem;
 
 /// Words of a question that offer a change ("Could he do Wednesday?").
 const CHANGE_OFFERS: &[&str] = &[
@@ -281,11 +283,21 @@ impl Analysis<'_, '_> {
     /// Whether the reply holding `sentence` withholds an amount anywhere
     /// ("could be a day, could be two", "I won't put a number on it"): the
     /// amount it gives is no clear answer.
-    pub(super) fn reply_hedges(&self, sentence: SentenceIndex) -> bool {
+    pub(super) fn reply_hedges(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
         let turn = self.transcript.sentences[sentence].turn;
         self.transcript.turns[turn].sentences.iter().any(|&other| {
-            let text: String = self.transcript.sentences[other].lower_text();
-            has_any_phrase(&text, HEDGES)
+            let sent = &self.transcript.sentences[other];
+            // "Fifteen a signature. The trip charge is on top, it depends
+            // on the mileage.": a hedge about another charge.
+            let profile = &self.profiles[field];
+            let words: Vec<&str> = sent.word_lowers().collect();
+            let about_another = other != sentence
+                && words.windows(2).any(|pair| {
+                    set!(CHARGE_NOUNS).contains(pair[1])
+                        && !set!(STOPWORDS).contains(pair[0])
+                        && !profile.is_keyword(&stem(pair[0]))
+                });
+            !about_another && has_any_phrase(&sent.lower_text(), HEDGES)
         })
     }
 

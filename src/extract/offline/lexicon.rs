@@ -185,7 +185,7 @@ pub(super) const PASS_ONS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const HEDGES: &[&str] = &[
     "could be", "put a number on", "no idea", "anywhere from", "don't hold me", "can't give you",
-    "cannot give you", "won't know",
+    "cannot give you", "won't know", "depends on the day", "it depends", "varies",
     // Not fixed yet, or said of something else ("This year's was …, but
     // they haven't set next year's"; "… so I think it's different").
     "haven't set", "hasn't been set", "not been set", "not set yet", "yet to be set", "yet to set",

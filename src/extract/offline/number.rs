@@ -104,7 +104,7 @@ impl Analysis<'_, '_> {
                 && c.clause >= pick.clause
         });
         if rivals.count() > 0
-            || self.reply_hedges(said)
+            || self.reply_hedges(field, said)
             || self.withdrawn(pick, &candidates)
             || self.left_unanswered(field, pick, &candidates)
         {

@@ -592,3 +592,27 @@ fn a_forgotten_item_revises_the_total() {
                 Agent: Got it.";
     assert_eq!(run(&fields, call)["total_cost"], json!(119));
 }
+
+/// "It depends" withholds the amount a reply goes on to give, unless it
+/// is said of another charge.
+#[test]
+fn it_depends_withholds_the_amount_unless_said_of_another_charge() {
+    assert_eq!(
+        number(
+            "arrive_early_minutes",
+            "How many minutes before departure cars should arrive",
+            "And how early should she get there with the car?",
+            "Hmm, it depends on the day, really. Some people come half an hour ahead."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "fee_per_signature",
+            "Notary fee per notarized signature, in dollars",
+            "What's the fee per signature?",
+            "Fifteen dollars a signature. The trip charge is on top of that, it depends on the mileage."
+        ),
+        json!(15)
+    );
+}
