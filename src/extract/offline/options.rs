@@ -87,7 +87,7 @@ impl FieldOptions {
             .into_iter()
             .map(|w| {
                 let w = w.strip_suffix("'s").unwrap_or(&w);
-                w.trim_end_matches('\'').to_string()
+                option_word(w.trim_end_matches('\''))
             })
             .collect();
         let mut classes = Vec::new();
@@ -167,10 +167,25 @@ fn option_words(sentence: &Sentence) -> Vec<(usize, String)> {
                 break;
             }
         }
-        words.push((i, word));
+        words.push((i, option_word(&word)));
         i = end;
     }
     words
+}
+
+/// The option a word names: a compound that is no option of its own
+/// names the option of its first part ("single-flue" is "single",
+/// "double-flue" "double"); "off-peak" and "half-day" stay whole.
+fn option_word(word: &str) -> String {
+    let named = |w: &str| {
+        CONTRASTS
+            .iter()
+            .any(|set| set.iter().any(|class| class.contains(&w)))
+    };
+    match word.split_once('-') {
+        Some((first, _)) if !named(word) && named(first) => first.to_string(),
+        _ => word.to_string(),
+    }
 }
 
 /// The option a value at token `at` of `sentence` is said for, as it

@@ -616,3 +616,18 @@ fn it_depends_withholds_the_amount_unless_said_of_another_charge() {
         json!(15)
     );
 }
+
+/// "single-flue" names the single option, so a double flue's price is
+/// another option's.
+#[test]
+fn a_compound_names_the_option_of_its_first_part() {
+    assert_eq!(
+        number(
+            "sweep_price",
+            "Price of the standard single-flue sweep, in dollars",
+            "Is the standard sweep still one eighty-nine?",
+            "Yep, one eighty-nine, camera and all. A double flue would be two forty-nine."
+        ),
+        json!(189)
+    );
+}
