@@ -39,6 +39,7 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["rush", "express", "expedited", "priority", "urgent", "same-day"],
     ],
     &[&["indoor"], &["outdoor"]],
+    &[&["weekly"], &["monthly"], &["quarterly"], &["annual", "yearly"]],
     &[&["holiday", "holidays"], &["normal", "regular", "usual", "standard", "everyday"]],
     &[&["full"], &["partial"]],
     &[&["peak", "high-season"], &["off-peak", "low-season"]],

@@ -631,3 +631,30 @@ fn a_compound_names_the_option_of_its_first_part() {
         json!(189)
     );
 }
+
+/// A monthly plan's price is no quarterly plan's.
+#[test]
+fn a_plan_of_another_period_is_another_option() {
+    let quarterly = (
+        "quarterly_plan_price",
+        "Price per visit of the quarterly plan, in dollars",
+    );
+    assert_eq!(
+        number(
+            quarterly.0,
+            quarterly.1,
+            "What does your quarterly plan cost per visit?",
+            "Most folks go with our monthly plan, that's forty-nine a month."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            quarterly.0,
+            quarterly.1,
+            "What does your quarterly plan cost per visit?",
+            "The quarterly plan is ninety-five a visit."
+        ),
+        json!(95)
+    );
+}
