@@ -600,11 +600,18 @@ impl Analysis<'_, '_> {
                     Some((_, false)) if is_hypothetical(text) => {}
                     Some((pol, false)) => {
                         // An echo of the keywords alone ("the garden, um") is not an answer.
-                        let substantive = content.iter().any(|w| {
-                            !DETERMINERS.contains(w)
-                                && !profile.is_own_word(&stem(w))
-                                && !ACCEPT_WORDS.contains(w)
-                        });
+                        // "The oven's included." states it in the field's
+                        // own words, though.
+                        let states = mentions_field
+                            && content.iter().any(|w| {
+                                matches!(*w, "is" | "are" | "was" | "were") || w.ends_with("'s")
+                            });
+                        let substantive = states
+                            || content.iter().any(|w| {
+                                !DETERMINERS.contains(w)
+                                    && !profile.is_own_word(&stem(w))
+                                    && !ACCEPT_WORDS.contains(w)
+                            });
                         let first_informative =
                             first_reply && !seen_informative && state == State::Empty;
                         let eligible = substantive

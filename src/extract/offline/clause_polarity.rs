@@ -85,6 +85,15 @@ pub(super) fn clause_polarity(
             {
                 continue;
             }
+            // "Let me correct myself": the verb, not an answer.
+            if starts("correct")
+                && (matches!(
+                    words.get(i + 1),
+                    Some(&("myself" | "that" | "this" | "it" | "me"))
+                ) || (i > 0 && matches!(words.get(i - 1), Some(&("me" | "to" | "i" | "i'll")))))
+            {
+                continue;
+            }
             // Short echoes ("we can", "it is") only count as the whole clause.
             if let Some(p) = echo {
                 let n = p.len();

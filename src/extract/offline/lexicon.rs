@@ -342,7 +342,7 @@ pub(super) const SUBJECT_CHANGES: &[&str] = &[
 pub(super) const REVISION_CUES: &[&str] = &[
     "actually", "wait", "make that", "instead", "scratch that", "correction", "i mean",
     "second thought", "change that", "forgot", "my mistake", "misspoke", "after all",
-    "told you wrong", "gave you the wrong", "got that wrong", "i was wrong",
+    "told you wrong", "gave you the wrong", "got that wrong", "i was wrong", "correct myself",
 ];
 
 /// Phrases that close the call or a topic ("Thanks, Marco.", "I'll let

@@ -794,6 +794,29 @@ fn putting_it_off_to_later_is_no_answer() {
 }
 
 #[test]
+fn a_reply_in_the_field_s_own_words_answers_it() {
+    let oven = (
+        "oven_cleaning_included",
+        "Whether cleaning the inside of the oven is included in the quoted price",
+    );
+    let asked = "And the oven isn't extra, right?";
+    assert_eq!(
+        yes_no(oven.0, oven.1, asked, "The oven's included."),
+        json!(true)
+    );
+    // "Let me correct myself" is a self-correction, not "Correct".
+    assert_eq!(
+        yes_no(
+            oven.0,
+            oven.1,
+            asked,
+            "Hmm, actually, let me correct myself. The oven's included, but the fridge is extra."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
