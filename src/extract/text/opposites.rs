@@ -72,11 +72,11 @@ pub(crate) fn asks_the_other_side(field: &FieldDefinition, asked: &[&str]) -> bo
             .iter()
             .any(|(one, other)| words.iter().any(|w| one.contains(w) || other.contains(w)))
     };
-    let words = if takes_side(&name_words) {
+    let words = waived_is_free(if takes_side(&name_words) {
         name.clone()
     } else {
         field_words(field)
-    };
+    });
     let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
     let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
     let paired = OPPOSITES.iter().any(|(one, other)| {
@@ -109,6 +109,23 @@ pub(crate) fn asks_about_a_problem(field: &FieldDefinition, asked: &[&str]) -> b
         .windows(2)
         .any(|pair| matches!(pair[0], "a" | "an" | "any") && trouble(pair[1]))
         && !field_words(field).iter().any(|w| trouble(w))
+}
+
+/// A field's words with a waived charge read as free: "Whether the
+/// delivery charge is waived" is on the side of "free", not of "charge".
+fn waived_is_free(words: Vec<String>) -> Vec<String> {
+    let waived = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "waived" | "waive" | "waives" | "exempt"));
+    if !waived {
+        return words;
+    }
+    let charge_side = OPPOSITES[1].1;
+    words
+        .into_iter()
+        .filter(|w| !charge_side.contains(&w.as_str()))
+        .chain(std::iter::once("free".to_string()))
+        .collect()
 }
 
 /// The words of a question with "provide" (or "supply") read as "bring"
@@ -191,7 +208,7 @@ fn negated_by_prefix(negated: &[&str], plain: &[&str]) -> bool {
 /// speaks in the field's terms, not the question's.
 pub(crate) fn field_side_words(field: &FieldDefinition, asked: &[&str]) -> Vec<&'static str> {
     let asked = &from_the_askers_side(asked);
-    let words = field_words(field);
+    let words = waived_is_free(field_words(field));
     let field_words: Vec<&str> = words.iter().map(String::as_str).collect();
     let names = |words: &[&str], side: &[&str]| words.iter().any(|w| side.contains(w));
     let mut out = Vec::new();
@@ -251,6 +268,13 @@ mod tests {
             "Does she need to bring her own helmet?"
         ));
         assert!(!other_side(&helmet, "Do you provide helmets?"));
+        // A waived charge is on the side of free.
+        let waived = field(
+            "deliveryChargeWaived",
+            "Whether the delivery charge is waived",
+        );
+        assert!(other_side(&waived, "Will there be a delivery charge?"));
+        assert!(!other_side(&waived, "Is delivery free?"));
         // Who provides it: the customer providing is bringing their own.
         let supplies = field("supplies_included", "Whether the cleaners bring supplies");
         assert!(other_side(
