@@ -104,6 +104,21 @@ impl Analysis<'_, '_> {
                             other => other,
                         }
                     };
+                    // "What's the trip charge?" "… So no trip charge for
+                    // her.": for a field on the side of free, saying there
+                    // is no charge is a yes (asked from the charge's side,
+                    // the plain no is reversed below instead).
+                    let reading = if on_the_free_side(profile)
+                        && (wh || !self.asked_inverted(field, item.region))
+                        && !matches!(reading, Some((Polarity::Yes, _)))
+                        && sentences
+                            .iter()
+                            .any(|sent| denies_a_charge(&sent.lower_text()))
+                    {
+                        Some((Polarity::Yes, false))
+                    } else {
+                        reading
+                    };
                     // "Okay, I'll let her know. Thanks for the quote."
                     // "You bet.": a yes or no word answers the turn right
                     // before it, and a sign-off asks nothing.
@@ -748,6 +763,28 @@ fn about_a_charge(profile: &FieldProfile) -> bool {
                 | "include"
                 | "includes"
         )
+    })
+}
+
+/// Whether a field is on the side of free: "Whether the school group
+/// gets free admission", "Whether the trip charge is waived".
+fn on_the_free_side(profile: &FieldProfile) -> bool {
+    field_words(profile.definition)
+        .iter()
+        .any(|w| matches!(w.as_str(), "free" | "waived" | "waive" | "complimentary"))
+}
+
+/// Whether lower-case `text` says there is no charge ("So no trip charge
+/// for her", "there's no admission fee"): "no", up to two words, and a
+/// charge.
+fn denies_a_charge(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    words.iter().enumerate().any(|(at, w)| {
+        *w == "no"
+            && words[at + 1..]
+                .iter()
+                .take(3)
+                .any(|w| matches!(*w, "charge" | "fee" | "cost" | "charges" | "fees"))
     })
 }
 

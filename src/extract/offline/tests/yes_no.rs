@@ -817,6 +817,32 @@ fn a_reply_in_the_field_s_own_words_answers_it() {
 }
 
 #[test]
+fn no_charge_is_a_yes_to_a_field_on_the_side_of_free() {
+    let waived = (
+        "trip_charge_waived",
+        "Whether the trip charge is waived for this customer",
+    );
+    assert_eq!(
+        yes_no(
+            waived.0,
+            waived.1,
+            "What's the trip charge?",
+            "Forty-five normally, but she's in town. So no trip charge for her."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            waived.0,
+            waived.1,
+            "Is there a trip charge?",
+            "No, not for her."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
