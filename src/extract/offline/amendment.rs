@@ -6,8 +6,8 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
-    CHARGE_NOUNS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS, REVISION_CUES,
-    STOPWORDS,
+    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS,
+    REVISION_CUES, STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -49,14 +49,18 @@ const ACCEPTANCES: &[&str] = &[
 
 impl Analysis<'_, '_> {
     /// Whether the speaker puts `pick` on hold after saying it ("about one
-    /// ninety... hold on, let me re-run it") and no amount that fits the
-    /// field follows the hold in the turn: the figure was withdrawn.
+    /// ninety... hold on, let me re-run it"), or says they would have to
+    /// check ("Inside town limits it's twelve. Ridgeway's further, I'd
+    /// need to check with our driver"), and no amount that fits the field
+    /// follows in the turn: the figure was withdrawn.
     pub(super) fn withdrawn(&self, pick: &NumberCandidate, candidates: &[NumberCandidate]) -> bool {
         let turn = &self.transcript.turns[pick.turn];
         let hold = turn.sentences.iter().find_map(|&sentence| {
             let sent = &self.transcript.sentences[sentence];
             sent.clause_ids().into_iter().find(|&clause| {
-                clause > pick.clause && has_any_phrase(clause_text(sent, clause), HOLDS)
+                clause > pick.clause
+                    && (has_any_phrase(clause_text(sent, clause), HOLDS)
+                        || has_any_phrase(clause_text(sent, clause), CHECKS))
             })
         });
         hold.is_some_and(|hold| {

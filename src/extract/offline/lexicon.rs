@@ -193,6 +193,14 @@ pub(super) const HEDGES: &[&str] = &[
     "that's different for",
 ];
 
+/// Dodges that leave an amount said before them to be checked ("I'd need
+/// to check with our driver"): no answer unless one follows.
+#[rustfmt::skip]
+pub(super) const CHECKS: &[&str] = &[
+    "need to check", "have to check", "check with", "need to ask", "have to ask", "find out",
+    "get back to you",
+];
+
 /// Dodges that put the other side on hold; an answer usually follows.
 #[rustfmt::skip]
 pub(super) const HOLDS: &[&str] = &[

@@ -658,3 +658,31 @@ fn a_plan_of_another_period_is_another_option() {
         json!(95)
     );
 }
+
+/// "I'd need to check" after an amount leaves it unsettled.
+#[test]
+fn an_amount_left_to_be_checked_is_no_answer() {
+    let fee = (
+        "delivery_fee",
+        "Delivery charge to the family's address, in dollars",
+    );
+    let asked = "And what's the delivery charge?";
+    assert_eq!(
+        number(
+            fee.0,
+            fee.1,
+            asked,
+            "Inside town it's twelve dollars. Ridgeway's out past the reservoir though, so I'd need to check with our driver."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            fee.0,
+            fee.1,
+            asked,
+            "Inside town it's twelve dollars, and Ridgeway's inside town."
+        ),
+        json!(12)
+    );
+}
