@@ -83,9 +83,12 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         || (has_word(text, "hour") && any(&["start", "begin", "arrival", "pickup"]))
     {
         FieldUnit::Clock
+    } else if opens_on_a_count(desc_lower) {
+        // "Number of boxes needed for a year's supply"
+        FieldUnit::Count
     } else if let Some(d) = duration_in(text) {
         FieldUnit::Duration(d)
-    } else if any(MONEY_NOUNS) && !opens_on_a_count(desc_lower) {
+    } else if any(MONEY_NOUNS) {
         FieldUnit::Money
     } else {
         FieldUnit::Count
@@ -189,9 +192,9 @@ fn closes_on_a_count(words: &[&str]) -> bool {
 }
 
 /// Whether a field's lower-case description opens on a count of things
-/// that are no money ("Number of follow-up visits included in the
-/// price", "How many rooms are in the quote"): a count, whatever money
-/// it also names.
+/// that are no money and no time ("Number of follow-up visits included
+/// in the price", "Number of boxes needed for a year's supply"): a
+/// count, whatever money or time it also names.
 fn opens_on_a_count(desc_lower: &str) -> bool {
     let words: Vec<&str> = desc_lower
         .split(|c: char| !c.is_alphanumeric() && c != '-')
@@ -209,7 +212,11 @@ fn opens_on_a_count(desc_lower: &str) -> bool {
                 "in" | "for" | "of" | "on" | "at" | "that" | "which" | "included"
             )
         })
-        .all(|w| !MONEY_NOUNS.contains(w) && !matches!(*w, "dollars" | "pounds" | "euros"))
+        .all(|w| {
+            !MONEY_NOUNS.contains(w)
+                && !matches!(*w, "dollars" | "pounds" | "euros")
+                && DurationUnit::parse(w).is_none()
+        })
 }
 
 /// The duration unit a field's text names, unless only as a rate.

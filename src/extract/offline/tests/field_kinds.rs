@@ -76,7 +76,7 @@ fn a_room_number_named_in_passing_makes_no_code_field() {
 }
 
 #[test]
-fn a_count_of_things_is_a_count_whatever_money_it_names() {
+fn a_count_of_things_is_a_count_whatever_money_or_time_it_names() {
     use crate::extract::offline::profile::FieldUnit;
     assert_eq!(
         number_unit(
@@ -93,4 +93,15 @@ fn a_count_of_things_is_a_count_whatever_money_it_names() {
         number_unit("fee_count", "Number of dollars in the fee"),
         FieldUnit::Money
     );
+    assert_eq!(
+        number_unit(
+            "boxes_for_year",
+            "Number of boxes needed for a year's supply"
+        ),
+        FieldUnit::Count
+    );
+    assert!(matches!(
+        number_unit("notice_days", "Number of days of notice needed"),
+        FieldUnit::Duration(_)
+    ));
 }
