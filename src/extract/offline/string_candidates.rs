@@ -220,9 +220,19 @@ pub(super) fn code_candidates(
         let mut code = String::new();
         let mut j = i;
         while let Some(t) = sent.tokens.get(j) {
+            // "… eight-three, I misread it": "I" or "A" before a word is
+            // the pronoun or article, not a letter of the code.
+            let pronoun = matches!(t.text.as_str(), "I" | "A")
+                && sent.tokens.get(j + 1).is_some_and(|next| {
+                    next.is_word()
+                        && next.text.chars().count() > 1
+                        && classify_number_word(&next.lower).is_none()
+                        && !matches!(next.lower.as_str(), "zero" | "oh")
+                });
             let single_letter = t.is_word()
                 && t.text.chars().count() == 1
-                && t.text.chars().all(|c| c.is_ascii_uppercase());
+                && t.text.chars().all(|c| c.is_ascii_uppercase())
+                && !pronoun;
             // A short capitalised prefix joined to what follows ("AB-4719",
             // "XK22"): part of the code, not a word of the sentence.
             let joined_prefix = t.is_word()

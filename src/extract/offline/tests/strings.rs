@@ -359,3 +359,17 @@ fn a_possessive_inside_a_name_is_kept() {
         json!("Miller's Ford")
     );
 }
+
+/// "I" before a word is the pronoun, never a letter of a spelled code.
+#[test]
+fn the_pronoun_i_is_no_letter_of_a_code() {
+    let fields = [field(
+        "booking_code",
+        FieldType::String,
+        "Code of the booking that was set up",
+    )];
+    let transcript = "Agent: What's the booking code?\n\
+                      Recipient: It's five-zero-eight-three, I just set it up.\n\
+                      Agent: Thanks.";
+    assert_eq!(run(&fields, transcript)["booking_code"], json!("5083"));
+}
