@@ -205,6 +205,21 @@ impl Analysis<'_, '_> {
                 continue;
             }
             let mut found = self.number_candidates(profile, number_profile, item.sentence);
+            // "What would that run per visit?" "… a hundred sixty-five.":
+            // the reply to a question about a price gives money, not a
+            // count of cleaners.
+            if number_profile.unit == FieldUnit::Count
+                && item.role == Role::Answer
+                && self.asks_a_price(item.region)
+            {
+                let unitless: Vec<f64> = self.transcript.sentences[item.sentence]
+                    .numbers
+                    .iter()
+                    .filter(|m| m.unit == Unit::None)
+                    .map(|m| m.value)
+                    .collect();
+                found.retain(|c| !unitless.iter().any(|&v| same_amount(v, c.value)));
+            }
             // A reply to the question about the field outranks a passing mention.
             if matches!(item.role, Role::Answer | Role::Echo) {
                 // "How many years of experience?" "About two and a half.":
@@ -278,6 +293,18 @@ impl Analysis<'_, '_> {
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
         Some(candidates)
+    }
+
+    /// Whether the question that opened `open` asks for a price ("How
+    /// much is it?", "What would that run per visit?").
+    fn asks_a_price(&self, open: TurnIndex) -> bool {
+        self.transcript.last_question(open).is_some_and(|question| {
+            let words: Vec<&str> = question.word_lowers().collect();
+            words.windows(2).any(|pair| pair == ["how", "much"])
+                || words
+                    .iter()
+                    .any(|w| matches!(*w, "run" | "cost" | "costs" | "price" | "charge" | "fee"))
+        })
     }
 
     /// Whether the question that opened `open` asks how many "of those"

@@ -686,3 +686,21 @@ fn an_amount_left_to_be_checked_is_no_answer() {
         json!(12)
     );
 }
+
+/// The reply to a question about a price gives money, never a count.
+#[test]
+fn a_reply_about_a_price_gives_no_count() {
+    let fields = [field(
+        "cleaners_per_visit",
+        FieldType::Number,
+        "Number of cleaners who come per visit",
+    )];
+    let call = "Agent: What would that run per visit?\n\
+                Recipient: Every other week it drops to a hundred sixty-five.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["cleaners_per_visit"], Value::Null);
+    let call = "Agent: How many cleaners come per visit?\n\
+                Recipient: Always a team of two.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["cleaners_per_visit"], json!(2));
+}
