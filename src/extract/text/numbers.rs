@@ -528,8 +528,9 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
                         NumberWord::Hundred | NumberWord::Thousand | NumberWord::Million
                     )
                 });
+            // ("three hundred and fifty thousand" is one amount.)
             let same_scale = match (scale, next_scale) {
-                (Some(NumberWord::Hundred), Some(_)) => true,
+                (Some(NumberWord::Hundred), Some(NumberWord::Hundred)) => true,
                 (Some(NumberWord::Thousand), Some(NumberWord::Thousand | NumberWord::Million)) => {
                     true
                 }
@@ -674,16 +675,21 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
     }
 }
 
-/// The opening hour of a window on the clock that `mentions[at]`, a time
-/// of day, closes ("one to five in the afternoon", "between eight and
-/// ten", "8-10am"), with the closing time's am or pm when it is no later:
-/// `(hour, minute, pm)`.
+/// The opening hour of a window on the clock that `mentions[at]` closes
+/// ("one to five in the afternoon", "between eight and ten o'clock",
+/// "8-10am"), with the closing time's am or pm when it is no later:
+/// `(hour, minute, pm)`; `None` unless `mentions[at]` is a time of day
+/// (said with am/pm, "o'clock" or minutes).
 pub(crate) fn window_opening(
     tokens: &[Token],
     mentions: &[NumberMention],
     at: usize,
 ) -> Option<(u32, u32, Option<bool>)> {
     let close = mentions.get(at)?;
+    let a_time = |m: &NumberMention| m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some();
+    if !a_time(close) {
+        return None;
+    }
     let open = mentions.get(at.checked_sub(1)?)?;
     let gap: Vec<&str> = tokens
         .get(open.end..close.start)?
@@ -697,7 +703,6 @@ pub(crate) fn window_opening(
         ["and"] => between,
         _ => false,
     };
-    let a_time = |m: &NumberMention| m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some();
     let plain_hour = (1.0..=12.0).contains(&open.value) && open.value.fract() == 0.0;
     if !joined || !(a_time(open) || plain_hour) || open.ordinal {
         return None;
@@ -708,14 +713,15 @@ pub(crate) fn window_opening(
     Some((hour, minute, pm))
 }
 
-/// "At thirty and sixty days": a bare number coordinated with a duration
+/// "At thirty and sixty days": a bare number joined by "and" to a duration
 /// is one of that unit too (no range: both are said).
 fn share_durations(ms: &mut [NumberMention], toks: &[Token]) {
     for idx in (0..ms.len().saturating_sub(1)).rev() {
         let Some(gap) = toks.get(ms[idx].end..ms[idx + 1].start) else {
             continue;
         };
-        let coordinated = matches!(gap, [t] if t.lower == "and" || t.is_punct(','));
+        // Only "and": "Ninety, two hour minimum" is a price and a length.
+        let coordinated = matches!(gap, [t] if t.lower == "and");
         if coordinated
             && ms[idx].unit == Unit::None
             && ms[idx].per.is_none()
@@ -828,6 +834,7 @@ mod tests {
             nums("two thousand and three thousand"),
             vec![2000.0, 3000.0]
         );
+        assert_eq!(nums("three hundred and fifty thousand"), vec![350_000.0]);
         assert_eq!(nums("one of them, and one more"), Vec::<f64>::new());
         assert_eq!(nums("just one, please"), vec![1.0]);
         assert_eq!(nums("have him come in and set one up"), Vec::<f64>::new());
@@ -858,11 +865,13 @@ mod tests {
         let units: Vec<&Unit> = ms.iter().map(|m| &m.unit).collect();
         assert_eq!(units[1], &Unit::Duration(DurationUnit::Day));
         assert_eq!(units[2], &Unit::Duration(DurationUnit::Day));
-        // A rate keeps its own unit.
+        // A rate keeps its own unit, and a figure before a comma is its own.
         let ms = find_numbers(&tokenize(
             "It's one seventy-five an hour, two hour minimum.",
         ));
-        assert_ne!(ms[0].unit, Unit::Duration(DurationUnit::Hour));
+        assert_eq!(ms[0].unit, Unit::None);
+        let ms = find_numbers(&tokenize("Ninety, two hour minimum."));
+        assert_eq!(ms[0].unit, Unit::None);
     }
 
     #[test]

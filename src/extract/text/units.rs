@@ -96,13 +96,17 @@ pub(super) fn attach_unit(toks: &[Token], mention: &mut NumberMention) {
     if found {
         mention.end = unit_idx + 1;
     }
-    // "nine fifteen in the morning", "eight at night".
+    // "nine fifteen in the morning", "eight at night", "ten tomorrow
+    // morning".
     let phrase: Vec<&str> = (mention.end..mention.end + 3)
         .filter_map(|i| word_at(toks, i))
         .collect();
     let meridiem = match phrase.as_slice() {
         ["in", "the", "morning", ..] => Some((false, 3)),
         ["in", "the", "afternoon" | "evening", ..] => Some((true, 3)),
+        // "eight to ten tomorrow morning", "two this afternoon"
+        ["tomorrow" | "this", "morning", ..] => Some((false, 2)),
+        ["tomorrow" | "this", "afternoon" | "evening", ..] => Some((true, 2)),
         ["at", "night", ..] | ["tonight", ..] => Some((
             true,
             phrase

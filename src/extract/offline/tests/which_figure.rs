@@ -515,6 +515,15 @@ fn a_window_on_the_clock_gives_the_end_the_field_names() {
         ),
         json!(8)
     );
+    assert_eq!(
+        number(
+            "window_start_hour",
+            "Start of the arrival window, hour on a 24-hour clock",
+            asked,
+            "Eight to ten tomorrow morning."
+        ),
+        json!(8)
+    );
 }
 
 /// The asker asking again ("And on the weekend?") says the reply before
