@@ -355,17 +355,17 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
         });
         let afternoon = clock.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
         // "One to five in the afternoon": the window's opening is a time
-        // of day too.
-        let opening = window_opening(&tokens, &mentions, at + 1)
-            .map(|(hour, minute, _)| f64::from(hour) + f64::from(minute) / 60.0);
-        let opening_afternoon = opening.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
+        // of day too, so it reads in the afternoon as well.
+        let opening_afternoon = window_opening(&tokens, &mentions, at + 1)
+            .map(|(hour, minute, _)| f64::from(hour) + f64::from(minute) / 60.0)
+            .filter(|&hour| hour < 12.0)
+            .map(|hour| hour + 12.0);
         [
             Some(m.value),
             m.alt,
             digits,
             clock,
             afternoon,
-            opening,
             opening_afternoon,
         ]
         .into_iter()

@@ -354,7 +354,9 @@ fn check_in(
 struct Reading {
     /// Asked in the negative: a yes word may agree that there is none.
     negative_question: bool,
-    /// Asked from the field's other side: the plain answer is reversed.
+    /// Asked from the field's other side: the plain answer is reversed
+    /// (not when asked whether it would be a problem and the quote denies
+    /// the field in its own words: "We don't allow dogs").
     other_side: bool,
     /// The field counts working days: a week is five of them.
     working_days: bool,

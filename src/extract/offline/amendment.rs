@@ -6,7 +6,7 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
-    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DODGES, HEDGES, HOLDS, PASS_ONS, RETRACTIONS,
+    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DODGES, HEDGES, HOLDS, RETRACTIONS,
     REVISION_CUES, STOPWORDS,
 };
 use super::number::NumberCandidate;
@@ -92,8 +92,7 @@ impl Analysis<'_, '_> {
                         && !candidates.iter().any(|c| c.turn == reply)
                         && answer.sentences.iter().any(|&sentence| {
                             let text = self.transcript.sentences[sentence].lower_text();
-                            has_split_phrase(&text, phrases!(DODGES))
-                                || has_split_phrase(&text, phrases!(PASS_ONS))
+                            has_split_phrase(&text, phrases!(DECLINES))
                         })
                 })
         })
@@ -284,9 +283,10 @@ impl Analysis<'_, '_> {
         agreed
     }
 
-    /// Whether the reply holding `sentence` withholds an amount anywhere
-    /// ("could be a day, could be two", "I won't put a number on it"): the
-    /// amount it gives is no clear answer.
+    /// Whether the reply holding `sentence` withholds an amount ("could be a
+    /// day, could be two", "I won't put a number on it", "it depends"), in
+    /// `sentence` or in another sentence that is not about another charge:
+    /// the amount it gives is no clear answer.
     pub(super) fn reply_hedges(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
         let turn = self.transcript.sentences[sentence].turn;
         self.transcript.turns[turn].sentences.iter().any(|&other| {

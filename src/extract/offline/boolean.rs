@@ -11,7 +11,7 @@ use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::field_words;
-use crate::extract::text::opposites::denies_in_its_own_words;
+use crate::extract::text::opposites::{WAIVED, denies_in_its_own_words};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
@@ -113,7 +113,7 @@ impl Analysis<'_, '_> {
                         && !matches!(reading, Some((Polarity::Yes, _)))
                         && sentences
                             .iter()
-                            .any(|sent| denies_a_charge(&sent.lower_text()))
+                            .any(|sent| denies_a_charge(profile, &sent.lower_text()))
                     {
                         Some((Polarity::Yes, false))
                     } else {
@@ -122,17 +122,23 @@ impl Analysis<'_, '_> {
                     // "Okay, I'll let her know. Thanks for the quote."
                     // "You bet.": a yes or no word answers the turn right
                     // before it, and a sign-off asks nothing.
+                    let turn_says = |turn: TurnIndex, list: &[Vec<&str>]| {
+                        self.transcript.turns[turn]
+                            .sentences
+                            .iter()
+                            .any(|&sentence| {
+                                has_split_phrase(
+                                    &self.transcript.sentences[sentence].lower_text(),
+                                    list,
+                                )
+                            })
+                    };
                     let after_a_sign_off = !direct_reply
                         && turn.previous().is_some_and(|previous| {
-                            let before = &self.transcript.turns[previous];
-                            before.speaker != self.transcript.turns[turn].speaker
+                            self.transcript.turns[previous].speaker
+                                != self.transcript.turns[turn].speaker
                                 && self.transcript.last_question(previous).is_none()
-                                && before.sentences.iter().any(|&sentence| {
-                                    has_split_phrase(
-                                        &self.transcript.sentences[sentence].lower_text(),
-                                        phrases!(SIGN_OFFS),
-                                    )
-                                })
+                                && turn_says(previous, phrases!(SIGN_OFFS))
                         });
                     if after_a_sign_off && matches!(reading, Some((_, true))) {
                         continue;
@@ -771,20 +777,23 @@ fn about_a_charge(profile: &FieldProfile) -> bool {
 fn on_the_free_side(profile: &FieldProfile) -> bool {
     field_words(profile.definition)
         .iter()
-        .any(|w| matches!(w.as_str(), "free" | "waived" | "waive" | "complimentary"))
+        .any(|w| matches!(w.as_str(), "free" | "complimentary") || WAIVED.contains(&w.as_str()))
 }
 
-/// Whether lower-case `text` says there is no charge ("So no trip charge
-/// for her", "there's no admission fee"): "no", up to two words, and a
-/// charge.
-fn denies_a_charge(text: &str) -> bool {
+/// Whether lower-case `text` says there is no charge for what the field
+/// names ("So no trip charge for her", "no admission charge"): "no", a
+/// word of the field's, and a charge, within three words; not "no charge
+/// for setup" for free delivery.
+fn denies_a_charge(profile: &FieldProfile, text: &str) -> bool {
+    let charge = |w: &str| matches!(w, "charge" | "fee" | "cost" | "charges" | "fees");
     let words: Vec<&str> = text.split(' ').collect();
     words.iter().enumerate().any(|(at, w)| {
+        let after = &words[at + 1..(at + 4).min(words.len())];
         *w == "no"
-            && words[at + 1..]
+            && after.iter().any(|w| charge(w))
+            && after
                 .iter()
-                .take(3)
-                .any(|w| matches!(*w, "charge" | "fee" | "cost" | "charges" | "fees"))
+                .any(|w| !charge(w) && profile.is_strong_keyword(&stem(w)))
     })
 }
 

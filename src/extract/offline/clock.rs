@@ -52,8 +52,8 @@ impl Analysis<'_, '_> {
                 last = Some((time, sentence));
             }
         }
-        let (h, mm, pm) = last?.0?;
-        let sentence = last?.1;
+        let (time, sentence) = last?;
+        let (h, mm, pm) = time?;
         if h > 24 {
             return None;
         }

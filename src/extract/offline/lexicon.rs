@@ -148,7 +148,7 @@ pub(super) const DODGES: &[&str] = &[
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
     "run that past", "run it past", "run that by", "run it by", "before i say yes", "ring you back",
     "ring them back", "go through that with", "can talk about that", "can talk about it",
-    "can discuss that", "can discuss it", "can sort that out", "can figure that out",
+    "can discuss that", "can discuss it",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
     // Not vouching for it ("Should be, I think. I couldn't swear to it.").
@@ -175,8 +175,7 @@ pub(super) const PASS_ONS: &[&str] = &[
     "good question", "tell you the wrong", "give you the wrong", "that'd have to go",
     "that would have to go", "it'd have to go", "have my manager", "have the manager",
     "go over all that", "go over that with", "go through all that", "just walked in", "can i ring",
-    "can i call", "let me ring", "let me call", "give you a wrong", "tell you a wrong", "she'll email",
-    "he'll email", "they'll email", "we'll email",
+    "can i call", "let me ring", "let me call", "give you a wrong", "tell you a wrong",
 ];
 
 /// Words that withhold an amount, or leave it open between several: a
@@ -185,7 +184,7 @@ pub(super) const PASS_ONS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const HEDGES: &[&str] = &[
     "could be", "put a number on", "no idea", "anywhere from", "don't hold me", "can't give you",
-    "cannot give you", "won't know", "depends on the day", "it depends", "varies",
+    "cannot give you", "won't know", "depends on the day", "it depends",
     // Not fixed yet, or said of something else ("This year's was …, but
     // they haven't set next year's"; "… so I think it's different").
     "haven't set", "hasn't been set", "not been set", "not set yet", "yet to be set", "yet to set",
@@ -197,8 +196,19 @@ pub(super) const HEDGES: &[&str] = &[
 /// to check with our driver"): no answer unless one follows.
 #[rustfmt::skip]
 pub(super) const CHECKS: &[&str] = &[
-    "need to check", "have to check", "check with", "need to ask", "have to ask", "find out",
-    "get back to you",
+    "i'd need to check", "i'd have to check", "i need to check", "i have to check", "i'll have to check",
+    "i'll need to check", "i'd need to ask", "i'd have to ask", "i'll have to ask", "i'll get back to you",
+];
+
+/// Replies that decline to answer ("I'd have to check", "I'm not sure",
+/// "I don't want to give you a wrong number"): to a question asked again,
+/// they leave it unanswered.
+#[rustfmt::skip]
+pub(super) const DECLINES: &[&str] = &[
+    "not sure", "don't know", "no idea", "can't say", "couldn't say", "can't tell", "couldn't tell",
+    "i'd have to", "i would have to", "need to check", "get back to you", "let you know",
+    "give you a wrong", "tell you a wrong", "give you the wrong", "tell you the wrong",
+    "she'll email", "he'll email", "they'll email", "we'll email",
 ];
 
 /// Dodges that put the other side on hold; an answer usually follows.

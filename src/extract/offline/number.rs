@@ -300,10 +300,17 @@ impl Analysis<'_, '_> {
     fn asks_a_price(&self, open: TurnIndex) -> bool {
         self.transcript.last_question(open).is_some_and(|question| {
             let words: Vec<&str> = question.word_lowers().collect();
-            words.windows(2).any(|pair| pair == ["how", "much"])
-                || words
-                    .iter()
-                    .any(|w| matches!(*w, "run" | "cost" | "costs" | "price" | "charge" | "fee"))
+            // Not "How many guests does that price include?", "How many
+            // trucks do you run?".
+            if words.windows(2).any(|pair| pair == ["how", "many"]) {
+                return false;
+            }
+            words.windows(2).any(|pair| {
+                pair == ["how", "much"]
+                    || (matches!(pair[0], "that" | "it" | "this") && pair[1] == "run")
+            }) || words
+                .iter()
+                .any(|w| matches!(*w, "cost" | "costs" | "price" | "charge" | "fee"))
         })
     }
 

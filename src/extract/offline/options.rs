@@ -39,7 +39,14 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["rush", "express", "expedited", "priority", "urgent", "same-day"],
     ],
     &[&["indoor"], &["outdoor"]],
-    &[&["weekly"], &["monthly"], &["quarterly"], &["annual", "yearly"]],
+    // Periods as adjectives only: "day of the week" names no weekly
+    // option.
+    &[
+        &["weekly"],
+        &["monthly"],
+        &["quarterly"],
+        &["annual", "annually", "yearly"],
+    ],
     &[&["holiday", "holidays"], &["normal", "regular", "usual", "standard", "everyday"]],
     &[&["full"], &["partial"]],
     &[&["peak", "high-season"], &["off-peak", "low-season"]],
@@ -77,6 +84,10 @@ pub(super) struct FieldOptions {
     /// "four hours" in "Price for four hours of booth hire", "two-hour"
     /// in "a two-hour session": a value and the unit it counts.
     qualifiers: Vec<(f64, Unit)>,
+    /// The heads of the field's compounds that name an option ("flue" of
+    /// "single-flue"): a compound of another option with the same head
+    /// ("double-flue") names that option.
+    heads: Vec<String>,
 }
 
 impl FieldOptions {
@@ -88,9 +99,18 @@ impl FieldOptions {
             .into_iter()
             .map(|w| {
                 let w = w.strip_suffix("'s").unwrap_or(&w);
-                option_word(w.trim_end_matches('\''))
+                w.trim_end_matches('\'').to_string()
             })
             .collect();
+        // "single-flue" names the single option; "flue" is the head that
+        // another option's compound must share ("double-flue").
+        let heads: Vec<String> = words
+            .iter()
+            .filter_map(|w| w.split_once('-'))
+            .filter(|(first, _)| names_an_option(first))
+            .map(|(_, head)| head.to_string())
+            .collect();
+        let words: Vec<String> = words.iter().map(|w| option_word(w, &heads)).collect();
         let mut classes = Vec::new();
         for (set, names_of_class) in CONTRASTS.iter().enumerate() {
             if day.is_some() && set == WEEKDAYS_AND_WEEKENDS {
@@ -113,6 +133,7 @@ impl FieldOptions {
             classes,
             day,
             qualifiers,
+            heads,
         }
     }
 
@@ -138,7 +159,7 @@ fn classes_of<'w>(
 /// The words of `sentence` with their token positions, hyphenated
 /// compounds joined ("off-peak", "non-members", "half-day"), so that a
 /// compound is never read as its last part.
-fn option_words(sentence: &Sentence) -> Vec<(usize, String)> {
+fn option_words(sentence: &Sentence, heads: &[String]) -> Vec<(usize, String)> {
     let tokens = &sentence.tokens;
     let mut words = Vec::new();
     let mut i = 0;
@@ -168,25 +189,34 @@ fn option_words(sentence: &Sentence) -> Vec<(usize, String)> {
                 break;
             }
         }
-        words.push((i, option_word(&word)));
+        words.push((i, option_word(&word, heads)));
         i = end;
     }
     words
 }
 
-/// The option a word names: a compound that is no option of its own
-/// names the option of its first part ("single-flue" is "single",
-/// "double-flue" "double"); "off-peak" and "half-day" stay whole.
-fn option_word(word: &str) -> String {
-    let named = |w: &str| {
-        CONTRASTS
-            .iter()
-            .any(|set| set.iter().any(|class| class.contains(&w)))
-    };
+/// The option a word names: a compound that is no option of its own and
+/// ends on one of `heads` names the option of its first part
+/// ("double-flue" is "double" for a field about the single-flue sweep,
+/// never "double-checked"); "off-peak" and "half-day" stay whole.
+fn option_word(word: &str, heads: &[String]) -> String {
     match word.split_once('-') {
-        Some((first, _)) if !named(word) && named(first) => first.to_string(),
+        Some((first, head))
+            if !names_an_option(word)
+                && names_an_option(first)
+                && heads.iter().any(|h| h == head) =>
+        {
+            first.to_string()
+        }
         _ => word.to_string(),
     }
+}
+
+/// Whether `word` names a class of a contrast set.
+fn names_an_option(word: &str) -> bool {
+    CONTRASTS
+        .iter()
+        .any(|set| set.iter().any(|class| class.contains(&word)))
 }
 
 /// The option a value at token `at` of `sentence` is said for, as it
@@ -237,7 +267,7 @@ pub(super) fn said_for_own_option(
             consider(m.start, own);
         }
     }
-    for (position, word) in option_words(sentence) {
+    for (position, word) in option_words(sentence, &options.heads) {
         for (set, class) in classes_of(wanted, &word) {
             consider(position, wanted.contains(&(set, class)));
         }
@@ -260,7 +290,7 @@ pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentenc
                 other = true;
             }
         }
-        for (_, word) in option_words(sentence) {
+        for (_, word) in option_words(sentence, &profile.options.heads) {
             for (set, class) in classes_of(wanted, &word) {
                 if wanted.contains(&(set, class)) {
                     return false;

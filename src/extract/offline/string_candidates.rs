@@ -106,8 +106,8 @@ fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
     })
 }
 
-/// Joins a name span, dropping a possessive "'s" that ends it ("Kim's
-/// car"), not one inside the name ("Miller's Ford").
+/// Joins a name span, dropping a possessive "'s" that ends it ("Kim's"
+/// in "Kim's car" is "Kim"), not one inside the name ("Miller's Ford").
 pub(super) fn join_tokens(toks: &[Token]) -> String {
     let mut out = String::new();
     for (i, t) in toks.iter().enumerate() {
@@ -227,6 +227,7 @@ pub(super) fn code_candidates(
                     next.is_word()
                         && next.text.chars().count() > 1
                         && classify_number_word(&next.lower).is_none()
+                        && !vocabulary::is_code_bridge(&next.lower)
                         && !matches!(next.lower.as_str(), "zero" | "oh")
                 });
             let single_letter = t.is_word()

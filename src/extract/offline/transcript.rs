@@ -116,12 +116,16 @@ impl Sentence {
             .map(|t| t.lower.as_str())
             .collect();
         // "Last time it was eight dollars", not "the last time slot".
-        let last_time = words.windows(3).any(|w| {
+        // ("Last time I checked it's two hundred" still stands.)
+        let last_time = words.windows(3).enumerate().any(|(at, w)| {
             w[..2] == ["last", "time"]
                 && matches!(
                     w[2],
                     "it" | "she" | "he" | "they" | "we" | "i" | "you" | "was" | "were"
                 )
+                && !words
+                    .get(at + 3)
+                    .is_some_and(|next| matches!(*next, "checked" | "looked" | "heard"))
         });
         words.iter().any(|w| set!(HABITUAL).contains(w))
             || words.windows(2).any(|pair| pair == ["used", "to"])

@@ -37,6 +37,13 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
     (&["standard", "ordinary", "enough", "sufficient"], &["special"]),
 ];
 
+/// The index in [`OPPOSITES`] of included (free) against extra (charged).
+const INCLUDED_OR_EXTRA: usize = 1;
+
+/// Words that put a field about a charge on the side of free ("Whether the
+/// delivery charge is waived").
+pub(crate) const WAIVED: &[&str] = &["waived", "waive", "waives", "exempt"];
+
 /// Pairs that turn one way only: a field about the first side ("whether
 /// a DJ is available", "whether it is safe for pets") asked from the
 /// second ("You're not already booked?", "It isn't harmful?"), never the
@@ -114,13 +121,11 @@ pub(crate) fn asks_about_a_problem(field: &FieldDefinition, asked: &[&str]) -> b
 /// A field's words with a waived charge read as free: "Whether the
 /// delivery charge is waived" is on the side of "free", not of "charge".
 fn waived_is_free(words: Vec<String>) -> Vec<String> {
-    let waived = words
-        .iter()
-        .any(|w| matches!(w.as_str(), "waived" | "waive" | "waives" | "exempt"));
+    let waived = words.iter().any(|w| WAIVED.contains(&w.as_str()));
     if !waived {
         return words;
     }
-    let charge_side = OPPOSITES[1].1;
+    let charge_side = OPPOSITES[INCLUDED_OR_EXTRA].1;
     words
         .into_iter()
         .filter(|w| !charge_side.contains(&w.as_str()))
@@ -137,11 +142,12 @@ fn from_the_askers_side<'a>(asked: &[&'a str]) -> Vec<&'a str> {
     asked
         .iter()
         .map(|&word| {
+            // "they" is as often the business as the customer.
             if matches!(word, "she" | "he" | "i" | "we" | "they" | "you") {
                 subject = Some(word);
             }
             let provides = matches!(word, "provide" | "supply" | "provides" | "supplies");
-            if provides && subject.is_some_and(|s| s != "you") {
+            if provides && subject.is_some_and(|s| matches!(s, "she" | "he" | "i" | "we")) {
                 "bring"
             } else {
                 word
@@ -151,8 +157,8 @@ fn from_the_askers_side<'a>(asked: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// Whether a reply of `clauses` to a question about a problem denies the
-/// field in its own words: a clause names a word of the field's name and
-/// negates it
+/// field in its own words: a negation right before a word of the field's
+/// name
 /// ("We don't allow dogs" for `dogs_allowed`), so it is no answer in the
 /// question's frame ("No, we don't mind dogs at all" still is one).
 pub(crate) fn denies_in_its_own_words<'a>(
@@ -177,14 +183,16 @@ pub(crate) fn denies_in_its_own_words<'a>(
                 .collect::<Vec<String>>()
         })
         .any(|words| {
-            let negated = words
-                .iter()
-                .any(|w| matches!(w.as_str(), "not" | "never" | "no") || w.ends_with("n't"));
-            negated
-                && !words.iter().any(|w| w == "mind")
+            let own_word = |w: &String| own.iter().any(|o| stems_match(o, &stem(w)));
+            let negation =
+                |w: &String| matches!(w.as_str(), "not" | "never" | "no") || w.ends_with("n't");
+            // The negation governs the field's word: "We don't allow
+            // dogs", "no dogs", not "we don't charge extra for dogs".
+            !words.iter().any(|w| w == "mind")
                 && words
                     .iter()
-                    .any(|w| own.iter().any(|o| stems_match(o, &stem(w))))
+                    .enumerate()
+                    .any(|(at, w)| negation(w) && words[at + 1..].iter().take(2).any(own_word))
         })
 }
 

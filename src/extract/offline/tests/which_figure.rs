@@ -527,7 +527,8 @@ fn a_window_on_the_clock_gives_the_end_the_field_names() {
 }
 
 /// The asker asking again ("And on the weekend?") says the reply before
-/// did not answer; a declined reply to that leaves the field open.
+/// did not answer; a declined reply to that leaves the field open, and a
+/// reply that answers it, or declines something else, does not.
 #[test]
 fn a_follow_up_declined_leaves_the_field_unanswered() {
     let fields = [field(
@@ -535,18 +536,27 @@ fn a_follow_up_declined_leaves_the_field_unanswered() {
         FieldType::Number,
         "Daily price of an adult package on a Saturday or Sunday, in dollars",
     )];
-    let declined = "Agent: What's the adult package price for a Saturday?\n\
-                    Recipient: The adult package is thirty-nine a day.\n\
-                    Agent: And on the weekend?\n\
-                    Recipient: A bit higher, but I'd have to check, it changes every year.\n\
-                    Agent: Okay, thanks.";
-    assert_eq!(run(&fields, declined)["weekend_price"], Value::Null);
-    let answered = "Agent: What's the adult package price for a Saturday?\n\
-                    Recipient: The adult package is thirty-nine a day.\n\
-                    Agent: Could they pick up on Friday evening?\n\
-                    Recipient: I'd have to check with the manager.\n\
-                    Agent: Okay, thanks.";
-    assert_eq!(run(&fields, answered)["weekend_price"], json!(39));
+    let call = |follow_up: &str, reply: &str| {
+        format!(
+            "Agent: What's the adult package price?\n\
+             Recipient: The adult package is thirty-nine a day.\n\
+             Agent: {follow_up}\n\
+             Recipient: {reply}\n\
+             Agent: Okay, thanks."
+        )
+    };
+    let declined = call(
+        "And on the weekend?",
+        "A bit higher, but I'd have to check, it changes every year.",
+    );
+    assert_eq!(run(&fields, &declined)["weekend_price"], Value::Null);
+    let answered = call("And on the weekend?", "Same, thirty-nine.");
+    assert_eq!(run(&fields, &answered)["weekend_price"], json!(39));
+    let elsewhere = call(
+        "And does the package include a helmet?",
+        "No, we don't have helmets.",
+    );
+    assert_eq!(run(&fields, &elsewhere)["weekend_price"], json!(39));
 }
 
 /// What a charge comes to is money, never a count of things.
@@ -712,4 +722,58 @@ fn a_reply_about_a_price_gives_no_count() {
                 Recipient: Always a team of two.\n\
                 Agent: Thanks.";
     assert_eq!(run(&fields, call)["cleaners_per_visit"], json!(2));
+}
+
+/// A price question's reply gives no count, but "How many …" is no price
+/// question, whatever it names.
+#[test]
+fn how_many_is_no_price_question() {
+    let fields = [field(
+        "guests_covered",
+        FieldType::Number,
+        "Number of guests the package price covers",
+    )];
+    let call = "Agent: How many guests does that price include?\n\
+                Recipient: Up to twelve.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["guests_covered"], json!(12));
+}
+
+/// Words after an amount that send the caller elsewhere ("find out more
+/// on our website") withdraw nothing, and how long something takes
+/// varying is no hedge on its price.
+#[test]
+fn a_pointer_elsewhere_withdraws_no_amount() {
+    assert_eq!(
+        number(
+            "fee",
+            "Consultation fee, in dollars",
+            "What's the consultation fee?",
+            "The fee's forty-five. You can find out more on our website."
+        ),
+        json!(45)
+    );
+    assert_eq!(
+        number(
+            "hourly_rate",
+            "Hourly rate, in dollars",
+            "What's your hourly rate?",
+            "Sixty-five an hour. How long it takes varies."
+        ),
+        json!(65)
+    );
+}
+
+/// "double-checked" names no double option.
+#[test]
+fn a_verb_compound_names_no_option() {
+    assert_eq!(
+        number(
+            "single_room_rate",
+            "Nightly rate of a single room, in dollars",
+            "What's the single room rate?",
+            "I double-checked, it's seventy-nine a night."
+        ),
+        json!(79)
+    );
 }

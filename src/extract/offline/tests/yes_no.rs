@@ -843,6 +843,51 @@ fn no_charge_is_a_yes_to_a_field_on_the_side_of_free() {
 }
 
 #[test]
+fn review_counter_examples_keep_their_answers() {
+    // A negation that governs another word is no denial in the field's
+    // own words.
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog. Is that a problem?",
+            "No, not at all. We don't charge extra for dogs."
+        ),
+        json!(true)
+    );
+    // No charge for something else is no free delivery.
+    assert_eq!(
+        yes_no(
+            "free_delivery",
+            "Whether delivery is free",
+            "Do you deliver for free?",
+            "No, delivery's twenty-five, but there's no charge for setup."
+        ),
+        json!(false)
+    );
+    // "they" is the business as often as the customer.
+    assert_eq!(
+        yes_no(
+            "helmet_provided",
+            "Whether the stable provides a helmet",
+            "Do they provide helmets?",
+            "Yes, they do."
+        ),
+        json!(true)
+    );
+    // "We can sort that out" is a yes, not a postponement.
+    assert_eq!(
+        yes_no(
+            "hauls_carpet",
+            "Whether they haul away the old carpet",
+            "Can you haul away the old carpet?",
+            "We can sort that out, yeah."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
 fn a_day_field_is_answered_by_the_days_a_reply_covers() {
     assert_eq!(
         yes_no(
