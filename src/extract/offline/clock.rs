@@ -6,7 +6,7 @@ use super::evidence::{Analysis, Role, Source};
 use super::phrase::is_negated_text;
 use super::profile::{FieldIndex, NumberProfile, RangePreference};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
-use crate::extract::text::numbers::{NumberMention, window_opening};
+use crate::extract::text::numbers::{ClockTime, NumberMention, window_opening};
 use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {
@@ -25,7 +25,7 @@ impl Analysis<'_, '_> {
             .collect();
         // `None` for a window ("one to five") when the field wants no end
         // of it in particular.
-        let mut last: Option<(Option<(u32, u32, Option<bool>)>, SentenceIndex)> = None;
+        let mut last: Option<(Option<ClockTime>, SentenceIndex)> = None;
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {

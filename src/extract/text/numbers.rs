@@ -529,13 +529,14 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
                     )
                 });
             // ("three hundred and fifty thousand" is one amount.)
-            let same_scale = match (scale, next_scale) {
-                (Some(NumberWord::Hundred), Some(NumberWord::Hundred)) => true,
-                (Some(NumberWord::Thousand), Some(NumberWord::Thousand | NumberWord::Million)) => {
-                    true
-                }
-                _ => false,
-            };
+            let same_scale = matches!(
+                (scale, next_scale),
+                (Some(NumberWord::Hundred), Some(NumberWord::Hundred))
+                    | (
+                        Some(NumberWord::Thousand),
+                        Some(NumberWord::Thousand | NumberWord::Million)
+                    )
+            );
             if matches!(scale, Some(NumberWord::Hundred | NumberWord::Thousand))
                 && !same_scale
                 && word_at(toks, k + 1)
@@ -675,6 +676,10 @@ fn merge_dollars_cents(ms: &mut Vec<NumberMention>, toks: &[Token]) {
     }
 }
 
+/// A time of day as said: hour, minute, and pm (`Some(true)`), am
+/// (`Some(false)`) or neither.
+pub(crate) type ClockTime = (u32, u32, Option<bool>);
+
 /// The opening hour of a window on the clock that `mentions[at]` closes
 /// ("one to five in the afternoon", "between eight and ten o'clock",
 /// "8-10am"), with the closing time's am or pm when it is no later:
@@ -684,7 +689,7 @@ pub(crate) fn window_opening(
     tokens: &[Token],
     mentions: &[NumberMention],
     at: usize,
-) -> Option<(u32, u32, Option<bool>)> {
+) -> Option<ClockTime> {
     let close = mentions.get(at)?;
     let a_time = |m: &NumberMention| m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some();
     if !a_time(close) {
