@@ -145,14 +145,17 @@ impl Analysis<'_, '_> {
     /// Whether `turn` revises an earlier answer ("Ah, I forgot the
     /// permit, so …", "make that …").
     pub(super) fn revises(&self, turn: TurnIndex) -> bool {
+        self.turn_says(turn, phrases!(REVISION_CUES))
+    }
+
+    /// Whether a sentence of `turn` holds a phrase of `list` (split with
+    /// `phrases!`).
+    pub(super) fn turn_says(&self, turn: TurnIndex, list: &[Vec<&str>]) -> bool {
         self.transcript.turns[turn]
             .sentences
             .iter()
             .any(|&sentence| {
-                has_split_phrase(
-                    &self.transcript.sentences[sentence].lower_text(),
-                    phrases!(REVISION_CUES),
-                )
+                has_split_phrase(&self.transcript.sentences[sentence].lower_text(), list)
             })
     }
 

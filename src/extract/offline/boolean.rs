@@ -122,23 +122,13 @@ impl Analysis<'_, '_> {
                     // "Okay, I'll let her know. Thanks for the quote."
                     // "You bet.": a yes or no word answers the turn right
                     // before it, and a sign-off asks nothing.
-                    let turn_says = |turn: TurnIndex, list: &[Vec<&str>]| {
-                        self.transcript.turns[turn]
-                            .sentences
-                            .iter()
-                            .any(|&sentence| {
-                                has_split_phrase(
-                                    &self.transcript.sentences[sentence].lower_text(),
-                                    list,
-                                )
-                            })
-                    };
+
                     let after_a_sign_off = !direct_reply
                         && turn.previous().is_some_and(|previous| {
                             self.transcript.turns[previous].speaker
                                 != self.transcript.turns[turn].speaker
                                 && self.transcript.last_question(previous).is_none()
-                                && turn_says(previous, phrases!(SIGN_OFFS))
+                                && self.turn_says(previous, phrases!(SIGN_OFFS))
                         });
                     if after_a_sign_off && matches!(reading, Some((_, true))) {
                         continue;
