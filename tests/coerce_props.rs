@@ -32,9 +32,42 @@ fn wordy() -> impl Strategy<Value = String> {
         Just("no".to_string()),
         Just("pm".to_string()),
         Just("point".to_string()),
+        // Words the extractor's rules turn on: windows on the clock, scales,
+        // durations, problem questions, who provides, free and waived,
+        // sign-offs, superseded amounts, spelled codes.
+        Just("to".to_string()),
+        Just("between".to_string()),
+        Just("thousand".to_string()),
+        Just("days".to_string()),
+        Just("in the afternoon".to_string()),
+        Just("tomorrow morning".to_string()),
+        Just("a problem?".to_string()),
+        Just("she provide".to_string()),
+        Just("no trip charge".to_string()),
+        Just("waived".to_string()),
+        Just("thanks.".to_string()),
+        Just("last time it was".to_string()),
+        Just("T-H-five".to_string()),
+        Just("I".to_string()),
+        Just("Miller's".to_string()),
+        Just("double-flue".to_string()),
         "\\PC{0,6}",
     ];
     prop::collection::vec(word, 0..8).prop_map(|w| w.join(" "))
+}
+
+/// Field names whose words the rules read (a waived charge, a window's
+/// start, a problem question's subject, an option compound).
+fn field_name() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("field"),
+        Just("trip_charge_waived"),
+        Just("dogs_allowed"),
+        Just("window_start_hour"),
+        Just("supplies_included"),
+        Just("single_flue_price"),
+        Just("boxes_for_year"),
+    ]
 }
 
 fn check(t: FieldType, raw: &Value) {
@@ -73,14 +106,21 @@ proptest! {
     #[test]
     fn extraction_never_panics_and_conforms(
         lines in prop::collection::vec((prop_oneof![Just("Agent: "), Just("Recipient: "), Just("")], wordy()), 0..12),
-        types in prop::collection::vec(field_type(), 1..5),
-        desc in "\\PC{0,30}",
+                types in prop::collection::vec(field_type(), 1..5),
+        names in prop::collection::vec(field_name(), 5),
+                desc in prop_oneof![
+            "\\PC{0,30}".boxed(),
+            Just("Start of the arrival window, hour on a 24-hour clock".to_string()).boxed(),
+            Just("Number of boxes needed for a year's supply".to_string()).boxed(),
+            Just("Whether the trip charge is waived".to_string()).boxed(),
+            Just("Monthly price of the single-flue plan, in dollars".to_string()).boxed(),
+        ],
     ) {
         let transcript: String = lines.iter().map(|(l, t)| format!("{l}{t}\n")).collect();
         let fields: Vec<FieldDefinition> = types
             .iter()
             .enumerate()
-            .map(|(i, t)| FieldDefinition { name: format!("field_{i}"), field_type: *t, description: Some(desc.clone()) })
+                        .map(|(i, t)| FieldDefinition { name: format!("{}_{i}", names[i]), field_type: *t, description: Some(desc.clone()) })
             .collect();
         let extraction = OfflineExtractor::new().extract(&desc, &fields, &transcript);
         prop_assert!(conform(&fields, &extraction.values).reasons.is_empty());
