@@ -106,9 +106,9 @@ proptest! {
     #[test]
     fn extraction_never_panics_and_conforms(
         lines in prop::collection::vec((prop_oneof![Just("Agent: "), Just("Recipient: "), Just("")], wordy()), 0..12),
-                types in prop::collection::vec(field_type(), 1..5),
+        types in prop::collection::vec(field_type(), 1..5),
         names in prop::collection::vec(field_name(), 5),
-                desc in prop_oneof![
+        desc in prop_oneof![
             "\\PC{0,30}".boxed(),
             Just("Start of the arrival window, hour on a 24-hour clock".to_string()).boxed(),
             Just("Number of boxes needed for a year's supply".to_string()).boxed(),
