@@ -4,8 +4,9 @@
 //! words they contain, and no dodge.
 
 use crate::domain::FieldDefinition;
+use crate::extract::text::number_pairs::window_opening;
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
-use crate::extract::text::numbers::{find_numbers, same_amount, window_opening};
+use crate::extract::text::numbers::{find_numbers, same_amount};
 use crate::extract::text::opposites::{asks_about_a_problem, asks_the_other_side};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};

@@ -1,5 +1,6 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
+use super::charges::{about_a_charge, denies_a_charge, is_no_charge_aside, on_the_free_side};
 use super::clause_polarity::clause_polarity;
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
@@ -11,7 +12,7 @@ use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::field_words;
-use crate::extract::text::opposites::{WAIVED, denies_in_its_own_words};
+use crate::extract::text::opposites::denies_in_its_own_words;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
@@ -734,72 +735,6 @@ fn is_hypothetical(text: &str) -> bool {
     ];
     ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
         || has_any_phrase(text, COUNTERFACTUAL)
-}
-
-/// Whether the field's own words speak of paying ("parking fee",
-/// "whether cleaning is included"), so that "no charge" answers it.
-fn about_a_charge(profile: &FieldProfile) -> bool {
-    field_words(profile.definition).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "charge"
-                | "charged"
-                | "charges"
-                | "fee"
-                | "fees"
-                | "cost"
-                | "costs"
-                | "price"
-                | "free"
-                | "extra"
-                | "pay"
-                | "paid"
-                | "payment"
-                | "included"
-                | "include"
-                | "includes"
-        )
-    })
-}
-
-/// Whether a field is on the side of free: "Whether the school group
-/// gets free admission", "Whether the trip charge is waived".
-fn on_the_free_side(profile: &FieldProfile) -> bool {
-    field_words(profile.definition)
-        .iter()
-        .any(|w| matches!(w.as_str(), "free" | "complimentary") || WAIVED.contains(&w.as_str()))
-}
-
-/// Whether lower-case `text` says there is no charge for what the field
-/// names ("So no trip charge for her", "no admission charge"): "no", a
-/// word of the field's, and a charge, within three words; not "no charge
-/// for setup" for free delivery.
-fn denies_a_charge(profile: &FieldProfile, text: &str) -> bool {
-    let charge = |w: &str| matches!(w, "charge" | "fee" | "cost" | "charges" | "fees");
-    let words: Vec<&str> = text.split(' ').collect();
-    words.iter().enumerate().any(|(at, w)| {
-        let after = &words[at + 1..(at + 4).min(words.len())];
-        *w == "no"
-            && after.iter().any(|w| charge(w))
-            && after
-                .iter()
-                .any(|w| !charge(w) && profile.is_strong_keyword(&stem(w)))
-    })
-}
-
-/// Whether a clause only says that something costs nothing ("no extra
-/// charge", "at no cost", "free of charge").
-fn is_no_charge_aside(text: &str) -> bool {
-    let words: Vec<&str> = text
-        .split(' ')
-        .filter(|w| !matches!(*w, "and" | "with" | "at" | "for" | "that's" | "it's" | "of"))
-        .collect();
-    matches!(
-        words.as_slice(),
-        ["no", "extra" | "additional", "charge" | "cost" | "fee"]
-            | ["no", "charge" | "cost" | "fee"]
-            | ["free", "charge"]
-    )
 }
 
 /// Whether the only negative words of `text` are states named by the

@@ -6,7 +6,8 @@ use super::evidence::{Analysis, Role, Source};
 use super::phrase::is_negated_text;
 use super::profile::{FieldIndex, NumberProfile, RangePreference};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
-use crate::extract::text::numbers::{ClockTime, NumberMention, window_opening};
+use crate::extract::text::number_pairs::{ClockTime, window_opening};
+use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {

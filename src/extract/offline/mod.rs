@@ -53,6 +53,7 @@ macro_rules! phrases {
 
 mod amendment;
 mod boolean;
+mod charges;
 mod clause_polarity;
 mod clock;
 mod days;

@@ -15,7 +15,7 @@ use super::unit_fit::{counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
-use crate::extract::text::units::{DurationUnit, Unit};
+use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
 
 /// A number that may be a field's value, with how well it fits.
@@ -293,64 +293,6 @@ impl Analysis<'_, '_> {
         candidates.sort_by_key(|c| (c.sentence, c.clause));
         let candidates = suppress_before_cues(self, candidates);
         Some(candidates)
-    }
-
-    /// Whether the question that opened `open` asks for a price ("How
-    /// much is it?", "What would that run per visit?").
-    fn asks_a_price(&self, open: TurnIndex) -> bool {
-        self.transcript.last_question(open).is_some_and(|question| {
-            let words: Vec<&str> = question.word_lowers().collect();
-            // Not "How many guests does that price include?", "How many
-            // trucks do you run?".
-            if words.windows(2).any(|pair| pair == ["how", "many"]) {
-                return false;
-            }
-            words.windows(2).any(|pair| {
-                pair == ["how", "much"]
-                    || (matches!(pair[0], "that" | "it" | "this") && pair[1] == "run")
-            }) || words
-                .iter()
-                .any(|w| matches!(*w, "cost" | "costs" | "price" | "charge" | "fee"))
-        })
-    }
-
-    /// Whether the question that opened `open` asks how many "of those"
-    /// ("of them", "of these") for something the field does not name: a
-    /// part of what the field counts ("How many of those need vegetarian
-    /// meals?" for the number of guests, not for the vegetarian meals).
-    fn asks_for_a_part(&self, field: FieldIndex, open: TurnIndex) -> bool {
-        let profile = &self.profiles[field];
-        self.transcript.last_question(open).is_some_and(|question| {
-            let words: Vec<&str> = question.word_lowers().collect();
-            let of_those = words
-                .windows(2)
-                .any(|pair| pair[0] == "of" && matches!(pair[1], "those" | "them" | "these"));
-            let names_field = question.stems.iter().any(|st| {
-                !matches!(st.as_str(), "many" | "much" | "numb") && profile.is_strong_keyword(st)
-            });
-            of_those && words.windows(2).any(|pair| pair == ["how", "many"]) && !names_field
-        })
-    }
-
-    /// Whether `item` is the first sentence of the direct reply to a
-    /// question that names the field's unit of time ("How many years …?"),
-    /// and gives a bare figure ("About two and a half."): the figure is in
-    /// that unit, whatever the reply goes on to say in others.
-    fn opens_reply_in_unit_asked(&self, number_profile: &NumberProfile, item: &Evidence) -> bool {
-        let FieldUnit::Duration(unit) = number_profile.unit else {
-            return false;
-        };
-        let sentence = &self.transcript.sentences[item.sentence];
-        let turn = &self.transcript.turns[sentence.turn];
-        let first = turn.sentences.first() == Some(&item.sentence);
-        let direct = sentence.turn == item.region.next();
-        let bare =
-            !sentence.numbers.is_empty() && sentence.numbers.iter().all(|m| m.unit == Unit::None);
-        let asked_in_unit = self.transcript.last_question(item.region).is_some_and(|q| {
-            q.word_lowers()
-                .any(|w| DurationUnit::parse(w) == Some(unit))
-        });
-        first && direct && bare && asked_in_unit
     }
 
     /// Where the value of `pick` was said: an echo, or the agent repeating

@@ -3,14 +3,15 @@
 //! from the field's other side, and a question asked in the negative.
 
 use super::boolean::Polarity;
-use super::evidence::Analysis;
+use super::evidence::{Analysis, Evidence};
 use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, SHORT_ECHOES, STRONG_YES};
 use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
-use super::profile::FieldIndex;
+use super::profile::{FieldIndex, FieldUnit, NumberProfile};
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
 use crate::extract::text::opposites::asks_about_a_problem;
 use crate::extract::text::opposites::field_side_words;
+use crate::extract::text::units::{DurationUnit, Unit};
 
 impl Analysis<'_, '_> {
     /// Whether `reply` speaks in the field's own terms against the question
@@ -242,4 +243,69 @@ fn negative_prefix(word: &str) -> bool {
                     | "unity"
             )
     })
+}
+
+/// What a question asks of a number field.
+impl Analysis<'_, '_> {
+    /// Whether the question that opened `open` asks for a price ("How
+    /// much is it?", "What would that run per visit?").
+    pub(super) fn asks_a_price(&self, open: TurnIndex) -> bool {
+        self.transcript.last_question(open).is_some_and(|question| {
+            let words: Vec<&str> = question.word_lowers().collect();
+            // Not "How many guests does that price include?", "How many
+            // trucks do you run?".
+            if words.windows(2).any(|pair| pair == ["how", "many"]) {
+                return false;
+            }
+            words.windows(2).any(|pair| {
+                pair == ["how", "much"]
+                    || (matches!(pair[0], "that" | "it" | "this") && pair[1] == "run")
+            }) || words
+                .iter()
+                .any(|w| matches!(*w, "cost" | "costs" | "price" | "charge" | "fee"))
+        })
+    }
+
+    /// Whether the question that opened `open` asks how many "of those"
+    /// ("of them", "of these") for something the field does not name: a
+    /// part of what the field counts ("How many of those need vegetarian
+    /// meals?" for the number of guests, not for the vegetarian meals).
+    pub(super) fn asks_for_a_part(&self, field: FieldIndex, open: TurnIndex) -> bool {
+        let profile = &self.profiles[field];
+        self.transcript.last_question(open).is_some_and(|question| {
+            let words: Vec<&str> = question.word_lowers().collect();
+            let of_those = words
+                .windows(2)
+                .any(|pair| pair[0] == "of" && matches!(pair[1], "those" | "them" | "these"));
+            let names_field = question.stems.iter().any(|st| {
+                !matches!(st.as_str(), "many" | "much" | "numb") && profile.is_strong_keyword(st)
+            });
+            of_those && words.windows(2).any(|pair| pair == ["how", "many"]) && !names_field
+        })
+    }
+
+    /// Whether `item` is the first sentence of the direct reply to a
+    /// question that names the field's unit of time ("How many years …?"),
+    /// and gives a bare figure ("About two and a half."): the figure is in
+    /// that unit, whatever the reply goes on to say in others.
+    pub(super) fn opens_reply_in_unit_asked(
+        &self,
+        number_profile: &NumberProfile,
+        item: &Evidence,
+    ) -> bool {
+        let FieldUnit::Duration(unit) = number_profile.unit else {
+            return false;
+        };
+        let sentence = &self.transcript.sentences[item.sentence];
+        let turn = &self.transcript.turns[sentence.turn];
+        let first = turn.sentences.first() == Some(&item.sentence);
+        let direct = sentence.turn == item.region.next();
+        let bare =
+            !sentence.numbers.is_empty() && sentence.numbers.iter().all(|m| m.unit == Unit::None);
+        let asked_in_unit = self.transcript.last_question(item.region).is_some_and(|q| {
+            q.word_lowers()
+                .any(|w| DurationUnit::parse(w) == Some(unit))
+        });
+        first && direct && bare && asked_in_unit
+    }
 }

@@ -6,6 +6,7 @@
 //! of caller text, so non-ASCII input cannot split a UTF-8 sequence.
 
 pub(crate) mod identifier;
+pub(crate) mod number_pairs;
 pub(crate) mod number_words;
 pub(crate) mod numbers;
 pub(crate) mod opposites;

@@ -6,6 +6,7 @@
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::{field_words, split_identifier};
 use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::tokens::tokenize;
 
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
@@ -173,13 +174,10 @@ pub(crate) fn denies_in_its_own_words<'a>(
     clauses
         .into_iter()
         .map(|clause| {
-            clause
-                .split_whitespace()
-                .map(|w| {
-                    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                        .to_lowercase()
-                        .replace('’', "'")
-                })
+            tokenize(clause)
+                .into_iter()
+                .filter(|t| t.is_word())
+                .map(|t| t.lower)
                 .collect::<Vec<String>>()
         })
         .any(|words| {

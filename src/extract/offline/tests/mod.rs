@@ -3,6 +3,7 @@
 
 mod field_kinds;
 mod numbers;
+mod question_frames;
 mod strings;
 mod which_figure;
 mod yes_no;

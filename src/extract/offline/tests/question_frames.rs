@@ -1,0 +1,212 @@
+//! The offline extractor on invented calls: yes/no answers read in the
+//! frame of the question they answer: a question about a problem, a
+//! sign-off, a charge that is waived, a reply in the field's own words.
+
+use super::yes_no::yes_no;
+use super::{field, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+#[test]
+fn asked_whether_it_is_a_problem_a_statement_speaks_of_the_field() {
+    // Only a yes or no word answers in the question's frame; a statement
+    // about the thing itself is read as it stands.
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "Oh, half our campers bring dogs. Just keep him on a leash."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "We don't allow dogs, I'm afraid."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog, a beagle. Is that a problem?",
+            "Yes, it would be, sorry."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
+fn a_yes_after_a_sign_off_answers_no_question() {
+    let fields = [field(
+        "pet_treatment",
+        FieldType::Boolean,
+        "Whether they offer a pet stain and odor treatment",
+    )];
+    let dodged = "Agent: Do you have a pet stain and odor treatment?\n\
+                  Recipient: Hmm, that's something we've talked about. Maybe by summer?\n\
+                  Agent: Okay, I'll let her know. Thanks for the quote.\n\
+                  Recipient: You bet. Tell her to ask for Jamal.";
+    assert_eq!(run(&fields, dodged)["pet_treatment"], Value::Null);
+    // A statement that is not a sign-off may still be confirmed.
+    let confirmed = "Agent: Do you have a pet stain and odor treatment?\n\
+                     Recipient: Hmm, let me think.\n\
+                     Agent: She'd want the pet treatment on the stairs.\n\
+                     Recipient: Sure, we can do the pet treatment there.";
+    assert_eq!(run(&fields, confirmed)["pet_treatment"], json!(true));
+}
+
+#[test]
+fn never_inside_a_statement_is_no_outright_answer() {
+    assert_eq!(
+        yes_no(
+            "insured",
+            "Whether the company carries liability insurance",
+            "Is your company insured, in case something gets damaged?",
+            "We're bonded and we carry two million in liability insurance. Never had to use it."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "works_weekends",
+            "Whether the crew works on weekends",
+            "Does the crew work weekends?",
+            "Never."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
+fn a_no_charge_aside_is_no_no() {
+    assert_eq!(
+        yes_no(
+            "offers_delivery",
+            "Whether the shop delivers the finished order",
+            "Do you deliver, or would they need to pick up?",
+            "Our van goes out Tuesdays and Fridays, anywhere within ten miles, no charge."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "delivery_free",
+            "Whether delivery is free",
+            "Is delivery free?",
+            "No, no charge within ten miles, but we're further than that."
+        ),
+        json!(false)
+    );
+}
+
+#[test]
+fn putting_it_off_to_later_is_no_answer() {
+    assert_eq!(
+        yes_no(
+            "moves_furniture",
+            "Whether the crew moves the furniture",
+            "And would the crew handle moving the couch and the other furniture?",
+            "Hmm, we can talk about that when I come measure."
+        ),
+        Value::Null
+    );
+}
+
+#[test]
+fn a_reply_in_the_field_s_own_words_answers_it() {
+    let oven = (
+        "oven_cleaning_included",
+        "Whether cleaning the inside of the oven is included in the quoted price",
+    );
+    let asked = "And the oven isn't extra, right?";
+    assert_eq!(
+        yes_no(oven.0, oven.1, asked, "The oven's included."),
+        json!(true)
+    );
+    // "Let me correct myself" is a self-correction, not "Correct".
+    assert_eq!(
+        yes_no(
+            oven.0,
+            oven.1,
+            asked,
+            "Hmm, actually, let me correct myself. The oven's included, but the fridge is extra."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
+fn no_charge_is_a_yes_to_a_field_on_the_side_of_free() {
+    let waived = (
+        "trip_charge_waived",
+        "Whether the trip charge is waived for this customer",
+    );
+    assert_eq!(
+        yes_no(
+            waived.0,
+            waived.1,
+            "What's the trip charge?",
+            "Forty-five normally, but she's in town. So no trip charge for her."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            waived.0,
+            waived.1,
+            "Is there a trip charge?",
+            "No, not for her."
+        ),
+        json!(true)
+    );
+}
+
+#[test]
+fn review_counter_examples_keep_their_answers() {
+    // A negation that governs another word is no denial in the field's
+    // own words.
+    assert_eq!(
+        yes_no(
+            "dogs_allowed",
+            "Whether dogs are allowed at the campground",
+            "They've got a dog. Is that a problem?",
+            "No, not at all. We don't charge extra for dogs."
+        ),
+        json!(true)
+    );
+    // No charge for something else is no free delivery.
+    assert_eq!(
+        yes_no(
+            "free_delivery",
+            "Whether delivery is free",
+            "Do you deliver for free?",
+            "No, delivery's twenty-five, but there's no charge for setup."
+        ),
+        json!(false)
+    );
+    // "they" is the business as often as the customer.
+    assert_eq!(
+        yes_no(
+            "helmet_provided",
+            "Whether the stable provides a helmet",
+            "Do they provide helmets?",
+            "Yes, they do."
+        ),
+        json!(true)
+    );
+    // "We can sort that out" is a yes, not a postponement.
+    assert_eq!(
+        yes_no(
+            "hauls_carpet",
+            "Whether they haul away the old carpet",
+            "Can you haul away the old carpet?",
+            "We can sort that out, yeah."
+        ),
+        json!(true)
+    );
+}
