@@ -362,3 +362,20 @@ fn offline_extraction_on_the_ninth_held_out_set() {
     };
     holds("extraction-heldout-9", 64, false, floor);
 }
+
+/// The tenth frozen held-out set (`tests/data/extraction-heldout-10/`),
+/// written blind on 2026-11-27 by writers who reported only counts, and
+/// committed before it was first scored; never tuned on, misses never
+/// printed. First contact (the rules at `b30d0d3`, unchanged since
+/// `40ea55e`): 204/309 (66.0%), 39 wrong non-null values
+/// (12.6%); boolean 74.3% / 11.9%, number 60.7% / 9.8%, string 63.5% /
+/// 16.7%.
+#[test]
+fn offline_extraction_on_the_tenth_held_out_set() {
+    let floor = Floor {
+        fields: 309,
+        right: 204,
+        wrong: 39,
+    };
+    holds("extraction-heldout-10", 64, false, floor);
+}

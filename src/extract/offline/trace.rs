@@ -104,14 +104,19 @@ fn trace_case() {
 }
 
 /// `cargo test --lib dump_features -- --ignored` writes one row per value
-/// the offline extractor reads on the development sets (never a frozen
-/// held-out set) to `/tmp/features.tsv`: how it was read, and the label.
+/// the offline extractor reads on the development sets to
+/// `/tmp/features.tsv`: how it was read, whether it changes when one line
+/// of the call is left out (`ch_val`, `ch_null`, and where: `cv_…`), and
+/// the label. `SETS=extraction-heldout-7,…` picks other sets; for a frozen
+/// set, read only aggregate figures. The two sets kept for first contact
+/// (the ninth and tenth) are never dumped.
 #[test]
 #[ignore = "analysis aid"]
 fn dump_features() {
     use super::profile::ValueKind;
     use super::transcript::Speaker;
-    let dirs = [
+    let sets = std::env::var("SETS").ok();
+    let default_dirs = [
         "extraction",
         "extraction_extra",
         "extraction-dev",
@@ -123,8 +128,14 @@ fn dump_features() {
         "extraction-heldout-5",
         "extraction-heldout-6",
     ];
+    let dirs: Vec<&str> = sets
+        .as_deref()
+        .map_or_else(|| default_dirs.to_vec(), |s| s.split(',').collect())
+        .into_iter()
+        .filter(|d| !matches!(*d, "extraction-heldout-9" | "extraction-heldout-10"))
+        .collect();
     let mut rows = vec![
-        "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question"
+        "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question\tch_val\tch_null\tcv_before\tcv_q\tcv_self\tcv_next\tcv_after"
             .to_string(),
     ];
     for dir in dirs {
@@ -149,6 +160,20 @@ fn dump_features() {
                 serde_json::from_value(case["fields"].clone()).unwrap_or_default();
             let out = OfflineExtractor::new().extract(objective, &fields, transcript);
             let grounded = crate::extract::ground(&fields, &out, transcript);
+            let lines: Vec<&str> = transcript.lines().collect();
+            let without: Vec<serde_json::Map<String, Value>> = (0..lines.len())
+                .map(|skip| {
+                    let t: Vec<&str> = lines
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != skip)
+                        .map(|(_, l)| *l)
+                        .collect();
+                    let t = t.join("\n");
+                    let o = OfflineExtractor::new().extract(objective, &fields, &t);
+                    crate::extract::ground(&fields, &o, &t).values
+                })
+                .collect();
             let parsed = Transcript::parse(objective, transcript);
             let profiles = build_profiles(&fields, &parsed);
             let analysis = Analysis::new(&parsed, &profiles);
@@ -203,8 +228,44 @@ fn dump_features() {
                         .iter()
                         .any(|s| parsed.sentences[s.0].question)
                 });
+                let same_lines = parsed.turns.len() == lines.len();
+                let changed_where = |rel: i64| {
+                    without
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, w)| {
+                            let d = *i as i64 - turn.0 as i64;
+                            let bucket = if d < -1 {
+                                -2
+                            } else if d > 1 {
+                                2
+                            } else {
+                                d
+                            };
+                            let v = w.get(name).cloned().unwrap_or(Value::Null);
+                            same_lines && bucket == rel && v != got && !v.is_null()
+                        })
+                        .count()
+                };
+                let where_ = format!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    changed_where(-2),
+                    changed_where(-1),
+                    changed_where(0),
+                    changed_where(1),
+                    changed_where(2)
+                );
+                let changed = |to_null: bool| {
+                    without
+                        .iter()
+                        .filter(|w| {
+                            let v = w.get(name).cloned().unwrap_or(Value::Null);
+                            v != got && v.is_null() == to_null
+                        })
+                        .count()
+                };
                 rows.push(format!(
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                     case["id"].as_str().unwrap_or_default(),
                     name,
                     kind,
@@ -224,6 +285,9 @@ fn dump_features() {
                     first,
                     parsed.turns[turn.0].sentences.len(),
                     prev_question,
+                    changed(false),
+                    changed(true),
+                    where_,
                 ));
             }
         }
