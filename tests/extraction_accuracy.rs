@@ -323,7 +323,7 @@ fn offline_extraction_on_the_seventh_held_out_set() {
         right: 210,
         wrong: 33,
     };
-    holds("extraction-heldout-7", 64, false, floor);
+    holds("extraction-heldout-7", 64, true, floor);
 }
 
 /// The eighth frozen held-out set (`tests/data/extraction-heldout-8/`),
@@ -343,7 +343,7 @@ fn offline_extraction_on_the_eighth_held_out_set() {
         right: 213,
         wrong: 46,
     };
-    holds("extraction-heldout-8", 64, false, floor);
+    holds("extraction-heldout-8", 64, true, floor);
 }
 
 /// The ninth frozen held-out set (`tests/data/extraction-heldout-9/`),

@@ -166,15 +166,7 @@ impl Analysis<'_, '_> {
     /// takes back what it said, as answers; a sentence that names another
     /// field speaks of that one.
     pub(super) fn retracted_rest(&self, field: FieldIndex, evidence: &[Evidence]) -> Vec<Evidence> {
-        let names_another_field = |sentence: SentenceIndex| {
-            self.field_indices().any(|other| {
-                other != field
-                    && self.transcript.sentences[sentence]
-                        .stems
-                        .iter()
-                        .any(|st| self.profiles[other].is_strong_keyword(st))
-            })
-        };
+        let names_another_field = |sentence| self.speaks_of_another_field(field, sentence);
         evidence
             .iter()
             .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
@@ -201,6 +193,87 @@ impl Analysis<'_, '_> {
                     })
             })
             .collect()
+    }
+
+    /// Whether `sentence` names a field other than `field` by one of its
+    /// strong keywords that is no word of `field`'s own: it speaks of that
+    /// one ("The king's two nineteen" still speaks of the king room's rate).
+    fn speaks_of_another_field(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
+        self.field_indices().any(|other| {
+            other != field
+                && self.transcript.sentences[sentence].stems.iter().any(|st| {
+                    self.profiles[other].is_strong_keyword(st)
+                        && !self.profiles[field].is_own_word(st)
+                })
+        })
+    }
+
+    /// "Oh — wait, sorry. One eighty-nine is the queen, I had the wrong
+    /// line highlighted. The king's two nineteen.": a later turn of the
+    /// answering side that names again an amount it gave for `field` and
+    /// takes it back (a revision cue, a retraction or "wrong") corrects
+    /// it in the sentences that follow, whatever question that turn
+    /// answers. They are answers in the region of the amount they correct.
+    pub(super) fn corrected_later(
+        &self,
+        field: FieldIndex,
+        evidence: &[Evidence],
+    ) -> Vec<Evidence> {
+        let given: Vec<(TurnIndex, TurnIndex, f64)> = evidence
+            .iter()
+            .filter(|e| matches!(e.role, Role::Direct | Role::Answer))
+            .flat_map(|e| {
+                let sentence = &self.transcript.sentences[e.sentence];
+                sentence
+                    .numbers
+                    .iter()
+                    .map(move |m| (sentence.turn, e.region, m.value))
+            })
+            .filter(|(turn, _, _)| self.transcript.turns[*turn].speaker == Speaker::Recipient)
+            .collect();
+        let mut out = Vec::new();
+        for (turn, region, value) in given {
+            for later in (turn.0 + 1)..self.transcript.turns.len() {
+                let later_turn = &self.transcript.turns[later];
+                if later_turn.speaker != Speaker::Recipient
+                    || evidence
+                        .iter()
+                        .any(|e| self.transcript.sentences[e.sentence].turn.0 == later)
+                {
+                    continue;
+                }
+                let takes_back = later_turn.sentences.iter().any(|&sentence| {
+                    let text = self.transcript.sentences[sentence].lower_text();
+                    has_any_phrase(&text, RETRACTIONS)
+                        || text.split_whitespace().any(|w| w == "wrong")
+                });
+                let Some(&named) = later_turn.sentences.iter().find(|&&sentence| {
+                    self.transcript.sentences[sentence]
+                        .numbers
+                        .iter()
+                        .any(|m| same_amount(m.value, value))
+                }) else {
+                    continue;
+                };
+                if !takes_back {
+                    continue;
+                }
+                out.extend(
+                    later_turn
+                        .sentences
+                        .iter()
+                        .copied()
+                        .filter(|&sentence| sentence > named)
+                        .take_while(|&sentence| !self.speaks_of_another_field(field, sentence))
+                        .map(|sentence| Evidence {
+                            sentence,
+                            role: Role::Answer,
+                            region,
+                        }),
+                );
+            }
+        }
+        out
     }
 
     /// A change one side asks for after `chosen` was given, and the other

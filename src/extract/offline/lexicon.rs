@@ -206,6 +206,7 @@ pub(super) const CHECKS: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const DECLINES: &[&str] = &[
     "not sure", "don't know", "no idea", "can't say", "couldn't say", "can't tell", "couldn't tell",
+    "can't quote", "couldn't quote",
     "i'd have to", "i would have to", "need to check", "get back to you", "let you know",
     "give you a wrong", "tell you a wrong", "give you the wrong", "tell you the wrong",
     "she'll email", "he'll email", "they'll email", "we'll email",

@@ -147,8 +147,11 @@ impl Analysis<'_, '_> {
             })
             .collect();
         evidence.extend(extra);
+        let corrected = self.corrected_later(field, &evidence);
+        let mut revising: Vec<SentenceIndex> = corrected.iter().map(|e| e.sentence).collect();
+        evidence.extend(corrected);
         let revised = self.retracted_rest(field, &evidence);
-        let revising: Vec<SentenceIndex> = revised.iter().map(|e| e.sentence).collect();
+        revising.extend(revised.iter().map(|e| e.sentence));
         evidence.extend(revised);
         evidence.sort_by_key(|e| (e.sentence, e.role));
         evidence.dedup_by_key(|e| e.sentence);
@@ -179,7 +182,21 @@ impl Analysis<'_, '_> {
                 continue;
             }
             confirmed_opens.push(item.region);
-            for &sentence in &self.transcript.turns[item.region].sentences {
+            // "Just her and her son, so two. I understood the income limit
+            // is fifty-two thousand. Is that right?": what is confirmed of
+            // the field is said in the sentences about it.
+            let sentences = &self.transcript.turns[item.region].sentences;
+            let most = sentences
+                .iter()
+                .map(|&sentence| self.relevance(field, sentence))
+                .fold(0.0, f64::max);
+            let about: Vec<SentenceIndex> = sentences
+                .iter()
+                .copied()
+                .filter(|&sentence| self.relevance(field, sentence) >= 0.5 * most)
+                .collect();
+            let read = if most > 0.0 { &about } else { sentences };
+            for &sentence in read {
                 for mut candidate in self.number_candidates(profile, number_profile, sentence) {
                     candidate.score += 0.5;
                     candidate.answered = true;
@@ -353,6 +370,10 @@ impl Analysis<'_, '_> {
                 continue;
             }
             if own_numbers.iter().any(|v| same_amount(*v, m.value))
+                || profile
+                    .described_amounts
+                    .iter()
+                    .any(|d| d.said_as_in(&sent.tokens, m.start, m.end, m.value))
                 || sent.habitual_before(m.start)
                 || said_for_own_option(profile, sent, m.start) == Some(false)
             {
@@ -378,7 +399,12 @@ impl Analysis<'_, '_> {
             }
             // "an eight-dollar holiday surcharge" for a rate "before any
             // holiday surcharge": an amount of what the field is not.
-            let named = sent.stems.get(m.end..(m.end + 3).min(sent.stems.len()));
+            // "twenty-three nine ninety-five plus tax": what follows "plus"
+            // is added on top, not named.
+            let named_end = (m.end..(m.end + 3).min(sent.stems.len()))
+                .find(|&at| sent.tokens.get(at).is_some_and(|t| t.lower == "plus"))
+                .unwrap_or((m.end + 3).min(sent.stems.len()));
+            let named = sent.stems.get(m.end..named_end);
             if named.is_some_and(|after| {
                 after
                     .iter()
@@ -389,8 +415,12 @@ impl Analysis<'_, '_> {
             // "There's a bonus on top, last year it was about four grand" for
             // a salary "excluding bonus": a sentence about what the field sets
             // apart, and not about the field itself.
-            let excluded_subject = sent
-                .stems
+            // What follows a "plus" after the amount is added on top of it
+            // ("One fifty-nine a night, plus tax and the resort fee").
+            let added_on_from = (m.end..sent.tokens.len())
+                .find(|&at| sent.tokens[at].lower == "plus")
+                .unwrap_or(sent.stems.len());
+            let excluded_subject = sent.stems[..added_on_from.min(sent.stems.len())]
                 .iter()
                 .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
                 && !sent

@@ -11,6 +11,7 @@ use super::transcript::Transcript;
 use super::value_kind::{classify_string_field, profile_number};
 use crate::domain::{FieldDefinition, FieldType};
 use crate::extract::text::identifier::split_identifier;
+use crate::extract::text::numbers::find_numbers;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::DurationUnit;
@@ -121,6 +122,11 @@ pub(super) struct FieldProfile<'a> {
     /// Numeric tokens of the name ("october_12_available" → "12"): a turn
     /// must mention them to be about this field.
     pub(super) required: Vec<String>,
+    /// Amounts the description states as a condition of the field ("for a
+    /// household of two", "a 12-month permit"), with the words on either
+    /// side: said the same way in the call, they are what the field is
+    /// said of, never its value.
+    pub(super) described_amounts: Vec<DescribedAmount>,
     /// Stems of the head nouns of the name (for "X filling" patterns).
     pub(super) heads: Vec<String>,
     /// Stems of what the description sets apart ("before any holiday
@@ -406,15 +412,62 @@ fn build_profile<'a>(definition: &'a FieldDefinition, transcript: &Transcript) -
         .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
         .map(|w| stem(w))
         .collect();
+    let described_amounts = find_numbers(&desc_toks)
+        .iter()
+        .map(|m| DescribedAmount {
+            value: m.value,
+            before: word_before(&desc_toks, m.start),
+            after: word_after(&desc_toks, m.end),
+        })
+        .collect();
     FieldProfile {
         definition,
         keywords,
         required,
+        described_amounts,
         heads,
         excluded,
         options: FieldOptions::of(definition),
         kind,
     }
+}
+
+/// An amount written in a field's description, with the words right
+/// before and after it (lowercase).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct DescribedAmount {
+    pub(super) value: f64,
+    pub(super) before: Option<String>,
+    pub(super) after: Option<String>,
+}
+
+impl DescribedAmount {
+    /// Whether `mention` in `tokens` says this amount the way the
+    /// description does: the same amount with the same word before or
+    /// after it ("a household of two").
+    pub(super) fn said_as_in(
+        &self,
+        tokens: &[Token],
+        start: usize,
+        end: usize,
+        value: f64,
+    ) -> bool {
+        crate::extract::text::numbers::same_amount(self.value, value)
+            && ((self.before.is_some() && self.before == word_before(tokens, start))
+                || (self.after.is_some() && self.after == word_after(tokens, end)))
+    }
+}
+
+/// The word right before token `start`, if the token there is a word.
+pub(super) fn word_before(tokens: &[Token], start: usize) -> Option<String> {
+    let token = tokens.get(start.checked_sub(1)?)?;
+    token.is_word().then(|| token.lower.clone())
+}
+
+/// The word at token `end` (right after a mention), if it is a word.
+pub(super) fn word_after(tokens: &[Token], end: usize) -> Option<String> {
+    let token = tokens.get(end)?;
+    token.is_word().then(|| token.lower.clone())
 }
 
 /// What a description word says of the field.
@@ -428,6 +481,20 @@ enum DescriptionPart {
     /// holiday surcharge"), to the end of its clause.
     SetApart,
 }
+
+/// What is added on top of a price ("before tax and fees").
+const ADD_ONS: &[&str] = &[
+    "tax",
+    "taxes",
+    "fee",
+    "fees",
+    "tip",
+    "tips",
+    "gratuity",
+    "surcharge",
+    "surcharges",
+    "vat",
+];
 
 /// Each description token's part: words after "before any", "separate
 /// from", "excluding" and the like, to the end of their clause, name what
@@ -471,6 +538,19 @@ fn description_parts(tokens: &[Token]) -> Vec<DescriptionPart> {
             }
             inside = true;
             position += cue.len();
+            continue;
+        }
+        // "Group rate per night before tax and fees": what is added on
+        // top of the value is set apart too.
+        let before_add_ons = tokens[position].is_word()
+            && tokens[position].lower == "before"
+            && tokens
+                .get(position + 1)
+                .is_some_and(|next| next.is_word() && ADD_ONS.contains(&next.lower.as_str()));
+        if before_add_ons {
+            parts[position] = DescriptionPart::Cue;
+            inside = true;
+            position += 1;
             continue;
         }
         if inside {

@@ -12,7 +12,7 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never a frozen held-out set (`h7-…`, `h8-…`): nobody tunes on them.
+    // Never a frozen held-out set (`h9-…`, `h10-…`): nobody tunes on them.
     let dir = if id.starts_with("extra") {
         "extraction_extra"
     } else if id.starts_with("dev") {
@@ -31,6 +31,10 @@ fn trace_case() {
         "extraction-heldout-5"
     } else if id.starts_with("h6-") {
         "extraction-heldout-6"
+    } else if id.starts_with("h7-") {
+        "extraction-heldout-7"
+    } else if id.starts_with("h8-") {
+        "extraction-heldout-8"
     } else {
         "extraction"
     };

@@ -1,6 +1,7 @@
 //! End-to-end checks of the offline extractor on small invented calls,
 //! one file per kind of value.
 
+mod amounts_in_context;
 mod field_kinds;
 mod numbers;
 mod question_frames;

@@ -1,0 +1,154 @@
+//! The offline extractor on invented calls: amounts read in the light of
+//! the field's description (an amount it states, what it sets apart) and
+//! of later turns (a confirmation, a decline, a correction made while
+//! answering something else).
+
+use super::numbers::number;
+use super::{field, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+/// "for a household of two": a two said the way the description says it
+/// is what the field is said of, not its value; a two said otherwise is.
+#[test]
+fn an_amount_said_as_the_description_says_it_is_no_value() {
+    assert_eq!(
+        number(
+            "income_limit",
+            "Annual income limit for a household of two, in dollars",
+            "What's the income limit?",
+            "For a household of two it's forty-one thousand."
+        ),
+        json!(41000)
+    );
+    assert_eq!(
+        number(
+            "young_driver_fee",
+            "Daily fee for drivers under 25, in dollars",
+            "What's the young driver fee?",
+            "It's twenty-five a day."
+        ),
+        json!(25)
+    );
+}
+
+/// A plain yes confirms what the asker said of the field, not a figure of
+/// another sentence of the same turn.
+#[test]
+fn a_confirmation_confirms_the_sentence_about_the_field() {
+    let fields = [field(
+        "income_limit",
+        FieldType::Number,
+        "Annual household income limit, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Recipient: How many people in the household?\n\
+         Agent: Just her and her son, so two. I read the income limit is fifty-two thousand a year. Is that right?\n\
+         Recipient: Yes, that's correct.\n\
+         Agent: Thank you.",
+    );
+    assert_eq!(out["income_limit"], json!(52000));
+}
+
+/// "before tax and fees" sets apart what is added on top; "plus tax"
+/// after an amount names no other charge.
+#[test]
+fn add_ons_the_description_sets_apart_are_no_value() {
+    assert_eq!(
+        number(
+            "group_rate",
+            "Group rate per room per night before tax and fees, in dollars",
+            "What would the group rate be?",
+            "One forty-nine a night, plus tax and the twelve-dollar resort fee."
+        ),
+        json!(149)
+    );
+    assert_eq!(
+        number(
+            "listed_price",
+            "Listed price in dollars before tax",
+            "What's the listed price?",
+            "It's eighteen four ninety-five plus tax."
+        ),
+        json!(18495)
+    );
+    // "before" sets apart only what is added on top of a price.
+    assert_eq!(
+        number(
+            "deposit_before_wedding",
+            "Deposit due before the wedding, in dollars",
+            "What deposit is due before the wedding?",
+            "Five hundred, due a month before the wedding."
+        ),
+        json!(500)
+    );
+}
+
+/// "Can't quote that ahead of time" to the question asked again leaves it
+/// unanswered, whatever was said before for another option.
+#[test]
+fn cannot_quote_declines() {
+    let fields = [field(
+        "level2_price",
+        FieldType::Number,
+        "Price of a Level 2 camera inspection, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: What does an inspection cost?\n\
+         Recipient: A standard sweep is one fifty and that includes a Level 1 inspection.\n\
+         Agent: And a Level 2 inspection?\n\
+         Recipient: It depends what the tech finds, I can't quote that ahead of time.\n\
+         Agent: Understood.",
+    );
+    assert_eq!(out["level2_price"], Value::Null);
+}
+
+/// A later turn that names the amount again and says it was wrong gives
+/// the field's amount in what follows, though it answers another
+/// question; a later "instead" about something else corrects nothing.
+#[test]
+fn a_later_turn_that_takes_an_amount_back_corrects_it() {
+    let fields = [
+        field(
+            "nightly_rate",
+            FieldType::Number,
+            "Nightly rate for the king room, in dollars",
+        ),
+        field(
+            "king_available",
+            FieldType::Boolean,
+            "Whether a king room is free",
+        ),
+        field(
+            "breakfast_included",
+            FieldType::Boolean,
+            "Whether breakfast is included",
+        ),
+    ];
+    let out = run(
+        &fields,
+        "Agent: What's the nightly rate for the king?\n\
+         Recipient: That's one seventy-nine a night.\n\
+         Agent: And is breakfast included?\n\
+         Recipient: It is. Oh, sorry. One seventy-nine is the queen, I was looking at the wrong line. The king's two oh nine.\n\
+         Agent: Got it, thanks.",
+    );
+    assert_eq!(out["nightly_rate"], json!(209));
+
+    let fields = [field(
+        "max_people",
+        FieldType::Number,
+        "Maximum number of people the boat takes",
+    )];
+    let out = run(
+        &fields,
+        "Agent: How many people can the boat take?\n\
+         Recipient: I can take six max.\n\
+         Agent: What time do you leave?\n\
+         Recipient: We go out at six. Well, on the twenty-second we'll leave at seven instead.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["max_people"], json!(6));
+}
