@@ -321,13 +321,26 @@ pub(super) fn polarity(text: &str) -> Option<bool> {
             Some((answer, _)) => answer != yes && !(yes && negates(rest[at])),
             None => false,
         });
-        let taken_back = rest.iter().any(|w| RESERVATIONS.contains(w));
+        // "Oh, no, we do have one": a no that turns straight round.
+        let turns_round = !yes
+            && TURNING_ECHOES.iter().any(|echo| {
+                let echo: Vec<&str> = echo.split(' ').collect();
+                rest.starts_with(&echo) && !rest.get(echo.len()).is_some_and(|w| negates(w))
+            });
+        let taken_back = turns_round || rest.iter().any(|w| RESERVATIONS.contains(w));
         return (!other_way && !taken_back).then_some(yes);
     }
     let clause = first_clause(&tokens);
     let plain_yes = clause.iter().any(|w| YES.contains(w));
     (negation_count(&clause) % 2 == 1 && !plain_yes).then_some(false)
 }
+
+/// What a reply says right after a "no" to take the opposite side ("No,
+/// we do."): the no denied a question asked in the negative.
+const TURNING_ECHOES: &[&str] = &[
+    "we do", "we are", "we have", "we can", "it does", "it is", "they do", "they are", "there is",
+    "you do", "you can", "he does", "she does",
+];
 
 const DURATIONS: [DurationUnit; 6] = [
     DurationUnit::Minute,

@@ -546,3 +546,24 @@ fn a_spoken_time_supports_its_24_hour_reading() {
         Err(Unsupported::WordsNotQuoted)
     );
 }
+
+/// "Oh, no, we do have one" to "There's no shuttle, is there?" turns
+/// round: its no states no answer, so either value stands on it; "No, we
+/// don't" is still a plain no.
+#[test]
+fn a_no_that_turns_round_is_no_plain_answer() {
+    let call = "Agent: There's no shuttle, is there?\nRecipient: Oh, no, we do have one.\nAgent: Do you deliver?\nRecipient: No, we don't.";
+    let check_bool = |value: bool, text: &str| {
+        check(
+            FieldType::Boolean,
+            &json!(value),
+            &Quote::recipient(text),
+            call,
+        )
+    };
+    assert!(check_bool(true, "Oh, no, we do have one.").is_ok());
+    assert_eq!(
+        check_bool(true, "No, we don't."),
+        Err(Unsupported::OppositeAnswer)
+    );
+}

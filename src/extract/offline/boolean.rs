@@ -7,7 +7,7 @@ use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, PASS_ONS, REVISION_CUES,
     SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
 };
-use super::options::chooses_other_option;
+use super::options::{chooses_other_option, names_own_option};
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -74,6 +74,16 @@ impl Analysis<'_, '_> {
                         continue;
                     }
                     if self.pleasantry_to_someone_else(profile, item.region, turn, &sentences) {
+                        continue;
+                    }
+                    // "We're closed Mondays." … "Would Tuesday work
+                    // instead?" "Yeah, that's open.": asked of another
+                    // option only, the reply speaks of that one.
+                    let asked_of_another_option = self
+                        .transcript
+                        .last_question(item.region)
+                        .is_some_and(|question| chooses_other_option(profile, &[question]));
+                    if asked_of_another_option && !names_own_option(profile, &sentences) {
                         continue;
                     }
                     let wh = self.asks_wh(item.region);
@@ -190,6 +200,10 @@ impl Analysis<'_, '_> {
                 Role::Direct
                     if self.transcript.turns[turn].speaker != Speaker::Agent
                         && !self.offer_to_choose(profile, item.sentence)
+                        && !chooses_other_option(
+                            profile,
+                            &[&self.transcript.sentences[item.sentence]],
+                        )
                         && self.direct_bool_ok(field, item.sentence) =>
                 {
                     position += 1;

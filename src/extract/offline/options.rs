@@ -279,27 +279,42 @@ pub(super) fn said_for_own_option(
 /// only options other than the field's ("Okay, standard it is." to
 /// "expedited shipping?"): a choice of the other option, so a no.
 pub(super) fn chooses_other_option(profile: &FieldProfile, sentences: &[&Sentence]) -> bool {
+    let (own, other) = options_named(profile, sentences);
+    other && !own
+}
+
+/// Whether `sentences` name the field's own option ("Mondays" for a field
+/// about Mondays).
+pub(super) fn names_own_option(profile: &FieldProfile, sentences: &[&Sentence]) -> bool {
+    options_named(profile, sentences).0
+}
+
+/// Whether `sentences` name the field's own option, and whether they name
+/// another option of a set the field speaks of.
+fn options_named(profile: &FieldProfile, sentences: &[&Sentence]) -> (bool, bool) {
     let wanted = &profile.options.classes;
-    let mut other = false;
+    let (mut own, mut other) = (false, false);
     for sentence in sentences {
         if let Some(day) = profile.options.day {
             for (_, days) in day_mentions(sentence) {
                 if days.contains(day) {
-                    return false;
+                    own = true;
+                } else {
+                    other = true;
                 }
-                other = true;
             }
         }
         for (_, word) in option_words(sentence, &profile.options.heads) {
             for (set, class) in classes_of(wanted, &word) {
                 if wanted.contains(&(set, class)) {
-                    return false;
+                    own = true;
+                } else {
+                    other = true;
                 }
-                other = true;
             }
         }
     }
-    other
+    (own, other)
 }
 
 /// Whether `question` asks the field's yes/no question from the opposite

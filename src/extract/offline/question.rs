@@ -200,6 +200,23 @@ impl Analysis<'_, '_> {
                 ..
             ] | ["of", "course", ..]
         );
+        // "There's no shuttle, is there?" "Oh, no, we do have one.": a no
+        // that goes on to say the opposite denies the question's premise.
+        let texts: Vec<&str> = clauses
+            .iter()
+            .map(|&clause| clause_text(first, clause))
+            .filter(|text| text.split(' ').any(|w| !set!(FILLERS).contains(w)))
+            .collect();
+        let opens_with_no = matches!(texts.first(), Some(&("no" | "nope" | "nah")));
+        let turns_round = texts.get(1).is_some_and(|next| {
+            let opening: String = next.split(' ').take(2).collect::<Vec<_>>().join(" ");
+            (has_split_phrase(&opening, phrases!(SHORT_ECHOES))
+                || matches!(next.split(' ').next(), Some("yes" | "yeah" | "yep" | "yup")))
+                && !is_negated_text(next)
+        });
+        if opens_with_no && turns_round {
+            return Some(Polarity::Yes);
+        }
         if contradicts {
             return None;
         }

@@ -3,7 +3,7 @@
 //! sign-off, a charge that is waived, a reply in the field's own words.
 
 use super::yes_no::yes_no;
-use super::{field, run};
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -209,4 +209,58 @@ fn review_counter_examples_keep_their_answers() {
         ),
         json!(true)
     );
+}
+
+/// "There's no shuttle, is there?" "Oh, no, we do have one.": a no that
+/// goes straight on to say the opposite denies the question's premise; a
+/// no followed by a condition agrees with it.
+#[test]
+fn a_no_that_turns_round_denies_a_negative_questions_premise() {
+    assert_eq!(
+        one_exchange(
+            "shuttle_available",
+            FieldType::Boolean,
+            "Whether the garage offers a shuttle ride",
+            "There's no shuttle, is there?",
+            "Oh, no, we do have one. It'll take him anywhere within five miles."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        one_exchange(
+            "tenant_home",
+            FieldType::Boolean,
+            "Whether the tenant has to be home for the inspection",
+            "You wouldn't need the tenant to be home, would you?",
+            "Nope, as long as we can pick the keys up, we're fine."
+        ),
+        json!(false)
+    );
+}
+
+/// Asked of another day only ("Would Tuesday work instead?"), a yes
+/// speaks of that day; a reply about the field's own day still answers.
+#[test]
+fn a_question_of_another_option_answers_for_that_one() {
+    let fields = [field(
+        "open_mondays",
+        FieldType::Boolean,
+        "Whether the alley is open on Mondays",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Are you open on Mondays?\n\
+         Recipient: We're closed Mondays, unfortunately.\n\
+         Agent: Would Tuesday the eighteenth work instead?\n\
+         Recipient: Tuesday the eighteenth, let me see... yeah, that's open.\n\
+         Agent: Great.",
+    );
+    assert_eq!(out["open_mondays"], json!(false));
+    let out = run(
+        &fields,
+        "Agent: Would Tuesday work?\n\
+         Recipient: Tuesday's fine, and we're open Mondays too.\n\
+         Agent: Great.",
+    );
+    assert_eq!(out["open_mondays"], json!(true));
 }
