@@ -3,6 +3,7 @@
 //! 24-hour clock reads them.
 
 use super::evidence::{Analysis, Role, Source};
+use super::options::said_for_own_option;
 use super::phrase::is_negated_text;
 use super::profile::{FieldIndex, NumberProfile, RangePreference};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
@@ -38,7 +39,15 @@ impl Analysis<'_, '_> {
                     .get(m.start)
                     .copied()
                     .unwrap_or(ClauseId(0));
-                if is_negated_text(clause_text(sent, clause)) {
+                let clause_words = clause_text(sent, clause);
+                // A window ("open six to ten") names both of its ends.
+                let in_window = m.range_with.is_some()
+                    || window_opening(&sent.tokens, &sent.numbers, at).is_some()
+                    || window_opening(&sent.tokens, &sent.numbers, at + 1).is_some();
+                if is_negated_text(clause_words)
+                    || (!in_window && names_the_other_end(number_profile.range, clause_words))
+                    || said_for_own_option(&self.profiles[field], sent, m.start) == Some(false)
+                {
                     continue;
                 }
                 let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
@@ -73,6 +82,22 @@ impl Analysis<'_, '_> {
     fn is_offer(&self, sentence: &Sentence, count: impl Fn(&Sentence) -> usize) -> bool {
         let has_or = sentence.word_lowers().any(|w| w == "or");
         has_or && count(sentence) >= 2
+    }
+}
+
+/// Whether a clause gives the time of the other end of the day than the
+/// field's ("We close at eleven" for an opening hour, "We open at six"
+/// for a closing hour): it names that end and not the field's.
+fn names_the_other_end(range: RangePreference, clause: &str) -> bool {
+    const OPENING: &[&str] = &["open", "opens", "opening", "start", "starts", "from"];
+    const CLOSING: &[&str] = &[
+        "close", "closes", "closing", "closed", "shut", "shuts", "end", "ends",
+    ];
+    let names = |words: &[&str]| clause.split(' ').any(|w| words.contains(&w));
+    match range {
+        RangePreference::Lower => names(CLOSING) && !names(OPENING),
+        RangePreference::Upper => names(OPENING) && !names(CLOSING),
+        RangePreference::Neither => false,
     }
 }
 

@@ -86,7 +86,13 @@ pub(crate) fn window_opening(
     }
     let (hour, minute) = open.clock.unwrap_or((open.value as u32, 0));
     let close_hour = close.clock.map_or(close.value as u32, |c| c.0);
-    let pm = open.pm.or(close.pm.filter(|_| hour <= close_hour));
+    // "eight to noon", "ten to twelve": what ends at twelve began before
+    // midday.
+    let pm = match open.pm {
+        Some(pm) => Some(pm),
+        None if close_hour == 12 && hour < 12 => Some(false),
+        None => close.pm.filter(|_| hour <= close_hour),
+    };
     Some((hour, minute, pm))
 }
 

@@ -152,3 +152,48 @@ fn a_later_turn_that_takes_an_amount_back_corrects_it() {
     );
     assert_eq!(out["max_people"], json!(6));
 }
+
+/// An hour of the day: a window that ends at noon began in the morning;
+/// a time said for the other end of the day ("We close at eleven" for an
+/// opening hour) or for another option ("Saturdays it's one" for a
+/// weekday) is not the field's.
+#[test]
+fn hours_of_the_day_in_their_context() {
+    assert_eq!(
+        number(
+            "arrival_window_start",
+            "Start of the arrival window, as an hour on a 24-hour clock",
+            "When would the plumber get there?",
+            "Tomorrow, arrival window nine to noon."
+        ),
+        json!(9)
+    );
+    assert_eq!(
+        number(
+            "weekday_open_hour",
+            "Opening time on weekdays, hour on a 24-hour clock",
+            "What time do you open?",
+            "We open at nine on weekdays. We close at eleven every night."
+        ),
+        json!(9)
+    );
+    assert_eq!(
+        number(
+            "weekday_closing_hour",
+            "Closing time on weekdays, hour on a 24-hour clock",
+            "What time do you close on weekdays?",
+            "Weekdays we close at five pm. Saturdays it's one o'clock."
+        ),
+        json!(17)
+    );
+    // A window names both its ends: "open six to ten" gives a closing hour.
+    assert_eq!(
+        number(
+            "gate_close_hour",
+            "Hour the gate closes, on a 24-hour clock",
+            "What are the access hours?",
+            "Gate's open six a.m. to ten p.m., every day."
+        ),
+        json!(22)
+    );
+}
