@@ -482,6 +482,40 @@ pub(super) fn modifier_candidates(
 }
 
 /// Bare answers: "Geometry.", "Tofu for me.", "Mia's is shellfish."
+/// Whether a text field's own words ask for something a figure may name
+/// ("size", "room number", "code").
+fn asks_for_a_figure(profile: &FieldProfile) -> bool {
+    [
+        "number",
+        "size",
+        "code",
+        "digits",
+        "id",
+        "extension",
+        "room",
+        "unit",
+        "lot",
+        "gate",
+        "flight",
+        "model",
+        "version",
+        "zip",
+        "postcode",
+        "reference",
+        "amount",
+        "count",
+        "score",
+    ]
+    .iter()
+    .any(|word| profile.is_own_word(&stem(word)))
+}
+
+/// Words of money said with an amount ("fifty bucks", "two grand").
+const AMOUNT_WORDS: &[&str] = &[
+    "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "percent",
+    "euros", "and", "a", "an",
+];
+
 pub(super) fn generic_candidates(
     analysis: &Analysis,
     profile: &FieldProfile,
@@ -624,11 +658,22 @@ pub(super) fn generic_candidates(
                     | "all"
             )
         });
+        // "Fifty bucks", "three-one-four-eight": an amount or a number
+        // answers no question a generic text field asks.
+        let amount_only = !asks_for_a_figure(profile)
+            && core.iter().all(|t| {
+                t.kind == TokenKind::Num
+                    || AMOUNT_WORDS.contains(&t.lower.as_str())
+                    || t.lower
+                        .split('-')
+                        .all(|part| classify_number_word(part).is_some())
+            });
         if n > 4
             || pronoun_start
             || all_stop
             || verbish
             || settles
+            || amount_only
             || core
                 .iter()
                 .any(|t| ACCEPT_WORDS.contains(&t.lower.as_str()))

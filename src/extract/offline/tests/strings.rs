@@ -373,3 +373,30 @@ fn the_pronoun_i_is_no_letter_of_a_code() {
                       Agent: Thanks.";
     assert_eq!(run(&fields, transcript)["booking_code"], json!("5083"));
 }
+
+/// An amount or a phone number is no answer to a text field about
+/// something else ("How is the deposit paid?"); a field about a number
+/// ("Room number") still takes one.
+#[test]
+fn a_figure_answers_a_text_field_only_about_a_figure() {
+    assert_eq!(
+        one_exchange(
+            "deposit_payment_method",
+            FieldType::String,
+            "How the deposit must be paid (e.g. check, card)",
+            "How does she pay the deposit?",
+            "You can call it in at five-five-five, three-one-four-eight."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        one_exchange(
+            "room_number",
+            FieldType::String,
+            "Room number of the meeting",
+            "Which room is it in?",
+            "Four twelve."
+        ),
+        json!("412")
+    );
+}
