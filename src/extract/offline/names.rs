@@ -3,7 +3,7 @@
 //! passing (the speaker introducing themselves, the person thanked, one of
 //! several still open).
 
-use super::lexicon::BUSINESS_WORDS;
+use super::lexicon::{BUSINESS_WORDS, STREET_SUFFIXES};
 use super::profile::{FieldProfile, StringKind, ValueKind};
 use super::transcript::Sentence;
 
@@ -11,7 +11,25 @@ use super::transcript::Sentence;
 /// place ("his house in Pontcanna") or a business ("RoadReady Mobile
 /// Repairs").
 pub(super) fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
-    let after_place_word = start
+    // The last word names a business ("… Mobile Repairs", "Harbourview Inn").
+    let business = end
+        .checked_sub(1)
+        .filter(|&last| last >= start)
+        .and_then(|last| sent.tokens.get(last))
+        .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
+    // "the Elm Street address": a street is no person.
+    let street = end
+        .checked_sub(1)
+        .filter(|&last| last > start)
+        .and_then(|last| sent.tokens.get(last))
+        .is_some_and(|t| STREET_SUFFIXES.contains(&t.lower.as_str()));
+    after_place_word(sent, start) || business || street
+}
+
+/// Whether the name at token `start` of `sent` follows a word of place
+/// ("near Linden Park", "at Harbour Point").
+pub(super) fn after_place_word(sent: &Sentence, start: usize) -> bool {
+    start
         .checked_sub(1)
         .and_then(|i| sent.tokens.get(i))
         .is_some_and(|t| {
@@ -19,14 +37,7 @@ pub(super) fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
                 t.lower.as_str(),
                 "in" | "at" | "near" | "outside" | "via" | "into"
             )
-        });
-    // The last word names a business ("… Mobile Repairs", "Harbourview Inn").
-    let business = end
-        .checked_sub(1)
-        .filter(|&last| last >= start)
-        .and_then(|last| sent.tokens.get(last))
-        .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
-    after_place_word || business
+        })
 }
 
 /// Whether the name at tokens `start..end` of `sent` is said in passing

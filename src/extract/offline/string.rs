@@ -6,7 +6,7 @@ use super::boolean::Polarity;
 use super::clock::{is_clock, on_24_hour_clock};
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
-use super::names::{name_in_passing, no_person};
+use super::names::{after_place_word, name_in_passing, no_person};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
@@ -237,7 +237,10 @@ impl Analysis<'_, '_> {
         match string_kind {
             StringKind::Name { common, person, .. } => {
                 for (start, end) in proper_spans(sent, self.transcript) {
-                    if *person && no_person(sent, start, end) {
+                    if *person
+                        && (no_person(sent, start, end)
+                            || self.named_as_a_place(&join_tokens(&sent.tokens[start..end])))
+                    {
                         continue;
                     }
                     out.push(self.candidate_at(
@@ -255,6 +258,19 @@ impl Analysis<'_, '_> {
             _ => {}
         }
         out
+    }
+
+    /// Whether `name` is said somewhere in the call as a place ("Claire
+    /// lives near Linden Park"): then it is no person's name anywhere.
+    fn named_as_a_place(&self, name: &str) -> bool {
+        self.transcript.sentences.iter().any(|sent| {
+            proper_spans(sent, self.transcript)
+                .into_iter()
+                .any(|(start, end)| {
+                    after_place_word(sent, start)
+                        && join_tokens(&sent.tokens[start..end]).eq_ignore_ascii_case(name)
+                })
+        })
     }
 
     /// A candidate at token `tok` of `sentence`.
@@ -454,6 +470,7 @@ impl Analysis<'_, '_> {
                     });
                     if own
                         || (*person && no_person(sent, start, end))
+                        || (*person && self.named_as_a_place(&txt))
                         || (*person && objective_names(&txt))
                         || name_in_passing(profile, sent, start, end)
                     {

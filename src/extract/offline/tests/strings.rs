@@ -400,3 +400,40 @@ fn a_figure_answers_a_text_field_only_about_a_figure() {
         json!("412")
     );
 }
+
+/// A street, or a name said elsewhere in the call as a place ("near Linden
+/// Park"), is no person's name; a person named Park still is one.
+#[test]
+fn streets_and_places_are_no_persons() {
+    let walker = [field(
+        "walker_name",
+        FieldType::String,
+        "First name of the walker who would be assigned",
+    )];
+    let out = run(
+        &walker,
+        "Agent: Who would be walking Pepper? Claire lives near Linden Park.\n\
+         Recipient: Linden Park, that's Jasmine's patch. She's great.\n\
+         Agent: Lovely.",
+    );
+    assert_eq!(out["walker_name"], json!("Jasmine"));
+    let contact = [field(
+        "signup_contact",
+        FieldType::String,
+        "Name of the person to contact to sign up",
+    )];
+    let out = run(
+        &contact,
+        "Agent: Who should she contact to sign up?\n\
+         Recipient: Oh, before I forget, is she still at the Elm Street address?\n\
+         Agent: She is.",
+    );
+    assert_eq!(out["signup_contact"], Value::Null);
+    let out = run(
+        &contact,
+        "Agent: Who should she contact to sign up?\n\
+         Recipient: That'd be Linda Park, our coordinator.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["signup_contact"], json!("Linda Park"));
+}
