@@ -11,6 +11,7 @@ use chrono::Weekday;
 use super::transcript::Sentence;
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
+use crate::extract::text::tokens::Token;
 use crate::extract::text::vocabulary;
 use crate::schedule::Days;
 
@@ -62,6 +63,33 @@ pub(super) fn field_day(definition: &FieldDefinition) -> Option<Weekday> {
 /// days it covers ("Tuesday through Saturday", "weekdays", "Sundays");
 /// a mention after "except", "not" or "closed" covers the other days
 /// ("open every day except Mondays", "closed Mondays").
+/// The last day of a span of days that the weekday at token `at` opens
+/// ("Tuesday through Saturday", "Monday to Friday", "Monday-Friday").
+fn span_end(tokens: &[Token], at: usize) -> Option<Weekday> {
+    let word = |i: usize| {
+        tokens
+            .get(i)
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+    };
+    let joined = tokens.get(at + 1).is_some_and(|t| t.is_punct('-'))
+        || matches!(
+            word(at + 1),
+            Some("through" | "thru" | "to" | "till" | "until")
+        );
+    weekday_of(word(at)?)?;
+    joined.then(|| word(at + 2).and_then(weekday_of)).flatten()
+}
+
+/// The token indices of both ends of every span of days in `tokens`
+/// ("Monday through Wednesday"): a span gives no one day.
+pub(super) fn day_span_ends(tokens: &[Token]) -> Vec<usize> {
+    (0..tokens.len())
+        .filter(|&at| span_end(tokens, at).is_some())
+        .flat_map(|at| [at, at + 2])
+        .collect()
+}
+
 pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
     let tokens = &sentence.tokens;
     let word = |i: usize| {
@@ -84,15 +112,9 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
             continue;
         };
         let (days, length) = if let Some(first) = weekday_of(w) {
-            // "Tuesday through Saturday", "Monday to Friday", "Monday-Friday".
-            let joined = tokens.get(i + 1).is_some_and(|t| t.is_punct('-'))
-                || matches!(
-                    word(i + 1),
-                    Some("through" | "thru" | "to" | "till" | "until")
-                );
-            match word(i + 2).and_then(weekday_of) {
-                Some(last) if joined => (through(first, last), 3),
-                _ => (of(&[first]), 1),
+            match span_end(tokens, i) {
+                Some(last) => (through(first, last), 3),
+                None => (of(&[first]), 1),
             }
         } else if matches!(w, "weekday" | "weekdays" | "weeknight" | "weeknights") {
             (

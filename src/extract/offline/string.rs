@@ -4,6 +4,7 @@
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
 use super::clock::{is_clock, on_24_hour_clock};
+use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
 use super::names::{after_place_word, name_in_passing, no_person};
@@ -399,6 +400,12 @@ impl Analysis<'_, '_> {
                 } else {
                     vals
                 };
+                // "Monday through Wednesday": a span of days gives no one day.
+                let spanned = day_span_ends(&sent.tokens);
+                let vals: Vec<(usize, &str)> = vals
+                    .into_iter()
+                    .filter(|(i, _)| !spanned.contains(i))
+                    .collect();
                 push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Month => {

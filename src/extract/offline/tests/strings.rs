@@ -437,3 +437,28 @@ fn streets_and_places_are_no_persons() {
     );
     assert_eq!(out["signup_contact"], json!("Linda Park"));
 }
+
+/// A span of days ("Monday through Wednesday") answers no question for
+/// one day; a single day after it still does.
+#[test]
+fn a_span_of_days_gives_no_one_day() {
+    let fields = [field(
+        "pickup_day",
+        FieldType::String,
+        "Day of the week the car will be picked up",
+    )];
+    let out = run(
+        &fields,
+        "Agent: What day would the car be picked up?\n\
+         Recipient: We give a window, so say Monday through Wednesday.\n\
+         Agent: Okay.",
+    );
+    assert_eq!(out["pickup_day"], Value::Null);
+    let out = run(
+        &fields,
+        "Agent: What day would the car be picked up?\n\
+         Recipient: We're out Monday to Wednesday, so Thursday.\n\
+         Agent: Okay.",
+    );
+    assert_eq!(out["pickup_day"], json!("Thursday"));
+}
