@@ -4,6 +4,7 @@
 use super::evidence::Analysis;
 use super::number::NumberCandidate;
 use crate::extract::text::numbers::same_amount;
+use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {
@@ -106,7 +107,8 @@ fn x_positive(x: f64) -> bool {
 /// Whether a rate noun (a stem) is a small measure of goods, priced in
 /// dollars and cents ("four sixty-nine a square foot" is 4.69): a square
 /// foot, a metre ("met" is "meter"), a letter ("lett"), a litre ("lit" is
-/// "liter"), a page ("pag"), a tile ("til"), a mile ("mil"). Not a yard
+/// "liter"), a page ("pag"), a tile ("til"), a mile ("mil"), a portion
+/// of food or drink (a slice, a scoop, a pint). Not a yard
 /// (of concrete) or a bottle (of champagne), often priced in hundreds.
 pub(super) fn is_small_measure(per: &str) -> bool {
     matches!(
@@ -132,5 +134,12 @@ pub(super) fn is_small_measure(per: &str) -> bool {
             | "til"
             | "brick"
             | "mil"
-    )
+    ) || PORTIONS.iter().any(|portion| stem(portion) == per)
 }
+
+/// Portions of food and drink, priced in dollars and cents ("four
+/// seventy-five a slice" is 4.75).
+const PORTIONS: &[&str] = &[
+    "slice", "cupcake", "cookie", "scoop", "cup", "glass", "bagel", "muffin", "donut", "doughnut",
+    "serving", "portion", "pint",
+];

@@ -197,3 +197,27 @@ fn hours_of_the_day_in_their_context() {
         json!(22)
     );
 }
+
+/// A price per portion of food is in dollars and cents; a price per night
+/// is in whole dollars.
+#[test]
+fn a_price_per_portion_is_in_dollars_and_cents() {
+    assert_eq!(
+        number(
+            "price_per_slice",
+            "Price per slice of cake, in dollars",
+            "How is the cake priced?",
+            "It's by the slice, four seventy-five a slice."
+        ),
+        json!(4.75)
+    );
+    assert_eq!(
+        number(
+            "nightly_rate",
+            "Nightly rate, in dollars",
+            "What's the nightly rate?",
+            "It's four seventy-five a night."
+        ),
+        json!(475)
+    );
+}
