@@ -139,6 +139,44 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
         mentions.push((i, days));
         i += length;
     }
+    // "Fridays and Saturdays it's eighty": days said together share what
+    // is said of them.
+    for at in 1..mentions.len() {
+        let (before, after) = (mentions[at - 1], mentions[at]);
+        let gap: Vec<&str> = tokens
+            .get(before.0 + 1..after.0)
+            .unwrap_or(&[])
+            .iter()
+            .map(|t| t.lower.as_str())
+            .collect();
+        let together = matches!(gap.as_slice(), ["and"] | ["&"] | [","] | [",", "and"]);
+        let single = |at: usize| word(at).and_then(weekday_of).is_some();
+        if together && single(before.0) && single(after.0) {
+            let both = before
+                .1
+                .iter()
+                .chain(after.1.iter())
+                .fold(Days::NONE, Days::with);
+            mentions[at - 1].1 = both;
+            mentions[at].1 = both;
+        }
+    }
+    // "Weeknights it's fifty-five, Fridays it's eighty": a group of days
+    // leaves out a day the sentence names on its own.
+    let named_alone: Vec<Weekday> = mentions
+        .iter()
+        .filter(|(at, _)| word(*at).and_then(weekday_of).is_some())
+        .flat_map(|(_, days)| days.iter())
+        .collect();
+    for (at, days) in &mut mentions {
+        let group = word(*at).is_some_and(|w| weekday_of(w).is_none());
+        if group && *days != Days::EVERY_DAY {
+            *days = days
+                .iter()
+                .filter(|day| !named_alone.contains(day))
+                .fold(Days::NONE, Days::with);
+        }
+    }
     mentions
 }
 
@@ -168,10 +206,14 @@ mod tests {
         );
         assert_eq!(
             covered("Fridays and Sundays are dearer."),
-            [vec![Fri], vec![Sun]]
+            [vec![Fri, Sun], vec![Fri, Sun]]
         );
         assert_eq!(covered("Weekends only, I'm afraid."), [vec![Sat, Sun]]);
         assert_eq!(covered("We close at six."), Vec::<Vec<Weekday>>::new());
+        assert_eq!(
+            covered("Weeknights it's fifty-five, Fridays it's eighty."),
+            [vec![Mon, Tue, Wed, Thu], vec![Fri]]
+        );
     }
 
     #[test]

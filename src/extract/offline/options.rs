@@ -110,7 +110,19 @@ impl FieldOptions {
             .filter(|(first, _)| names_an_option(first))
             .map(|(_, head)| head.to_string())
             .collect();
-        let words: Vec<String> = words.iter().map(|w| option_word(w, &heads)).collect();
+        // "(not in a block)", "excluding weekends": an option the field is
+        // said not to be.
+        let denied = |at: usize| {
+            words[at.saturating_sub(3)..at]
+                .iter()
+                .any(|w| matches!(w.as_str(), "not" | "excluding" | "except" | "without"))
+        };
+        let words: Vec<String> = words
+            .iter()
+            .enumerate()
+            .filter(|&(at, _)| !denied(at))
+            .map(|(_, w)| option_word(w, &heads))
+            .collect();
         let mut classes = Vec::new();
         for (set, names_of_class) in CONTRASTS.iter().enumerate() {
             if day.is_some() && set == WEEKDAYS_AND_WEEKENDS {

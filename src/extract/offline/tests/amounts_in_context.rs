@@ -221,3 +221,28 @@ fn a_price_per_portion_is_in_dollars_and_cents() {
         json!(475)
     );
 }
+
+/// Options in their context: weeknights leave out a Friday the reply
+/// names on its own, days said together share their price, and an option
+/// the description says the field is not ("not in a block") is another's.
+#[test]
+fn options_said_together_or_denied() {
+    assert_eq!(
+        number(
+            "friday_hourly_rate",
+            "Hourly rate for the room on a Friday night, in dollars",
+            "What's the hourly rate on a Friday?",
+            "Weeknights it's fifty-five an hour, Fridays and Saturdays it's eighty."
+        ),
+        json!(80)
+    );
+    assert_eq!(
+        number(
+            "single_lesson_price",
+            "Price of one lesson booked on its own (not in a block), in dollars",
+            "What does a single lesson cost?",
+            "A single lesson is fifty-five. But if he books the block of ten, it's fifty each."
+        ),
+        json!(55)
+    );
+}
