@@ -43,6 +43,7 @@ const CONTRASTS: &[&[&[&str]]] = &[
     // option.
     &[
         &["weekly"],
+        &["biweekly", "bi-weekly", "fortnightly", "every-other-week"],
         &["monthly"],
         &["quarterly"],
         &["annual", "annually", "yearly"],
@@ -182,6 +183,22 @@ fn option_words(sentence: &Sentence, heads: &[String]) -> Vec<(usize, String)> {
         }
         let mut word = tokens[i].lower.clone();
         let mut end = i + 1;
+        // "every other week" names the every-other-week option.
+        let next_words = |n: usize| {
+            (1..=n)
+                .map(|k| {
+                    tokens
+                        .get(i + k)
+                        .filter(|t| t.is_word())
+                        .map(|t| t.lower.as_str())
+                })
+                .collect::<Option<Vec<&str>>>()
+        };
+        if word == "every" && next_words(2).as_deref() == Some(&["other", "week"][..]) {
+            words.push((i, "every-other-week".to_string()));
+            i += 3;
+            continue;
+        }
         // "for the full day" names the full-day option.
         if matches!(word.as_str(), "half" | "full")
             && tokens

@@ -246,3 +246,17 @@ fn options_said_together_or_denied() {
         json!(55)
     );
 }
+
+/// "Every other week" is its own option, beside weekly.
+#[test]
+fn every_other_week_is_not_weekly() {
+    assert_eq!(
+        number(
+            "biweekly_visit_price",
+            "Price per visit for every-other-week cleaning, in dollars",
+            "What would it cost per visit?",
+            "Weekly is a hundred and ten a visit, and every other week is a hundred and fifty a visit."
+        ),
+        json!(150)
+    );
+}
