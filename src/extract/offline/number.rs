@@ -629,7 +629,12 @@ impl Analysis<'_, '_> {
                         number_profile.unit == FieldUnit::Money
                             && free_is_a_price(sent, &words, i, token)
                     }
-                    "waived" | "complimentary" => number_profile.unit == FieldUnit::Money,
+                    // "If he goes ahead with the repair, that gets
+                    // waived": waived on a condition is no zero.
+                    "waived" | "complimentary" => {
+                        number_profile.unit == FieldUnit::Money
+                            && !words[..i].iter().any(|w| matches!(*w, "if" | "unless"))
+                    }
                     "none" | "zero" => true,
                     _ => false,
                 };

@@ -103,6 +103,17 @@ impl FieldOptions {
                 w.trim_end_matches('\'').to_string()
             })
             .collect();
+        // "one full day" names the full-day option, as a reply does.
+        let words: Vec<String> = words
+            .iter()
+            .enumerate()
+            .map(
+                |(at, w)| match (w.as_str(), words.get(at + 1).map(String::as_str)) {
+                    ("half" | "full", Some("day" | "days")) => format!("{w}-day"),
+                    _ => w.clone(),
+                },
+            )
+            .collect();
         // "single-flue" names the single option; "flue" is the head that
         // another option's compound must share ("double-flue").
         let heads: Vec<String> = words
@@ -201,9 +212,9 @@ fn option_words(sentence: &Sentence, heads: &[String]) -> Vec<(usize, String)> {
         }
         // "for the full day" names the full-day option.
         if matches!(word.as_str(), "half" | "full")
-            && tokens
-                .get(i + 1)
-                .is_some_and(|t| t.is_word() && matches!(t.lower.as_str(), "day" | "days"))
+            && tokens.get(i + 1).is_some_and(|t| {
+                t.is_word() && matches!(t.lower.as_str(), "day" | "days" | "day's")
+            })
         {
             words.push((i, format!("{word}-day")));
             i += 2;

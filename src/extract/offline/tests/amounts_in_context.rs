@@ -260,3 +260,42 @@ fn every_other_week_is_not_weekly() {
         json!(150)
     );
 }
+
+/// "A half day's thirty-two pounds" is no full-day fee.
+#[test]
+fn a_half_days_price_is_no_full_days() {
+    assert_eq!(
+        number(
+            "full_day_fee",
+            "Fee for one full day, in pounds",
+            "What's the fee for a full day?",
+            "Most of our little ones do half days, and a half day's thirty-two pounds."
+        ),
+        Value::Null
+    );
+}
+
+/// A fee waived on a condition is still the fee; one waived outright is
+/// none.
+#[test]
+fn a_fee_waived_on_a_condition_is_still_the_fee() {
+    let fields = [field(
+        "diagnostic_fee",
+        FieldType::Number,
+        "Service call fee, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Is there a service call fee?\n\
+         Recipient: If he goes ahead with the repair, that gets waived.\n\
+         Agent: Okay.",
+    );
+    assert_eq!(out["diagnostic_fee"], Value::Null);
+    let out = run(
+        &fields,
+        "Agent: Is there a service call fee?\n\
+         Recipient: This month it's waived.\n\
+         Agent: Okay.",
+    );
+    assert_eq!(out["diagnostic_fee"], json!(0));
+}
