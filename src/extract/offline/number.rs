@@ -369,6 +369,16 @@ impl Analysis<'_, '_> {
             if names_no_amount(profile, number_profile, sent, m) {
                 continue;
             }
+            // "Hot desks are three fifty a month each": an amount said per
+            // a stretch of time counts nothing, unless the field counts
+            // per one too ("sessions per week").
+            let per_time =
+                m.per.as_deref().and_then(per_canonical).is_some_and(|p| {
+                    matches!(p, "hour" | "day" | "night" | "week" | "month" | "year")
+                });
+            if number_profile.unit == FieldUnit::Count && number_profile.per.is_none() && per_time {
+                continue;
+            }
             if own_numbers.iter().any(|v| same_amount(*v, m.value))
                 || profile
                     .described_amounts

@@ -39,6 +39,7 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["rush", "express", "expedited", "priority", "urgent", "same-day"],
     ],
     &[&["indoor"], &["outdoor"]],
+    &[&["upload", "uploads"], &["download", "downloads"]],
     // Periods as adjectives only: "day of the week" names no weekly
     // option.
     &[
@@ -240,6 +241,8 @@ fn option_words(sentence: &Sentence, heads: &[String]) -> Vec<(usize, String)> {
 /// ("double-flue" is "double" for a field about the single-flue sweep,
 /// never "double-checked"); "off-peak" and "half-day" stay whole.
 fn option_word(word: &str, heads: &[String]) -> String {
+    // "Upload's around a hundred" names the upload option.
+    let word = word.strip_suffix("'s").unwrap_or(word);
     match word.split_once('-') {
         Some((first, head))
             if !names_an_option(word)

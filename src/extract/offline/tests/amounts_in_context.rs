@@ -299,3 +299,42 @@ fn a_fee_waived_on_a_condition_is_still_the_fee() {
     );
     assert_eq!(out["diagnostic_fee"], json!(0));
 }
+
+/// An amount said per a stretch of time counts nothing, unless the field
+/// counts per one too.
+#[test]
+fn an_amount_per_month_is_no_count() {
+    assert_eq!(
+        number(
+            "desks_in_office",
+            "Number of desks the office holds",
+            "How many desks would that office hold?",
+            "Hot desks are three fifty a month each."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        number(
+            "classes_per_week",
+            "Number of classes per week",
+            "How many classes a week?",
+            "Two a week."
+        ),
+        json!(2)
+    );
+}
+
+/// Upload and download are options of one kind: a figure for one is
+/// none for the other.
+#[test]
+fn upload_is_no_download() {
+    assert_eq!(
+        number(
+            "download_mbps",
+            "Typical download speed, in Mbps",
+            "What download speed does the plan give?",
+            "Upload's around a hundred and ten."
+        ),
+        Value::Null
+    );
+}
