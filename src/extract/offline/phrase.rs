@@ -2,6 +2,7 @@
 //! negation and refusal tests built on it.
 
 use super::lexicon::{NEGATIONS, NEGATIVE_STATES, PREDICATIVE_NEGATIVES};
+use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::stem::stem;
 
 /// `hay` and `needle` are space-joined lower-case words; match whole words.
@@ -101,10 +102,18 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         p == ["on", "top"]
             && match ws.get(i + 2) {
                 None => true,
-                Some(&"of") => !matches!(
-                    ws.get(i + 3).copied(),
-                    Some("it" | "that" | "this" | "things" | "everything" | "them" | "all")
-                ),
+                // "another one seventy-five on top of that" (an amount
+                // before it) is charged extra too.
+                Some(&"of") => {
+                    !matches!(
+                        ws.get(i + 3).copied(),
+                        Some("it" | "that" | "this" | "things" | "everything" | "them" | "all")
+                    ) || ws[..i].iter().any(|w| {
+                        w.chars().any(|c| c.is_ascii_digit())
+                            || w.split('-')
+                                .all(|part| classify_number_word(part).is_some())
+                    })
+                }
                 Some(_) => false,
             }
     });
@@ -113,10 +122,14 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         || neg_state
         || out_of_stock
         || on_top
-        // "A battery would add about eight grand": charged on top.
+        // "A battery would add about eight grand", "Playtime's an
+        // add-on": charged on top.
         || has_any_phrase(
             text,
-            &["would add", "it'd add", "that'd add", "that adds", "it adds"],
+            &[
+                "would add", "it'd add", "that'd add", "that adds", "it adds", "an add - on", "an add on",
+                "an add-on", "an addon",
+            ],
         )
         // "We stopped direct billing last year" (not "the leak's stopped").
         || has_any_phrase(

@@ -264,3 +264,29 @@ fn a_question_of_another_option_answers_for_that_one() {
     );
     assert_eq!(out["open_mondays"], json!(true));
 }
+
+/// "An add-on" and an amount "on top of that" are charged extra: not
+/// included.
+#[test]
+fn an_add_on_is_not_included() {
+    assert_eq!(
+        one_exchange(
+            "playtime_included",
+            FieldType::Boolean,
+            "Whether group playtime is included in the nightly rate",
+            "Does that include group playtime?",
+            "Playtime's an add-on, twelve bucks a day."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        one_exchange(
+            "stump_grinding_included",
+            FieldType::Boolean,
+            "Whether stump grinding is included in the quote",
+            "Does that include grinding the stump?",
+            "Stump grinding's another one seventy-five on top of that."
+        ),
+        json!(false)
+    );
+}
