@@ -160,7 +160,16 @@ impl Analysis<'_, '_> {
                         // campers bring dogs" speaks of the dogs.
                         // "We don't allow dogs" speaks of the dogs too.
                         let about_a_problem = self.asked_about_a_problem(field, item.region);
+                        // "And there's no extra charge for delivery,
+                        // right?" for "included at no extra charge": the
+                        // question negates the other side in the field's
+                        // own words, so it asks from the field's side.
+                        let shares_negation = self
+                            .transcript
+                            .last_question(item.region)
+                            .is_some_and(|question| negation_shared(profile, question));
                         let reversed = !wh
+                            && !shares_negation
                             && self.asked_inverted(field, item.region)
                             && if about_a_problem {
                                 plain
@@ -749,6 +758,26 @@ fn is_hypothetical(text: &str) -> bool {
     ];
     ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
         || has_any_phrase(text, COUNTERFACTUAL)
+}
+
+/// Whether `question` negates with the words the field's description
+/// negates with ("no extra", "not required"): its negation is the
+/// field's own.
+fn negation_shared(profile: &FieldProfile, question: &Sentence) -> bool {
+    let description = profile
+        .definition
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    let described: Vec<&str> = description
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let asked: Vec<&str> = question.word_lowers().collect();
+    described.windows(2).any(|pair| {
+        matches!(pair[0], "no" | "not" | "without") && asked.windows(2).any(|other| other == pair)
+    })
 }
 
 /// Whether the only negative words of `text` are states named by the

@@ -290,3 +290,20 @@ fn an_add_on_is_not_included() {
         json!(false)
     );
 }
+
+/// "There's no extra charge for delivery, right?" "Right." for a field
+/// "included at no extra charge": the question's negation is the field's
+/// own, so agreeing says yes.
+#[test]
+fn a_negation_the_field_shares_is_no_negative_question() {
+    assert_eq!(
+        one_exchange(
+            "delivery_included",
+            FieldType::Boolean,
+            "Whether delivery to the venue is included at no extra charge",
+            "And there's no extra charge for delivery, right?",
+            "Right, delivery and setup are on us."
+        ),
+        json!(true)
+    );
+}
