@@ -248,6 +248,33 @@ impl Analysis<'_, '_> {
                     candidate.answered = true;
                 }
             }
+            // "… so that'd be fifty-five a visit." "Fifty-five, got it.":
+            // an amount the other side states of the field unasked, and
+            // the asker repeats at once, is given as clearly as an answer.
+            if item.role == Role::Direct {
+                let turn = self.transcript.sentences[item.sentence].turn;
+                let echoed = |value: f64| {
+                    self.transcript.turns[turn].speaker == Speaker::Recipient
+                        && self
+                            .transcript
+                            .turns
+                            .get(turn.next().0)
+                            .is_some_and(|next| {
+                                next.speaker == Speaker::Agent
+                                    && next.sentences.first().is_some_and(|&first| {
+                                        self.transcript.sentences[first]
+                                            .numbers
+                                            .iter()
+                                            .any(|m| same_amount(m.value, value))
+                                    })
+                            })
+                };
+                for candidate in &mut found {
+                    if echoed(candidate.value) {
+                        candidate.answered = true;
+                    }
+                }
+            }
             if item.role == Role::Echo {
                 for candidate in &mut found {
                     candidate.echo = true;
@@ -367,6 +394,30 @@ impl Analysis<'_, '_> {
                 continue;
             };
             if names_no_amount(profile, number_profile, sent, m) {
+                continue;
+            }
+            // "eight to noon": the other end is a time of day, so this one
+            // is too.
+            let a_time = |other: &NumberMention| other.unit == Unit::Clock || other.pm.is_some();
+            let to_a_time = m
+                .range_with
+                .and_then(|other| sent.numbers.get(other))
+                .is_some_and(a_time)
+                || (number_profile.unit != FieldUnit::Clock
+                    && sent.tokens.get(m.end).is_some_and(|t| {
+                        matches!(t.lower.as_str(), "to" | "till" | "until" | "-")
+                            || (t.lower == "and"
+                                && sent.lower_before(m.start, 1) == Some("between"))
+                    })
+                    && (sent
+                        .tokens
+                        .get(m.end + 1)
+                        .is_some_and(|t| matches!(t.lower.as_str(), "noon" | "midnight"))
+                        || sent
+                            .numbers
+                            .iter()
+                            .any(|o| o.start == m.end + 1 && a_time(o))));
+            if to_a_time {
                 continue;
             }
             // "Hot desks are three fifty a month each": an amount said per

@@ -338,3 +338,43 @@ fn upload_is_no_download() {
         Value::Null
     );
 }
+
+/// An amount stated of the field unasked and repeated at once by the
+/// asker is given as clearly as an answer; one the asker does not repeat
+/// is not.
+#[test]
+fn an_amount_the_asker_repeats_at_once_is_given() {
+    let fields = [field(
+        "price_per_visit",
+        FieldType::Number,
+        "Price per mowing visit, in dollars",
+    )];
+    let call = |echo: &str| {
+        format!(
+            "Recipient: How big's the lot?\n\
+             Agent: About a third of an acre.\n\
+             Recipient: Okay, for lots that size that'd be fifty-five a visit.\n\
+             Agent: {echo} How often would you come?\n\
+             Recipient: Every two weeks."
+        )
+    };
+    assert_eq!(
+        run(&fields, &call("Fifty-five, got it."))["price_per_visit"],
+        json!(55)
+    );
+    assert_eq!(run(&fields, &call("Okay."))["price_per_visit"], Value::Null);
+}
+
+/// "Between eight and noon" is a window on the clock, no length in hours.
+#[test]
+fn an_hour_joined_to_a_time_of_day_is_no_length() {
+    assert_eq!(
+        number(
+            "arrival_window_hours",
+            "Length of the arrival window, in hours",
+            "What time would the technician arrive?",
+            "Between eight and noon."
+        ),
+        Value::Null
+    );
+}
