@@ -113,6 +113,25 @@ impl Analysis<'_, '_> {
         Some(self.apply_not_corrections(said, value))
     }
 
+    /// Whether the asker's turn right after the other side's `turn`
+    /// repeats `value` in its first sentence ("Fifty-five, got it.").
+    fn echoed_at_once(&self, turn: TurnIndex, value: f64) -> bool {
+        self.transcript.turns[turn].speaker == Speaker::Recipient
+            && self
+                .transcript
+                .turns
+                .get(turn.next().0)
+                .is_some_and(|next| {
+                    next.speaker == Speaker::Agent
+                        && next.sentences.first().is_some_and(|&first| {
+                            self.transcript.sentences[first]
+                                .numbers
+                                .iter()
+                                .any(|m| same_amount(m.value, value))
+                        })
+                })
+    }
+
     /// The evidence for `field`, with the reformulation right after a
     /// mention ("Come back in a year. So, twelve months.") and the rest of
     /// a retracting turn; and the sentences of those retracting turns.
@@ -253,24 +272,8 @@ impl Analysis<'_, '_> {
             // the asker repeats at once, is given as clearly as an answer.
             if item.role == Role::Direct {
                 let turn = self.transcript.sentences[item.sentence].turn;
-                let echoed = |value: f64| {
-                    self.transcript.turns[turn].speaker == Speaker::Recipient
-                        && self
-                            .transcript
-                            .turns
-                            .get(turn.next().0)
-                            .is_some_and(|next| {
-                                next.speaker == Speaker::Agent
-                                    && next.sentences.first().is_some_and(|&first| {
-                                        self.transcript.sentences[first]
-                                            .numbers
-                                            .iter()
-                                            .any(|m| same_amount(m.value, value))
-                                    })
-                            })
-                };
                 for candidate in &mut found {
-                    if echoed(candidate.value) {
+                    if self.echoed_at_once(turn, candidate.value) {
                         candidate.answered = true;
                     }
                 }
