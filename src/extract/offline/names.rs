@@ -40,6 +40,55 @@ pub(super) fn after_place_word(sent: &Sentence, start: usize) -> bool {
         })
 }
 
+/// Whether the name at tokens `start..end` of `sent` is the speaker's own,
+/// introduced: "Sophie speaking", "Sam here." (the sentence ends after
+/// "here"), "this is Gary", "my name is Ines".
+pub(super) fn introduces_self(sent: &Sentence, start: usize, end: usize) -> bool {
+    let word = |i: usize| {
+        sent.tokens
+            .get(i)
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+    };
+    let before = |back: usize| start.checked_sub(back).and_then(word);
+    let here_at_end = word(end) == Some("here")
+        && sent
+            .tokens
+            .get(end + 1..)
+            .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
+    word(end) == Some("speaking")
+        || here_at_end
+        || (before(2) == Some("this") && before(1) == Some("is"))
+        || (before(3) == Some("my") && before(2) == Some("name") && before(1) == Some("is"))
+}
+
+/// Whether a person-name field asks for the one on the other end of the
+/// call ("First name of the innkeeper spoken to", "… who took the
+/// reservation"): the name they introduce themselves by.
+pub(super) fn asks_for_the_one_on_the_line(profile: &FieldProfile) -> bool {
+    let description = profile
+        .definition
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    [
+        "spoken to",
+        "spoke to",
+        "spoke with",
+        "speaking with",
+        "speaking to",
+        "who took",
+        "who answered",
+        "answered the",
+        "on the phone",
+        "on the call",
+        "on the line",
+    ]
+    .iter()
+    .any(|phrase| description.contains(phrase))
+}
+
 /// Whether the name at tokens `start..end` of `sent` is said in passing
 /// rather than given as an answer:
 /// - for a name that is not a person's (a room, a boat), the speaker
@@ -58,21 +107,13 @@ pub(super) fn name_in_passing(
             .filter(|t| t.is_word())
             .map(|t| t.lower.as_str())
     };
-    let before = |back: usize| start.checked_sub(back).and_then(word);
     let person = matches!(
         profile.kind,
         ValueKind::Text(StringKind::Name { person: true, .. })
     );
     // "Sophie speaking", "Sam here." (the sentence ends after "here"),
     // "this is Gary".
-    let here_at_end = word(end) == Some("here")
-        && sent
-            .tokens
-            .get(end + 1..)
-            .is_none_or(|rest| rest.iter().all(|t| !t.is_word()));
-    let introduces = word(end) == Some("speaking")
-        || here_at_end
-        || (before(2) == Some("this") && before(1) == Some("is"));
+    let introduces = introduces_self(sent, start, end);
     let at_end = sent
         .tokens
         .get(end..)

@@ -7,7 +7,9 @@ use super::clock::{is_clock, on_24_hour_clock};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
-use super::names::{after_place_word, name_in_passing, no_person};
+use super::names::{
+    after_place_word, asks_for_the_one_on_the_line, introduces_self, name_in_passing, no_person,
+};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
@@ -49,6 +51,13 @@ impl Analysis<'_, '_> {
         string_kind: &StringKind,
     ) -> Option<(String, Source)> {
         let profile = &self.profiles[field];
+        // "Larkspur House, Gwen speaking." for the innkeeper spoken to.
+        if matches!(string_kind, StringKind::Name { person: true, .. })
+            && asks_for_the_one_on_the_line(profile)
+            && let Some(introduced) = self.self_introduction()
+        {
+            return Some(introduced);
+        }
         let mut evidence = self.evidence(field, false);
         // "The parcel has been found. It's waiting in Leeds.": a reply that names
         // the field goes on to give the value in its next sentence.
@@ -259,6 +268,30 @@ impl Analysis<'_, '_> {
             _ => {}
         }
         out
+    }
+
+    /// The name the other side last introduced themselves by ("Trattoria
+    /// Bellini, Dario speaking."; after a transfer, the one put through),
+    /// with the sentence it is said in.
+    fn self_introduction(&self) -> Option<(String, Source)> {
+        self.transcript
+            .turns
+            .iter()
+            .filter(|turn| turn.speaker == Speaker::Recipient)
+            .flat_map(|turn| turn.sentences.iter().copied())
+            .rev()
+            .find_map(|sentence| {
+                let sent = &self.transcript.sentences[sentence];
+                proper_spans(sent, self.transcript)
+                    .into_iter()
+                    .find(|&(start, end)| introduces_self(sent, start, end))
+                    .map(|(start, end)| {
+                        (
+                            join_tokens(&sent.tokens[start..end]),
+                            Source::sentence(sentence),
+                        )
+                    })
+            })
     }
 
     /// Whether `name` is said somewhere in the call as a place ("Claire

@@ -462,3 +462,37 @@ fn a_span_of_days_gives_no_one_day() {
     );
     assert_eq!(out["pickup_day"], json!("Thursday"));
 }
+
+/// The one spoken to is the one who introduced themselves (after a
+/// transfer, the one put through); a field about someone else is read as
+/// usual.
+#[test]
+fn the_one_spoken_to_introduced_themselves() {
+    let fields = [field(
+        "host_name",
+        FieldType::String,
+        "First name of the staff member who took the reservation",
+    )];
+    let out = run(
+        &fields,
+        "Recipient: Trattoria Bellini, Dario speaking.\n\
+         Agent: Hi Dario, I'd like a table for eight this Saturday.\n\
+         Recipient: Let me put you through to bookings.\n\
+         Recipient: Hi, this is Marta. Eight on Saturday is fine.\n\
+         Agent: Thank you so much.",
+    );
+    assert_eq!(out["host_name"], json!("Marta"));
+    let fields = [field(
+        "catering_contact",
+        FieldType::String,
+        "First name of the person to ask for about catering",
+    )];
+    let out = run(
+        &fields,
+        "Recipient: Trattoria Bellini, Dario speaking.\n\
+         Agent: Who should she ask for about catering?\n\
+         Recipient: Ask for Marta, she runs our events.\n\
+         Agent: Thank you.",
+    );
+    assert_eq!(out["catering_contact"], json!("Marta"));
+}
