@@ -7,7 +7,7 @@ use crate::domain::FieldDefinition;
 use crate::extract::text::number_pairs::window_opening;
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::numbers::{find_numbers, same_amount};
-use crate::extract::text::opposites::{asks_about_a_problem, asks_the_other_side};
+use crate::extract::text::opposites::{asks_about_a_problem, asks_the_other_side, turns_round};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind, tokenize};
 use crate::extract::text::units::{DurationUnit, Unit};
@@ -321,13 +321,10 @@ pub(super) fn polarity(text: &str) -> Option<bool> {
             Some((answer, _)) => answer != yes && !(yes && negates(rest[at])),
             None => false,
         });
-        // "Oh, no, we do have one": a no that turns straight round.
-        let turns_round = !yes
-            && TURNING_ECHOES.iter().any(|echo| {
-                let echo: Vec<&str> = echo.split(' ').collect();
-                rest.starts_with(&echo) && !rest.get(echo.len()).is_some_and(|w| negates(w))
-            });
-        let taken_back = turns_round || rest.iter().any(|w| RESERVATIONS.contains(w));
+        // "Oh, no, we do have one", "Oh no, it is!": a no that turns
+        // straight round.
+        let turned = !yes && turns_round(rest, |length| clause_ends_after(&tokens, rest, length));
+        let taken_back = turned || rest.iter().any(|w| RESERVATIONS.contains(w));
         return (!other_way && !taken_back).then_some(yes);
     }
     let clause = first_clause(&tokens);
@@ -335,12 +332,22 @@ pub(super) fn polarity(text: &str) -> Option<bool> {
     (negation_count(&clause) % 2 == 1 && !plain_yes).then_some(false)
 }
 
-/// What a reply says right after a "no" to take the opposite side ("No,
-/// we do."): the no denied a question asked in the negative.
-const TURNING_ECHOES: &[&str] = &[
-    "we do", "we are", "we have", "we can", "it does", "it is", "they do", "they are", "there is",
-    "you do", "you can", "he does", "she does",
-];
+/// Whether, in `tokens`, the clause ends right after the first `length`
+/// of the words `rest` (the reply's last words): what follows them is
+/// punctuation or nothing.
+fn clause_ends_after(tokens: &[Token], rest: &[&str], length: usize) -> bool {
+    let word_positions: Vec<usize> = (0..tokens.len())
+        .filter(|&at| matches!(tokens[at].kind, TokenKind::Word | TokenKind::Num))
+        .collect();
+    // `rest` is the tail of the reply's words.
+    let first = word_positions.len().saturating_sub(rest.len());
+    let Some(&last) = word_positions.get(first + length.saturating_sub(1)) else {
+        return false;
+    };
+    tokens
+        .get(last + 1)
+        .is_none_or(|next| !matches!(next.kind, TokenKind::Word | TokenKind::Num))
+}
 
 const DURATIONS: [DurationUnit; 6] = [
     DurationUnit::Minute,

@@ -258,19 +258,27 @@ impl Analysis<'_, '_> {
                 if !takes_back {
                     continue;
                 }
-                out.extend(
-                    later_turn
-                        .sentences
-                        .iter()
-                        .copied()
-                        .filter(|&sentence| sentence > named)
-                        .take_while(|&sentence| !self.speaks_of_another_field(field, sentence))
-                        .map(|sentence| Evidence {
-                            sentence,
-                            role: Role::Answer,
-                            region,
-                        }),
-                );
+                let rest: Vec<SentenceIndex> = later_turn
+                    .sentences
+                    .iter()
+                    .copied()
+                    .filter(|&sentence| sentence > named)
+                    .take_while(|&sentence| !self.speaks_of_another_field(field, sentence))
+                    .collect();
+                // The correction must speak of the field ("The king's two
+                // nineteen"), not of what that turn was asked ("Cleaning
+                // is seventy-five").
+                if !rest
+                    .iter()
+                    .any(|&sentence| self.relevance(field, sentence) > 0.0)
+                {
+                    continue;
+                }
+                out.extend(rest.into_iter().map(|sentence| Evidence {
+                    sentence,
+                    role: Role::Answer,
+                    region,
+                }));
             }
         }
         out

@@ -79,10 +79,16 @@ impl Analysis<'_, '_> {
                     // "We're closed Mondays." … "Would Tuesday work
                     // instead?" "Yeah, that's open.": asked of another
                     // option only, the reply speaks of that one.
-                    let asked_of_another_option = self
-                        .transcript
-                        .last_question(item.region)
-                        .is_some_and(|question| chooses_other_option(profile, &[question]));
+                    let questions: Vec<&Sentence> = self.transcript.turns[item.region]
+                        .sentences
+                        .iter()
+                        .map(|&sentence| &self.transcript.sentences[sentence])
+                        .filter(|sentence| sentence.question)
+                        .collect();
+                    // Every question of the turn counts: "Do you deliver
+                    // on Sundays? What about Saturdays?" asks of Sundays.
+                    let asked_of_another_option =
+                        !questions.is_empty() && chooses_other_option(profile, &questions);
                     if asked_of_another_option && !names_own_option(profile, &sentences) {
                         continue;
                     }

@@ -89,7 +89,7 @@ impl Analysis<'_, '_> {
 /// field's ("We close at eleven" for an opening hour, "We open at six"
 /// for a closing hour): it names that end and not the field's.
 fn names_the_other_end(range: RangePreference, clause: &str) -> bool {
-    const OPENING: &[&str] = &["open", "opens", "opening", "start", "starts", "from"];
+    const OPENING: &[&str] = &["open", "opens", "opening", "from"];
     const CLOSING: &[&str] = &[
         "close", "closes", "closing", "closed", "shut", "shuts", "end", "ends",
     ];

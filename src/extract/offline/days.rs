@@ -149,8 +149,8 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
             .iter()
             .map(|t| t.lower.as_str())
             .collect();
-        let together = matches!(gap.as_slice(), ["and"] | ["&"] | [","] | [",", "and"]);
-        let single = |at: usize| word(at).and_then(weekday_of).is_some();
+        let together = matches!(gap.as_slice(), ["and"] | ["&"] | [",", "and"]);
+        let single = |at: usize| word(at).and_then(weekday_of).is_some() && !negated(at);
         if together && single(before.0) && single(after.0) {
             let both = before
                 .1
@@ -165,7 +165,7 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
     // leaves out a day the sentence names on its own.
     let named_alone: Vec<Weekday> = mentions
         .iter()
-        .filter(|(at, _)| word(*at).and_then(weekday_of).is_some())
+        .filter(|(at, _)| word(*at).and_then(weekday_of).is_some() && !negated(*at))
         .flat_map(|(_, days)| days.iter())
         .collect();
     for (at, days) in &mut mentions {

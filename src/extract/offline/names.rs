@@ -6,6 +6,7 @@
 use super::lexicon::{BUSINESS_WORDS, STREET_SUFFIXES};
 use super::profile::{FieldProfile, StringKind, ValueKind};
 use super::transcript::Sentence;
+use crate::extract::text::tokens::TokenKind;
 
 /// Whether the name at tokens `start..end` of `sent` names no person: a
 /// place ("his house in Pontcanna") or a business ("RoadReady Mobile
@@ -17,12 +18,19 @@ pub(super) fn no_person(sent: &Sentence, start: usize, end: usize) -> bool {
         .filter(|&last| last >= start)
         .and_then(|last| sent.tokens.get(last))
         .is_some_and(|t| set!(BUSINESS_WORDS).contains(t.lower.as_str()));
-    // "the Elm Street address": a street is no person.
+    // "the Elm Street address", "on Larch Court": a street is no person
+    // ("That'd be Sarah Lane" is one).
     let street = end
         .checked_sub(1)
         .filter(|&last| last > start)
         .and_then(|last| sent.tokens.get(last))
-        .is_some_and(|t| STREET_SUFFIXES.contains(&t.lower.as_str()));
+        .is_some_and(|t| STREET_SUFFIXES.contains(&t.lower.as_str()))
+        && start
+            .checked_sub(1)
+            .and_then(|i| sent.tokens.get(i))
+            .is_some_and(|t| {
+                matches!(t.lower.as_str(), "the" | "on" | "off") || t.kind == TokenKind::Num
+            });
     after_place_word(sent, start) || business || street
 }
 

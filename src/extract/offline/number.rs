@@ -430,7 +430,14 @@ impl Analysis<'_, '_> {
                 m.per.as_deref().and_then(per_canonical).is_some_and(|p| {
                     matches!(p, "hour" | "day" | "night" | "week" | "month" | "year")
                 });
-            if number_profile.unit == FieldUnit::Count && number_profile.per.is_none() && per_time {
+            // Only a figure that reads as money: "Eight a month" may count
+            // classes.
+            let reads_as_money = m.alt.is_some() || matches!(m.unit, Unit::Money | Unit::Pound);
+            if number_profile.unit == FieldUnit::Count
+                && number_profile.per.is_none()
+                && per_time
+                && reads_as_money
+            {
                 continue;
             }
             if own_numbers.iter().any(|v| same_amount(*v, m.value))
@@ -697,7 +704,15 @@ impl Analysis<'_, '_> {
                     // waived": waived on a condition is no zero.
                     "waived" | "complimentary" => {
                         number_profile.unit == FieldUnit::Money
-                            && !words[..i].iter().any(|w| matches!(*w, "if" | "unless"))
+                            && !words[..i].iter().enumerate().any(|(at, w)| {
+                                matches!(*w, "if" | "unless")
+                                    // "If you're asking about online, it's
+                                    // waived" names a topic, no condition.
+                                    && !matches!(
+                                        words.get(at + 1..at + 3),
+                                        Some(["you're" | "you", "asking" | "mean"])
+                                    )
+                            })
                     }
                     "none" | "zero" => true,
                     _ => false,

@@ -9,8 +9,8 @@ use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldUnit, NumberProfile};
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
-use crate::extract::text::opposites::asks_about_a_problem;
 use crate::extract::text::opposites::field_side_words;
+use crate::extract::text::opposites::{asks_about_a_problem, turns_round};
 use crate::extract::text::units::{DurationUnit, Unit};
 
 impl Analysis<'_, '_> {
@@ -208,13 +208,11 @@ impl Analysis<'_, '_> {
             .filter(|text| text.split(' ').any(|w| !set!(FILLERS).contains(w)))
             .collect();
         let opens_with_no = matches!(texts.first(), Some(&("no" | "nope" | "nah")));
-        let turns_round = texts.get(1).is_some_and(|next| {
-            let opening: String = next.split(' ').take(2).collect::<Vec<_>>().join(" ");
-            (has_split_phrase(&opening, phrases!(SHORT_ECHOES))
-                || matches!(next.split(' ').next(), Some("yes" | "yeah" | "yep" | "yup")))
-                && !is_negated_text(next)
+        let turns = texts.get(1).is_some_and(|next| {
+            let words: Vec<&str> = next.split(' ').collect();
+            turns_round(&words, |length| length == words.len())
         });
-        if opens_with_no && turns_round {
+        if opens_with_no && turns {
             return Some(Polarity::Yes);
         }
         if contradicts {

@@ -141,5 +141,5 @@ pub(super) fn is_small_measure(per: &str) -> bool {
 /// seventy-five a slice" is 4.75).
 const PORTIONS: &[&str] = &[
     "slice", "cupcake", "cookie", "scoop", "cup", "glass", "bagel", "muffin", "donut", "doughnut",
-    "serving", "portion", "pint",
+    "pint",
 ];

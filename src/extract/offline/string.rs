@@ -297,11 +297,19 @@ impl Analysis<'_, '_> {
     /// Whether `name` is said somewhere in the call as a place ("Claire
     /// lives near Linden Park"): then it is no person's name anywhere.
     fn named_as_a_place(&self, name: &str) -> bool {
+        // Two words or more, none possessive: "near Linden Park", not "at
+        // Dave's desk" or "in Austin".
+        if name.split_whitespace().count() < 2 {
+            return false;
+        }
         self.transcript.sentences.iter().any(|sent| {
             proper_spans(sent, self.transcript)
                 .into_iter()
                 .any(|(start, end)| {
                     after_place_word(sent, start)
+                        && !sent.tokens[start..end]
+                            .iter()
+                            .any(|t| t.lower.ends_with("'s"))
                         && join_tokens(&sent.tokens[start..end]).eq_ignore_ascii_case(name)
                 })
         })

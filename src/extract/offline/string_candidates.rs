@@ -510,6 +510,11 @@ fn asks_for_a_figure(profile: &FieldProfile) -> bool {
     .any(|word| profile.is_own_word(&stem(word)))
 }
 
+/// Words that make a figure money ("fifty bucks", "two grand").
+const MONEY_WORDS: &[&str] = &[
+    "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "euros",
+];
+
 /// Words of money said with an amount ("fifty bucks", "two grand").
 const AMOUNT_WORDS: &[&str] = &[
     "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "percent",
@@ -660,14 +665,33 @@ pub(super) fn generic_candidates(
         });
         // "Fifty bucks", "three-one-four-eight": an amount or a number
         // answers no question a generic text field asks.
-        let amount_only = !asks_for_a_figure(profile)
-            && core.iter().all(|t| {
-                t.kind == TokenKind::Num
-                    || AMOUNT_WORDS.contains(&t.lower.as_str())
-                    || t.lower
-                        .split('-')
-                        .all(|part| classify_number_word(part).is_some())
-            });
+        // Only money ("Fifty bucks") or a string of digits said one by one
+        // ("three-one-four-eight"): "Three." or "The forty-two" may name a
+        // floor or a bus.
+        let figure_words = core.iter().all(|t| {
+            t.kind == TokenKind::Num
+                || AMOUNT_WORDS.contains(&t.lower.as_str())
+                || t.lower
+                    .split('-')
+                    .all(|part| classify_number_word(part).is_some())
+        });
+        let money = core.iter().any(|t| MONEY_WORDS.contains(&t.lower.as_str()));
+        let digit_parts: usize = core
+            .iter()
+            .map(|t| {
+                t.lower
+                    .split('-')
+                    .filter(|part| {
+                        matches!(
+                            classify_number_word(part),
+                            Some(NumberWord::Zero | NumberWord::Unit(_))
+                        )
+                    })
+                    .count()
+            })
+            .sum();
+        let amount_only =
+            !asks_for_a_figure(profile) && figure_words && (money || digit_parts >= 3);
         if n > 4
             || pronoun_start
             || all_stop

@@ -86,11 +86,11 @@ pub(crate) fn window_opening(
     }
     let (hour, minute) = open.clock.unwrap_or((open.value as u32, 0));
     let close_hour = close.clock.map_or(close.value as u32, |c| c.0);
-    // "eight to noon", "ten to twelve": what ends at twelve began before
-    // midday.
+    // "eight to noon", "ten to twelve pm": what ends at noon began
+    // before it ("seven to twelve o'clock" may end at midnight).
     let pm = match open.pm {
         Some(pm) => Some(pm),
-        None if close_hour == 12 && hour < 12 => Some(false),
+        None if close_hour == 12 && close.pm == Some(true) && hour < 12 => Some(false),
         None => close.pm.filter(|_| hour <= close_hour),
     };
     Some((hour, minute, pm))

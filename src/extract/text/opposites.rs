@@ -45,6 +45,48 @@ const INCLUDED_OR_EXTRA: usize = 1;
 /// delivery charge is waived").
 pub(crate) const WAIVED: &[&str] = &["waived", "waive", "waives", "exempt"];
 
+/// What a reply says right after a "no" to take the opposite side ("No,
+/// we do have one."): the no denied a question asked in the negative. An
+/// emphatic "do" may go on; a form of "be", "have" or "can" turns round
+/// only when nothing follows it ("Oh no, it is!"): "No, we are
+/// appointment only" and "No, it is free" agree with the question.
+pub(crate) const TURNING_ECHOES: &[&str] = &[
+    "we do", "i do", "they do", "you do", "it does", "he does", "she does",
+];
+
+/// See [`TURNING_ECHOES`]: turns round only as a whole clause.
+pub(crate) const TURNING_ALONE: &[&str] = &[
+    "it is",
+    "we are",
+    "they are",
+    "there is",
+    "there are",
+    "we can",
+    "we have",
+    "it has",
+    "i am",
+    "you can",
+    "it will",
+    "we will",
+];
+
+/// Whether the words after a "no" (`rest`, lower case; `clause_ends` when
+/// the clause ends after `rest_len` words of an echo) turn round: see
+/// [`TURNING_ECHOES`].
+pub(crate) fn turns_round<'a>(rest: &[&'a str], clause_ends_after: impl Fn(usize) -> bool) -> bool {
+    let starts = |echo: &str| {
+        let echo: Vec<&str> = echo.split(' ').collect();
+        rest.starts_with(&echo)
+            && !rest
+                .get(echo.len())
+                .is_some_and(|w| *w == "not" || w.ends_with("n't"))
+    };
+    TURNING_ECHOES.iter().any(|echo| starts(echo))
+        || TURNING_ALONE
+            .iter()
+            .any(|echo| starts(echo) && clause_ends_after(echo.split(' ').count()))
+}
+
 /// Pairs that turn one way only: a field about the first side ("whether
 /// a DJ is available", "whether it is safe for pets") asked from the
 /// second ("You're not already booked?", "It isn't harmful?"), never the

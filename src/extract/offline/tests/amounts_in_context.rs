@@ -378,3 +378,94 @@ fn an_hour_joined_to_a_time_of_day_is_no_length() {
         Value::Null
     );
 }
+
+/// Counter-examples to this round's rules, from their review: each stays
+/// as it was read before them.
+#[test]
+fn what_the_new_rules_leave_alone() {
+    // "seven to twelve o'clock" may end at midnight.
+    assert_eq!(
+        number(
+            "event_start_hour",
+            "Start time of the evening reception, hour on a 24-hour clock",
+            "What time is the reception?",
+            "The hall is yours from seven to twelve o'clock."
+        ),
+        json!(19)
+    );
+    // A correction about what the turn was asked speaks of that.
+    let fields = [field(
+        "security_deposit",
+        FieldType::Number,
+        "Refundable security deposit in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: What's the security deposit?\n\
+         Recipient: Two hundred.\n\
+         Agent: And the cleaning fee?\n\
+         Recipient: Two hundred as well. Hmm, no, that's wrong. Cleaning is seventy-five.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["security_deposit"], json!(200));
+    // A day flipped by "closed" joins no other.
+    assert_eq!(
+        number(
+            "wednesday_rate",
+            "Hourly rate on Wednesdays, in dollars",
+            "What's the rate on Wednesday?",
+            "We're closed Monday, Tuesday it's sixty."
+        ),
+        Value::Null
+    );
+    // "starts" names no opening of the day.
+    assert_eq!(
+        number(
+            "last_appointment_hour",
+            "Latest appointment time, hour on a 24-hour clock",
+            "What's the latest appointment?",
+            "The latest appointment starts at four pm."
+        ),
+        json!(16)
+    );
+    // "Closed Mondays" names no other day on its own.
+    assert_eq!(
+        number(
+            "saturday_open_hour",
+            "Opening hour on Saturdays, on a 24-hour clock",
+            "What time do you open on Saturdays?",
+            "We're closed Mondays, weekends we open at ten."
+        ),
+        json!(10)
+    );
+    // A count per month that reads as no money still counts.
+    assert_eq!(
+        number(
+            "classes_included",
+            "Number of classes the membership includes",
+            "How many classes does it include?",
+            "Eight a month."
+        ),
+        json!(8)
+    );
+    // Catering per serving may run to hundreds.
+    assert_eq!(
+        number(
+            "catering_price",
+            "Catering price per serving, in dollars",
+            "What's the catering price?",
+            "It's one twenty-five a serving, plated."
+        ),
+        json!(125)
+    );
+    // "If you're asking about online" is no condition.
+    assert_eq!(
+        number(
+            "online_fee",
+            "Fee for booking online, in dollars",
+            "Is there a fee for booking online?",
+            "If you're asking about online, it's waived."
+        ),
+        json!(0)
+    );
+}

@@ -307,3 +307,55 @@ fn a_negation_the_field_shares_is_no_negative_question() {
         json!(true)
     );
 }
+
+/// A no followed by a plain statement agrees with a question asked in the
+/// negative ("No, we are appointment only"); "Oh no, it is!" turns round.
+#[test]
+fn a_no_with_a_statement_agrees_with_a_negative_question() {
+    let walk_ins = |reply: &str| {
+        one_exchange(
+            "takes_walk_ins",
+            FieldType::Boolean,
+            "Whether they accept walk-ins",
+            "You don't take walk-ins, do you?",
+            reply,
+        )
+    };
+    assert_eq!(walk_ins("No, we are appointment only."), json!(false));
+    assert_eq!(
+        one_exchange(
+            "accepts_cards",
+            FieldType::Boolean,
+            "Whether they take cards",
+            "You don't take cards, do you?",
+            "No, it is cash only, sorry."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        one_exchange(
+            "edging_included",
+            FieldType::Boolean,
+            "Whether edging is included in the price",
+            "And edging's not included at that price, is it?",
+            "Oh no, it is! Edging and blowing off the driveway."
+        ),
+        json!(true)
+    );
+}
+
+/// Every question of the asking turn counts: "Do you deliver on Sundays?
+/// What about Saturdays?" asks of Sundays too.
+#[test]
+fn every_question_of_the_turn_names_its_options() {
+    assert_eq!(
+        one_exchange(
+            "delivers_sundays",
+            FieldType::Boolean,
+            "Whether they deliver on Sundays",
+            "Do you deliver on Sundays? What about Saturdays?",
+            "Yeah, both days."
+        ),
+        json!(true)
+    );
+}

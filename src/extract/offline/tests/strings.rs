@@ -497,3 +497,41 @@ fn the_one_spoken_to_introduced_themselves() {
     );
     assert_eq!(out["catering_contact"], json!("Marta"));
 }
+
+/// Counter-examples to this round's name and figure rules: a name said
+/// once after "at" in a possessive, a one-word place, a surname that is a
+/// street word, and a lone number for a text field stay answers.
+#[test]
+fn what_the_new_name_rules_leave_alone() {
+    let contact = [field(
+        "contact_name",
+        FieldType::String,
+        "Name of the person to ask for",
+    )];
+    let out = run(
+        &contact,
+        "Agent: Who should she ask for?\n\
+         Recipient: Ask for Dave. He's the manager.\n\
+         Agent: Where should she leave the forms?\n\
+         Recipient: Just leave them at Dave's desk.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["contact_name"], json!("Dave"));
+    let out = run(
+        &contact,
+        "Agent: Who should she ask for?\n\
+         Recipient: That'd be Sarah Lane, our coordinator.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["contact_name"], json!("Sarah Lane"));
+    assert_eq!(
+        one_exchange(
+            "office_floor",
+            FieldType::String,
+            "Which floor the office is on",
+            "Which floor are you on?",
+            "Three."
+        ),
+        json!("Three")
+    );
+}
