@@ -70,10 +70,10 @@ pub(crate) const TURNING_ALONE: &[&str] = &[
     "we will",
 ];
 
-/// Whether the words after a "no" (`rest`, lower case; `clause_ends` when
-/// the clause ends after `rest_len` words of an echo) turn round: see
-/// [`TURNING_ECHOES`].
-pub(crate) fn turns_round<'a>(rest: &[&'a str], clause_ends_after: impl Fn(usize) -> bool) -> bool {
+/// Whether the words after a "no" (`rest`, lower case) turn round: see
+/// [`TURNING_ECHOES`]; `clause_ends_after(n)` tells whether the clause
+/// ends after the first `n` of them.
+pub(crate) fn turns_round(rest: &[&str], clause_ends_after: impl Fn(usize) -> bool) -> bool {
     let starts = |echo: &str| {
         let echo: Vec<&str> = echo.split(' ').collect();
         rest.starts_with(&echo)
