@@ -1,20 +1,20 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
 use super::charges::{about_a_charge, denies_a_charge, is_no_charge_aside, on_the_free_side};
-use super::clause_polarity::clause_polarity;
+use super::clause_polarity::{clause_polarity, states_the_field};
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, PASS_ONS, REVISION_CUES,
-    SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
+    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES, SIGN_OFFS,
+    STOPWORDS, SUBJECT_CHANGES,
 };
 use super::options::{chooses_other_option, names_own_option};
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile};
+use super::question::negation_shared;
 use super::transcript::{Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::opposites::denies_in_its_own_words;
 use crate::extract::text::stem::{stem, stems_match};
-use crate::extract::text::vocabulary;
 
 /// How a reply answers a yes/no question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -764,49 +764,4 @@ fn is_hypothetical(text: &str) -> bool {
     ];
     ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
         || has_any_phrase(text, COUNTERFACTUAL)
-}
-
-/// Whether `question` negates with the words the field's description
-/// negates with ("no extra", "not required"): its negation is the
-/// field's own.
-fn negation_shared(profile: &FieldProfile, question: &Sentence) -> bool {
-    let description = profile
-        .definition
-        .description
-        .as_deref()
-        .unwrap_or_default()
-        .to_lowercase();
-    let described: Vec<&str> = description
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let asked: Vec<&str> = question.word_lowers().collect();
-    described.windows(2).any(|pair| {
-        matches!(pair[0], "no" | "not" | "without") && asked.windows(2).any(|other| other == pair)
-    })
-}
-
-/// Whether the only negative words of `text` are states named by the
-/// field itself ("booked" for a field about a booking being booked): no
-/// negation, and every negative state one of the field's own words.
-fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
-    let words: Vec<&str> = text.split(' ').collect();
-    let negation = words
-        .iter()
-        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
-    let states: Vec<&&str> = words
-        .iter()
-        .filter(|w| set!(NEGATIVE_STATES).contains(**w))
-        .collect();
-    // "Friday's fully booked" speaks of the diary, not of this booking.
-    let diary = words.iter().any(|w| {
-        matches!(*w, "fully" | "solid" | "up" | "completely" | "totally")
-            || vocabulary::weekday(w).is_some()
-            || w.strip_suffix("'s")
-                .is_some_and(|day| vocabulary::weekday(day).is_some())
-    });
-    !negation
-        && !diary
-        && !states.is_empty()
-        && states.iter().all(|w| profile.is_own_word(&stem(w)))
 }

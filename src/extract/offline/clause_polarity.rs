@@ -4,9 +4,13 @@
 
 use super::boolean::Polarity;
 use super::lexicon::{
-    ACCEPT_WORDS, DODGES, PASS_ONS, SHORT_ECHOES, SHORT_NEGATIVE_ECHOES, STRONG_NO, STRONG_YES,
+    ACCEPT_WORDS, DODGES, NEGATIONS, NEGATIVE_STATES, PASS_ONS, SHORT_ECHOES,
+    SHORT_NEGATIVE_ECHOES, STRONG_NO, STRONG_YES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
+use super::profile::FieldProfile;
+use crate::extract::text::stem::stem;
+use crate::extract::text::vocabulary;
 
 /// Polarity of one clause: `(pol, strong)`.
 pub(super) fn clause_polarity(
@@ -130,4 +134,29 @@ pub(super) fn clause_polarity(
         return Some((Polarity::No, false));
     }
     Some((Polarity::Yes, false))
+}
+
+/// Whether the only negative words of `text` are states named by the
+/// field itself ("booked" for a field about a booking being booked): no
+/// negation, and every negative state one of the field's own words.
+pub(super) fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    let negation = words
+        .iter()
+        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
+    let states: Vec<&&str> = words
+        .iter()
+        .filter(|w| set!(NEGATIVE_STATES).contains(**w))
+        .collect();
+    // "Friday's fully booked" speaks of the diary, not of this booking.
+    let diary = words.iter().any(|w| {
+        matches!(*w, "fully" | "solid" | "up" | "completely" | "totally")
+            || vocabulary::weekday(w).is_some()
+            || w.strip_suffix("'s")
+                .is_some_and(|day| vocabulary::weekday(day).is_some())
+    });
+    !negation
+        && !diary
+        && !states.is_empty()
+        && states.iter().all(|w| profile.is_own_word(&stem(w)))
 }

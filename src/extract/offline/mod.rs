@@ -62,6 +62,7 @@ mod lexicon;
 mod names;
 mod not_an_amount;
 mod number;
+mod number_candidates;
 mod options;
 mod phrase;
 mod profile;

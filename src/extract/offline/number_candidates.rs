@@ -1,0 +1,473 @@
+//! The amounts one sentence offers for a number field, each scored by how
+//! well its unit, its rate and its words fit the field.
+
+use super::evidence::Analysis;
+use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
+use super::not_an_amount::names_no_amount;
+use super::number::NumberCandidate;
+use super::options::said_for_own_option;
+use super::phrase::has_any_phrase;
+use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
+use super::relevance::keyword_score;
+use super::spoken_amount::is_small_measure;
+use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
+use super::unit_fit::{counts_people, per_fit, unit_fit};
+use super::value_kind::per_canonical;
+use crate::extract::text::numbers::{NumberMention, same_amount};
+use crate::extract::text::stem::{stem, stems_match};
+use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
+
+impl Analysis<'_, '_> {
+    /// The numbers of one sentence that fit the field, scored.
+    pub(super) fn number_candidates(
+        &self,
+        profile: &FieldProfile,
+        number_profile: &NumberProfile,
+        sentence: SentenceIndex,
+    ) -> Vec<NumberCandidate> {
+        let sent = &self.transcript.sentences[sentence];
+        let mut out = Vec::new();
+        let own_numbers: Vec<f64> = profile
+            .required
+            .iter()
+            .filter_map(|r| r.parse::<f64>().ok())
+            .collect();
+        for (mention_index, m) in sent.numbers.iter().enumerate() {
+            // The second end of a range is handled with the first.
+            if m.range_with.is_some_and(|o| o < mention_index) {
+                continue;
+            }
+            let Some((mut score, factor)) = unit_fit(number_profile, m) else {
+                continue;
+            };
+            if names_no_amount(profile, number_profile, sent, m) {
+                continue;
+            }
+            // "eight to noon": the other end is a time of day, so this one
+            // is too.
+            let a_time = |other: &NumberMention| other.unit == Unit::Clock || other.pm.is_some();
+            let to_a_time = m
+                .range_with
+                .and_then(|other| sent.numbers.get(other))
+                .is_some_and(a_time)
+                || (number_profile.unit != FieldUnit::Clock
+                    && sent.tokens.get(m.end).is_some_and(|t| {
+                        matches!(t.lower.as_str(), "to" | "till" | "until" | "-")
+                            || (t.lower == "and"
+                                && sent.lower_before(m.start, 1) == Some("between"))
+                    })
+                    && (sent
+                        .tokens
+                        .get(m.end + 1)
+                        .is_some_and(|t| matches!(t.lower.as_str(), "noon" | "midnight"))
+                        || sent
+                            .numbers
+                            .iter()
+                            .any(|o| o.start == m.end + 1 && a_time(o))));
+            if to_a_time {
+                continue;
+            }
+            // "Hot desks are three fifty a month each": an amount said per
+            // a stretch of time counts nothing, unless the field counts
+            // per one too ("sessions per week").
+            let per_time =
+                m.per.as_deref().and_then(per_canonical).is_some_and(|p| {
+                    matches!(p, "hour" | "day" | "night" | "week" | "month" | "year")
+                });
+            // Only a figure that reads as money: "Eight a month" may count
+            // classes.
+            let reads_as_money = m.alt.is_some() || matches!(m.unit, Unit::Money | Unit::Pound);
+            if number_profile.unit == FieldUnit::Count
+                && number_profile.per.is_none()
+                && per_time
+                && reads_as_money
+            {
+                continue;
+            }
+            if own_numbers.iter().any(|v| same_amount(*v, m.value))
+                || profile
+                    .described_amounts
+                    .iter()
+                    .any(|d| d.said_as_in(&sent.tokens, m.start, m.end, m.value))
+                || sent.habitual_before(m.start)
+                || said_for_own_option(profile, sent, m.start) == Some(false)
+            {
+                continue;
+            }
+            // "Unit 412", "bus twenty-one": a number that names its noun
+            // is that noun's, not an amount of the field (unless the field
+            // is named for that noun: "room number").
+            let names = m
+                .start
+                .checked_sub(1)
+                .and_then(|before| sent.tokens.get(before))
+                .is_some_and(|t| {
+                    t.is_word()
+                        && set!(NAMING_NOUNS).contains(t.lower.as_str())
+                        && !profile
+                            .heads
+                            .iter()
+                            .any(|h| stems_match(h, &stem(&t.lower)))
+                });
+            if names {
+                continue;
+            }
+            // "an eight-dollar holiday surcharge" for a rate "before any
+            // holiday surcharge": an amount of what the field is not.
+            // "twenty-three nine ninety-five plus tax": what follows "plus"
+            // is added on top, not named.
+            let named_end = (m.end..(m.end + 3).min(sent.stems.len()))
+                .find(|&at| sent.tokens.get(at).is_some_and(|t| t.lower == "plus"))
+                .unwrap_or((m.end + 3).min(sent.stems.len()));
+            let named = sent.stems.get(m.end..named_end);
+            if named.is_some_and(|after| {
+                after
+                    .iter()
+                    .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
+            }) {
+                continue;
+            }
+            // "There's a bonus on top, last year it was about four grand" for
+            // a salary "excluding bonus": a sentence about what the field sets
+            // apart, and not about the field itself.
+            // What follows a "plus" after the amount is added on top of it
+            // ("One fifty-nine a night, plus tax and the resort fee").
+            let added_on_from = (m.end..sent.tokens.len())
+                .find(|&at| sent.tokens[at].lower == "plus")
+                .unwrap_or(sent.stems.len());
+            let excluded_subject = sent.stems[..added_on_from.min(sent.stems.len())]
+                .iter()
+                .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
+                && !sent
+                    .stems
+                    .iter()
+                    .any(|st| profile.heads.iter().any(|h| stems_match(h, st)));
+            if excluded_subject {
+                continue;
+            }
+            // "Four sixty-nine a square foot": a rate per small measure is
+            // dollars and cents (4.69), not hundreds.
+            let (value, alt) = match m.alt {
+                Some(alt) if alt < m.value && m.per.as_deref().is_some_and(is_small_measure) => {
+                    (alt, Some(m.value))
+                }
+                _ => (m.value, m.alt),
+            };
+            let value = value * factor;
+            // "Two ten a night. With the discount it's one ninety.": a
+            // bare amount in the same reply keeps the rate said before it.
+            let inherited =
+                if m.per.is_none() && matches!(m.unit, Unit::None | Unit::Money | Unit::Pound) {
+                    self.previous_rate(sentence, mention_index)
+                } else {
+                    None
+                };
+            score += match inherited {
+                Some(p) => per_fit(
+                    number_profile,
+                    &NumberMention {
+                        per: Some(p),
+                        ..m.clone()
+                    },
+                ),
+                // "sixty-eight per child" for a "price per child": the
+                // field names what the price is per, so it fits (a count
+                // of children is no price "a kid").
+                None if number_profile.unit == FieldUnit::Money
+                    && number_profile.per.is_none()
+                    && !profile.is_own_word("total")
+                    && m.per
+                        .as_deref()
+                        .is_some_and(|p| profile.is_keyword(&stem(p))) =>
+                {
+                    0.0
+                }
+                None => per_fit(number_profile, m),
+            };
+            // "sixty-five a head" is a price, not how many people.
+            if number_profile.unit == FieldUnit::Count
+                && counts_people(profile)
+                && m.per.as_deref().and_then(per_canonical) == Some("person")
+            {
+                score -= 1.0;
+            }
+            // "a forty dollar key deposit": the amount belongs to the noun
+            // it qualifies; another charge's noun means another field.
+            let after: Vec<&str> = (m.end..m.end + 3)
+                .filter_map(|i| sent.tokens.get(i))
+                .take_while(|t| {
+                    t.is_word()
+                        && !set!(STOPWORDS).contains(t.lower.as_str())
+                        && !matches!(
+                            t.lower.as_str(),
+                            "before" | "after" | "plus" | "including" | "excluding" | "less"
+                        )
+                })
+                .map(|t| t.lower.as_str())
+                .collect();
+            // "Three tiers feeds eighty" for a number of servings: a count
+            // of another noun is not the field's count.
+            if number_profile.unit == FieldUnit::Count
+                && let Unit::Count(noun) = &m.unit
+                && !profile.is_keyword(noun)
+            {
+                score -= 1.0;
+            }
+            // "The day rate comes out to twenty-one hundred" for a number
+            // of seats: an amount a charge comes to is money, no count.
+            let clause_before: Vec<&str> = sent
+                .tokens
+                .get(
+                    sent.clause_range(
+                        sent.token_clauses
+                            .get(m.start)
+                            .copied()
+                            .unwrap_or(ClauseId(0)),
+                    )
+                    .start..m.start,
+                )
+                .unwrap_or(&[])
+                .iter()
+                .filter(|t| t.is_word())
+                .map(|t| t.lower.as_str())
+                .collect();
+            if number_profile.unit == FieldUnit::Count
+                && m.unit == Unit::None
+                && clause_before
+                    .iter()
+                    .any(|w| set!(CHARGE_NOUNS).contains(w) && !profile.is_keyword(&stem(w)))
+            {
+                continue;
+            }
+            if let Some(noun) = after.iter().find(|w| set!(CHARGE_NOUNS).contains(*w)) {
+                if !profile.is_keyword(&stem(noun)) {
+                    continue;
+                }
+                score += 0.5;
+            }
+            let clause = sent
+                .token_clauses
+                .get(m.start)
+                .copied()
+                .unwrap_or(ClauseId(0));
+            // "The hog would've been thirteen": what would have been is no
+            // amount of what was agreed.
+            if has_any_phrase(
+                clause_text(sent, clause),
+                &[
+                    "would've been",
+                    "would have been",
+                    "could've been",
+                    "could have been",
+                    "would've cost",
+                    "would have cost",
+                ],
+            ) {
+                continue;
+            }
+            let r = sent.clause_range(clause);
+            let crel = keyword_score(profile, sent.stems.get(r).unwrap_or(&[]));
+            if crel >= 1.0 {
+                score += 0.5;
+            }
+            if crel >= 3.0 {
+                score += 0.5;
+            }
+            // "If …", and "Over twenty we charge forty-five": a figure said
+            // under a condition.
+            let under_threshold = matches!(
+                sent.word_lowers().next(),
+                Some("over" | "under" | "above" | "below" | "beyond")
+            ) && sent
+                .numbers
+                .first()
+                .is_some_and(|first| first.start == 1 && first.start < m.start);
+            if sent.conditional || under_threshold {
+                score -= 1.0;
+            }
+            // "up to thirty kilos" for a maximum, "at least ten" for a minimum.
+            let before: Vec<&str> = (m.start.saturating_sub(2)..m.start)
+                .filter_map(|i| sent.tokens.get(i))
+                .filter(|t| t.is_word())
+                .map(|t| t.lower.as_str())
+                .collect();
+            let bound = |pairs: &[[&str; 2]], singles: &[&str]| {
+                pairs.iter().any(|p| before.ends_with(p))
+                    || before.last().is_some_and(|w| singles.contains(w))
+            };
+            let upper = bound(
+                &[["up", "to"], ["at", "most"], ["no", "more"]],
+                &["max", "maximum", "limit"],
+            );
+            let lower = bound(
+                &[["at", "least"], ["starting", "at"]],
+                &["min", "minimum", "from"],
+            );
+            if (number_profile.range == RangePreference::Upper && upper)
+                || (number_profile.range == RangePreference::Lower && lower)
+            {
+                score += 0.5;
+            }
+            let range = m.range_with.and_then(|o| sent.numbers.get(o)).map(|o| {
+                let (a, b) = (value, o.value * factor);
+                (a.min(b), a.max(b))
+            });
+            out.push(NumberCandidate {
+                sentence,
+                turn: sent.turn,
+                clause,
+                value,
+                alt: alt.map(|a| a * factor),
+                range,
+                score,
+                echo: false,
+                answered: false,
+            });
+        }
+        // "no fee", "free", "no charge": zero (unless the sentence states an
+        // amount and the zero is an exception: "waived for members on weekdays").
+        if matches!(number_profile.unit, FieldUnit::Money | FieldUnit::Count) && out.is_empty() {
+            let words: Vec<&str> = sent.word_lowers().collect();
+            // The token of each word.
+            let word_tokens: Vec<usize> = (0..sent.tokens.len())
+                .filter(|&k| sent.tokens[k].is_word())
+                .collect();
+            for (i, (w, &token)) in words.iter().zip(&word_tokens).enumerate() {
+                let next = words.get(i + 1).map(|n| stem(n));
+                let zero = match *w {
+                    "no" => next.as_deref().is_some_and(|n| {
+                        profile.is_keyword(n)
+                            || (number_profile.unit == FieldUnit::Money
+                                && matches!(n, "fe" | "charg" | "cost" | "pric"))
+                    }),
+                    "free" => {
+                        number_profile.unit == FieldUnit::Money
+                            && free_is_a_price(sent, &words, i, token)
+                    }
+                    // "If he goes ahead with the repair, that gets
+                    // waived": waived on a condition is no zero.
+                    "waived" | "complimentary" => {
+                        number_profile.unit == FieldUnit::Money
+                            && !words[..i].iter().enumerate().any(|(at, w)| {
+                                matches!(*w, "if" | "unless")
+                                    // "If you're asking about online, it's
+                                    // waived" names a topic, no condition.
+                                    && !matches!(
+                                        words.get(at + 1..at + 3),
+                                        Some(["you're" | "you", "asking" | "mean"])
+                                    )
+                            })
+                    }
+                    "none" | "zero" => true,
+                    _ => false,
+                };
+                if zero {
+                    let clause = sent
+                        .token_clauses
+                        .get(token)
+                        .copied()
+                        .unwrap_or(ClauseId(0));
+                    out.push(NumberCandidate {
+                        sentence,
+                        turn: sent.turn,
+                        clause,
+                        value: 0.0,
+                        alt: None,
+                        range: None,
+                        score: 1.0,
+                        echo: false,
+                        answered: false,
+                    });
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The rate noun ("a night") of the last amount before mention
+    /// `mention_index` of `sentence`, within the same turn.
+    fn previous_rate(&self, sentence: SentenceIndex, mention_index: usize) -> Option<String> {
+        let turn = self.transcript.sentences[sentence].turn;
+        let here = self.transcript.sentences[sentence]
+            .numbers
+            .iter()
+            .take(mention_index)
+            .rev()
+            .find_map(|m| m.per.clone());
+        here.or_else(|| {
+            self.transcript.turns[turn]
+                .sentences
+                .iter()
+                .filter(|&&earlier| earlier < sentence)
+                .rev()
+                .find_map(|&earlier| {
+                    self.transcript.sentences[earlier]
+                        .numbers
+                        .iter()
+                        .rev()
+                        .find_map(|m| m.per.clone())
+                })
+        })
+    }
+}
+
+/// Whether "free", word `i` of `words` (token `token` of `sent`), says
+/// that something costs nothing: not free time ("we're free", "free all
+/// morning", "free on Tuesday", "the 21st free"), while "free on orders
+/// over …" is a price.
+fn free_is_a_price(sent: &Sentence, words: &[&str], i: usize, token: usize) -> bool {
+    let before = i.checked_sub(1).and_then(|j| words.get(j)).copied();
+    let after = |k: usize| words.get(i + k).copied();
+    let free_person = matches!(
+        before,
+        Some("we're" | "i'm" | "they're" | "he's" | "she's" | "you're" | "am" | "are")
+    );
+    // "Tuesday free", "any evening free": a day or a time that is open.
+    let free_date = before.is_some_and(|b| {
+        vocabulary::weekday(b).is_some()
+            || matches!(
+                b,
+                "date"
+                    | "dates"
+                    | "day"
+                    | "days"
+                    | "slot"
+                    | "slots"
+                    | "morning"
+                    | "afternoon"
+                    | "evening"
+                    | "night"
+                    | "weekend"
+            )
+    });
+    let free_on_a_day = after(1) == Some("on")
+        && after(2).is_none_or(|n| {
+            matches!(n, "the" | "that" | "this" | "those") || vocabulary::weekday(n).is_some()
+        });
+    let free_time = after(1).is_some_and(|n| {
+        matches!(
+            n,
+            "all"
+                | "from"
+                | "after"
+                | "before"
+                | "at"
+                | "in"
+                | "until"
+                | "till"
+                | "then"
+                | "that"
+                | "this"
+                | "tomorrow"
+                | "today"
+        ) || vocabulary::weekday(n).is_some()
+    });
+    // "I've the 21st free": a date that is open.
+    let after_a_date = sent
+        .numbers
+        .iter()
+        .any(|m| m.ordinal && m.start < token && token <= m.end);
+    !free_person && !free_date && !after_a_date && !free_on_a_day && !free_time
+}
