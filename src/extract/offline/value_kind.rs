@@ -383,7 +383,9 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
     // A thing named in the description ("home insurance") wins over a
     // vague person word unless a role or name part says otherwise.
     let vague = org && !any(PERSON_WORDS) && !role_noun && part == NamePart::Full;
-    let person = !name_is_thing && person_markers && !vague;
+    // A first or last name is always a person's ("plan_contact_name":
+    // "First name of the staff member to ask for").
+    let person = part != NamePart::Full || (!name_is_thing && person_markers && !vague);
     if named_thing || any(&["name", "called", "who"]) {
         return StringKind::Name {
             person,

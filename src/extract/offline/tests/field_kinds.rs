@@ -105,3 +105,26 @@ fn a_count_of_things_is_a_count_whatever_money_or_time_it_names() {
         FieldUnit::Duration(_)
     ));
 }
+
+/// A first or last name is always a person's, whatever thing the field's
+/// name also names ("plan_contact_name"); a plan's own name is not.
+#[test]
+fn a_first_name_is_a_persons() {
+    use crate::extract::offline::profile::StringKind;
+    let kind = |name: &str, desc: &str| {
+        let name_words = crate::extract::text::identifier::split_identifier(name);
+        let text = format!("{} {}", name_words.join(" "), desc.to_lowercase());
+        crate::extract::offline::value_kind::classify_string_field(&name_words, desc, &text)
+    };
+    assert!(matches!(
+        kind(
+            "plan_contact_name",
+            "First name of the staff member to ask for when setting up a payment plan"
+        ),
+        StringKind::Name { person: true, .. }
+    ));
+    assert!(matches!(
+        kind("plan_name", "Name of the insurance plan"),
+        StringKind::Name { person: false, .. }
+    ));
+}
