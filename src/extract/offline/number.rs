@@ -9,6 +9,13 @@ use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex};
 use crate::extract::text::numbers::same_amount;
 use crate::extract::text::units::Unit;
 
+/// How strongly an unasked sentence of the other side must name a number
+/// field for its one amount to count as given (`DIRECT_THRESHOLD` admits
+/// a sentence as evidence at all). Chosen on the development sets: at
+/// 3.0 it read 16 more values right and one more wrong, at 2.0 32 and
+/// 13.
+const VOLUNTEERED_THRESHOLD: f64 = 3.0;
+
 /// A number that may be a field's value, with how well it fits.
 #[derive(Debug, Clone)]
 pub(super) struct NumberCandidate {
@@ -79,8 +86,9 @@ impl Analysis<'_, '_> {
         value = self.settled_reading(pick, &candidates, value);
         let said = self.said_at(pick, &candidates);
         // Precision first: a value only from a reply to a question about the
-        // field, and only when that reply gives one amount that fits clearly
-        // better than any other it gives.
+        // field (or an amount the other side states of it strongly, or that
+        // the asker repeats at once), and only when that reply gives one
+        // amount that fits clearly better than any other it gives.
         let said_candidate = candidates.iter().find(|c| c.sentence == said);
         if !said_candidate.is_some_and(|c| c.answered) {
             return None;
@@ -263,8 +271,14 @@ impl Analysis<'_, '_> {
             // the asker repeats at once, is given as clearly as an answer.
             if item.role == Role::Direct {
                 let turn = self.transcript.sentences[item.sentence].turn;
+                // "So the diagnostic is seventy-nine": one amount in a
+                // sentence of the other side's that names the field
+                // strongly is given, asked or not.
+                let volunteered = self.transcript.turns[turn].speaker == Speaker::Recipient
+                    && self.relevance(field, item.sentence) >= VOLUNTEERED_THRESHOLD
+                    && found.len() == 1;
                 for candidate in &mut found {
-                    if self.echoed_at_once(turn, candidate.value) {
+                    if volunteered || self.echoed_at_once(turn, candidate.value) {
                         candidate.answered = true;
                     }
                 }

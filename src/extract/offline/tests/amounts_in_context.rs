@@ -469,3 +469,29 @@ fn what_the_new_rules_leave_alone() {
         json!(0)
     );
 }
+
+/// One amount in an unasked sentence that names the field strongly is
+/// given; one in a sentence that barely touches it is not.
+#[test]
+fn an_amount_stated_of_the_field_unasked_is_given() {
+    let fields = [field(
+        "diagnostic_fee",
+        FieldType::Number,
+        "Diagnostic visit fee, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Her dishwasher is leaking, it's a Bosch.\n\
+         Recipient: Bosch, sure. So the diagnostic visit fee is seventy-nine.\n\
+         Agent: Okay, and when could someone come?\n\
+         Recipient: Thursday.",
+    );
+    assert_eq!(out["diagnostic_fee"], json!(79));
+    let out = run(
+        &fields,
+        "Agent: Her dishwasher is leaking, it's a Bosch.\n\
+         Recipient: Bosch, sure, the visit would be Thursday, about seventy-nine minutes out.\n\
+         Agent: Okay.",
+    );
+    assert_eq!(out["diagnostic_fee"], Value::Null);
+}
