@@ -51,6 +51,27 @@ fn wordy() -> impl Strategy<Value = String> {
         Just("I".to_string()),
         Just("Miller's".to_string()),
         Just("double-flue".to_string()),
+        // This round's: echoes and corrections, add-ons, spans of days,
+        // self-introductions, streets and places, turning noes.
+        Just("got it.".to_string()),
+        Just("wrong".to_string()),
+        Just("plus tax".to_string()),
+        Just("an add-on".to_string()),
+        Just("on top of that".to_string()),
+        Just("Monday through".to_string()),
+        Just("Fridays and".to_string()),
+        Just("weeknights".to_string()),
+        Just("every other week".to_string()),
+        Just("speaking.".to_string()),
+        Just("this is".to_string()),
+        Just("near Linden Park".to_string()),
+        Just("the Elm Street".to_string()),
+        Just("no, we do".to_string()),
+        Just("it is!".to_string()),
+        Just("noon".to_string()),
+        Just("if".to_string()),
+        Just("a slice".to_string()),
+        Just("Upload's".to_string()),
         "\\PC{0,6}",
     ];
     prop::collection::vec(word, 0..8).prop_map(|w| w.join(" "))
@@ -67,6 +88,9 @@ fn field_name() -> impl Strategy<Value = &'static str> {
         Just("supplies_included"),
         Just("single_flue_price"),
         Just("boxes_for_year"),
+        Just("host_name"),
+        Just("income_limit"),
+        Just("delivery_included"),
     ]
 }
 
@@ -114,6 +138,9 @@ proptest! {
             Just("Number of boxes needed for a year's supply".to_string()).boxed(),
             Just("Whether the trip charge is waived".to_string()).boxed(),
             Just("Monthly price of the single-flue plan, in dollars".to_string()).boxed(),
+            Just("First name of the staff member who took the booking".to_string()).boxed(),
+            Just("Income limit for a household of two, before tax and fees".to_string()).boxed(),
+            Just("Whether delivery is included at no extra charge (not in a block)".to_string()).boxed(),
         ],
     ) {
         let transcript: String = lines.iter().map(|(l, t)| format!("{l}{t}\n")).collect();
