@@ -169,13 +169,15 @@ impl Analysis<'_, '_> {
                         // "And there's no extra charge for delivery,
                         // right?" for "included at no extra charge": the
                         // question negates the other side in the field's
-                        // own words, so it asks from the field's side.
+                        // own words, so a reply in its own terms ("Right,
+                        // delivery's on us") speaks from the field's side;
+                        // a bare "Correct." is still reversed.
                         let shares_negation = self
                             .transcript
                             .last_question(item.region)
                             .is_some_and(|question| negation_shared(profile, question));
                         let reversed = !wh
-                            && !shares_negation
+                            && (plain || !shares_negation)
                             && self.asked_inverted(field, item.region)
                             && if about_a_problem {
                                 plain

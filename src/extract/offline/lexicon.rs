@@ -455,4 +455,6 @@ pub(super) const BUSINESS_WORDS: &[&str] = &[
     "school", "academy", "gym", "club", "cafe", "restaurant", "agency", "solutions", "motors",
     "kitchens", "paints", "photography", "entertainment", "events", "apartments", "properties",
     "realty", "insurance", "bank", "museum", "library", "council", "marquees", "hire",
+    "dental", "dentistry", "vets", "veterinary", "medical", "health", "care", "law", "legal",
+    "office", "offices", "works", "landscaping", "roofing", "heating", "cooling", "auto", "tires",
 ];

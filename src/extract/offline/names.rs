@@ -3,9 +3,11 @@
 //! passing (the speaker introducing themselves, the person thanked, one of
 //! several still open).
 
+use super::evidence::{Analysis, Source};
 use super::lexicon::{BUSINESS_WORDS, STREET_SUFFIXES};
-use super::profile::{FieldProfile, StringKind, ValueKind};
-use super::transcript::Sentence;
+use super::profile::{FieldProfile, NamePart, StringKind, ValueKind};
+use super::string_candidates::{join_tokens, proper_spans};
+use super::transcript::{Sentence, Speaker};
 use crate::extract::text::tokens::TokenKind;
 
 /// Whether the name at tokens `start..end` of `sent` names no person: a
@@ -80,21 +82,40 @@ pub(super) fn asks_for_the_one_on_the_line(profile: &FieldProfile) -> bool {
         .as_deref()
         .unwrap_or_default()
         .to_lowercase();
-    [
-        "spoken to",
-        "spoke to",
-        "spoke with",
-        "speaking with",
-        "speaking to",
-        "who took",
-        "who answered",
-        "answered the",
-        "on the phone",
-        "on the call",
-        "on the line",
-    ]
-    .iter()
-    .any(|phrase| description.contains(phrase))
+    let words: Vec<&str> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // The phrase qualifies the person the field names, within ten words
+    // of "name of" ("First name of the innkeeper spoken to", "… of the
+    // person at the removals company the agent spoke with").
+    let Some(named) = words.windows(2).position(|pair| pair == ["name", "of"]) else {
+        return false;
+    };
+    let after = &words[named + 2..];
+    const PHRASES: &[&[&str]] = &[
+        &["spoken", "to"],
+        &["spoke", "to"],
+        &["spoke", "with"],
+        &["speaking", "with"],
+        &["speaking", "to"],
+        &["who", "took"],
+        &["who", "answered"],
+        &["that", "took"],
+        &["that", "answered"],
+        &["on", "the", "call"],
+        &["on", "the", "phone"],
+        &["on", "the", "line"],
+    ];
+    // Context words before the phrase make it context: "if the person
+    // spoken to can't help", "as given on the call".
+    let context = |at: usize| {
+        after[..at]
+            .iter()
+            .any(|w| matches!(*w, "if" | "unless" | "ask" | "as" | "when" | "besides"))
+    };
+    (0..after.len().min(10))
+        .any(|at| !context(at) && PHRASES.iter().any(|phrase| after[at..].starts_with(phrase)))
 }
 
 /// Whether the name at tokens `start..end` of `sent` is said in passing
@@ -146,4 +167,74 @@ pub(super) fn name_in_passing(
             .position(|w| *w == "either")
             .is_some_and(|at| words[at..].contains(&"or"));
     (introduces && !person) || addressed || open_choice
+}
+
+impl Analysis<'_, '_> {
+    /// The name the other side last introduced themselves by ("Trattoria
+    /// Bellini, Dario speaking."; after a transfer, the one put through),
+    /// the `part` of it the field asks for, with the sentence it is said
+    /// in. Only a name said as one, nothing after it but "speaking" or
+    /// "here": not a business ("this is Lakeside Dental", "Doctor Patel's
+    /// office", "Model X Pro you mean?"), and a last name only when two
+    /// words were said.
+    pub(super) fn self_introduction(&self, part: NamePart) -> Option<(String, Source)> {
+        let (sentence, start, end) = self
+            .transcript
+            .turns
+            .iter()
+            .filter(|turn| turn.speaker == Speaker::Recipient)
+            .flat_map(|turn| turn.sentences.iter().copied())
+            .rev()
+            .find_map(|sentence| {
+                let sent = &self.transcript.sentences[sentence];
+                proper_spans(sent, self.transcript)
+                    .into_iter()
+                    .find(|&(start, end)| {
+                        introduces_self(sent, start, end)
+                            && !no_person(sent, start, end)
+                            && end - start <= 2
+                            && !sent.tokens[start..end].iter().any(|t| {
+                                t.lower.ends_with("'s")
+                                    || matches!(t.lower.as_str(), "doctor" | "dr" | "dr.")
+                            })
+                            // "this is Doctor Patel's office": a noun after
+                            // the name makes it a business's.
+                            && sent.tokens.get(end).is_none_or(|next| {
+                                !next.is_word()
+                                    || matches!(next.lower.as_str(), "speaking" | "here" | "and")
+                            })
+                    })
+                    .map(|(start, end)| (sentence, start, end))
+            })?;
+        let sent = &self.transcript.sentences[sentence];
+        let words = &sent.tokens[start..end];
+        let name = match part {
+            NamePart::First => words.first()?.text.clone(),
+            NamePart::Last if words.len() >= 2 => words.last()?.text.clone(),
+            NamePart::Last => return None,
+            NamePart::Full => join_tokens(words),
+        };
+        Some((name, Source::sentence(sentence)))
+    }
+
+    /// Whether `name` is said somewhere in the call as a place ("Claire
+    /// lives near Linden Park"): then it is no person's name anywhere.
+    pub(super) fn named_as_a_place(&self, name: &str) -> bool {
+        // Two words or more, none possessive: "near Linden Park", not "at
+        // Dave's desk" or "in Austin".
+        if name.split_whitespace().count() < 2 {
+            return false;
+        }
+        self.transcript.sentences.iter().any(|sent| {
+            proper_spans(sent, self.transcript)
+                .into_iter()
+                .any(|(start, end)| {
+                    after_place_word(sent, start)
+                        && !sent.tokens[start..end]
+                            .iter()
+                            .any(|t| t.lower.ends_with("'s"))
+                        && join_tokens(&sent.tokens[start..end]).eq_ignore_ascii_case(name)
+                })
+        })
+    }
 }

@@ -3,10 +3,13 @@
 
 use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::profile::{FieldIndex, FieldUnit, NumberProfile, RangePreference};
+use super::phrase::has_any_phrase;
+use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
-use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex};
+use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::unit_fit::per_fit;
 use crate::extract::text::numbers::same_amount;
+use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
 
 /// How strongly an unasked sentence of the other side must name a number
@@ -123,12 +126,70 @@ impl Analysis<'_, '_> {
                 .is_some_and(|next| {
                     next.speaker == Speaker::Agent
                         && next.sentences.first().is_some_and(|&first| {
-                            self.transcript.sentences[first]
-                                .numbers
-                                .iter()
-                                .any(|m| same_amount(m.value, value))
+                            let echo = &self.transcript.sentences[first];
+                            // "Two hundred? Is that the same for weekdays?"
+                            // asks; it confirms nothing unless the other
+                            // side says yes to it ("Just to confirm: four
+                            // fifty a week?" "That's it.").
+                            (!echo.question || self.confirmed_plainly(turn.next()))
+                                && echo.numbers.iter().any(|m| same_amount(m.value, value))
                         })
                 })
+    }
+
+    /// Whether `sentence` states `value` plainly, so that saying it unasked
+    /// can give it: its clause puts no condition, limit, past or discount
+    /// on it ("if the order is under fifty", "up to three thousand", "the
+    /// last tenant paid", "discounted by twenty"), unless the field is
+    /// itself a limit or a discount ("Minimum days before departure"), and
+    /// it is said per what the field is per, or names, if per anything
+    /// ("eighteen per child" is no total; "twenty-five a cylinder" is the
+    /// price to rekey one cylinder).
+    fn stated_plainly(
+        &self,
+        profile: &FieldProfile,
+        number_profile: &NumberProfile,
+        sentence: SentenceIndex,
+        value: f64,
+    ) -> bool {
+        const QUALIFIERS: &[&str] = &[
+            "if",
+            "unless",
+            "would",
+            "used to",
+            "paid",
+            "last",
+            "over",
+            "under",
+            "up to",
+            "at least",
+            "at most",
+            "more than",
+            "less than",
+            "waived",
+            "discount",
+            "discounted",
+            "off",
+        ];
+        let field_is_a_limit = [
+            "minimum", "maximum", "min", "max", "limit", "discount", "cap",
+        ]
+        .iter()
+        .any(|word| profile.is_own_word(&stem(word)));
+        let sent = &self.transcript.sentences[sentence];
+        sent.numbers
+            .iter()
+            .filter(|m| same_amount(m.value, value))
+            .all(|m| {
+                let clause = sent
+                    .token_clauses
+                    .get(m.start)
+                    .copied()
+                    .unwrap_or(ClauseId(0));
+                let per_own = m.per.as_deref().is_some_and(|per| profile.is_own_word(per));
+                (field_is_a_limit || !has_any_phrase(clause_text(sent, clause), QUALIFIERS))
+                    && (per_fit(number_profile, m) >= 0.0 || per_own)
+            })
     }
 
     /// The evidence for `field`, with the reformulation right after a
@@ -278,7 +339,14 @@ impl Analysis<'_, '_> {
                     && self.relevance(field, item.sentence) >= VOLUNTEERED_THRESHOLD
                     && found.len() == 1;
                 for candidate in &mut found {
-                    if volunteered || self.echoed_at_once(turn, candidate.value) {
+                    if (volunteered || self.echoed_at_once(turn, candidate.value))
+                        && self.stated_plainly(
+                            profile,
+                            number_profile,
+                            item.sentence,
+                            candidate.value,
+                        )
+                    {
                         candidate.answered = true;
                     }
                 }

@@ -47,10 +47,17 @@ impl Analysis<'_, '_> {
             // "eight to noon": the other end is a time of day, so this one
             // is too.
             let a_time = |other: &NumberMention| other.unit == Unit::Clock || other.pm.is_some();
-            let to_a_time = m
-                .range_with
-                .and_then(|other| sent.numbers.get(other))
-                .is_some_and(a_time)
+            // "It's fifteen until ten pm", "Pints are five till seven pm":
+            // an amount said as one ("it's", "are", a unit) stays one.
+            let said_as_an_amount = m.unit != Unit::None
+                || matches!(
+                    sent.lower_before(m.start, 1),
+                    Some("is" | "are" | "was" | "it's" | "that's" | "costs" | "cost" | "be")
+                );
+            let to_a_time = !said_as_an_amount
+                && m.range_with
+                    .and_then(|other| sent.numbers.get(other))
+                    .is_some_and(a_time)
                 || (number_profile.unit != FieldUnit::Clock
                     && sent.tokens.get(m.end).is_some_and(|t| {
                         matches!(t.lower.as_str(), "to" | "till" | "until" | "-")

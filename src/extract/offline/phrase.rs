@@ -102,14 +102,15 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         p == ["on", "top"]
             && match ws.get(i + 2) {
                 None => true,
-                // "another one seventy-five on top of that" (an amount
-                // before it) is charged extra too.
                 Some(&"of") => {
                     !matches!(
                         ws.get(i + 3).copied(),
                         Some("it" | "that" | "this" | "things" | "everything" | "them" | "all")
-                    ) || ws[..i].iter().any(|w| {
+                    ) || i.checked_sub(1).and_then(|j| ws.get(j)).is_some_and(|w| {
+                        // Right after an amount: "another one seventy-five on
+                        // top of that" (not "two beds and on top of that").
                         w.chars().any(|c| c.is_ascii_digit())
+                            || matches!(*w, "bucks" | "dollars" | "pounds" | "quid")
                             || w.split('-')
                                 .all(|part| classify_number_word(part).is_some())
                     })
@@ -122,14 +123,10 @@ pub(super) fn is_negated_text(text: &str) -> bool {
         || neg_state
         || out_of_stock
         || on_top
-        // "A battery would add about eight grand", "Playtime's an
-        // add-on": charged on top.
+        // "A battery would add about eight grand": charged on top.
         || has_any_phrase(
             text,
-            &[
-                "would add", "it'd add", "that'd add", "that adds", "it adds", "an add - on", "an add on",
-                "an add-on", "an addon",
-            ],
+            &["would add", "it'd add", "that'd add", "that adds", "it adds"],
         )
         // "We stopped direct billing last year" (not "the leak's stopped").
         || has_any_phrase(

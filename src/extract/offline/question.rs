@@ -339,7 +339,21 @@ pub(super) fn negation_shared(profile: &FieldProfile, question: &Sentence) -> bo
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .collect();
-    let asked: Vec<&str> = question.word_lowers().collect();
+    // After the question's last "but": "Linens are no extra charge, I
+    // saw, but is cleaning extra?" asks of cleaning.
+    let clauses: Vec<&str> = question
+        .clause_ids()
+        .into_iter()
+        .map(|clause| clause_text(question, clause))
+        .collect();
+    let from = clauses
+        .iter()
+        .rposition(|text| text.starts_with("but "))
+        .unwrap_or(0);
+    let asked: Vec<&str> = clauses[from..]
+        .iter()
+        .flat_map(|text| text.split(' '))
+        .collect();
     described.windows(2).any(|pair| {
         matches!(pair[0], "no" | "not" | "without") && asked.windows(2).any(|other| other == pair)
     })

@@ -7,9 +7,7 @@ use super::clock::{is_clock, on_24_hour_clock};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
-use super::names::{
-    after_place_word, asks_for_the_one_on_the_line, introduces_self, name_in_passing, no_person,
-};
+use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
@@ -52,9 +50,11 @@ impl Analysis<'_, '_> {
     ) -> Option<(String, Source)> {
         let profile = &self.profiles[field];
         // "Larkspur House, Gwen speaking." for the innkeeper spoken to.
-        if matches!(string_kind, StringKind::Name { person: true, .. })
+        if let StringKind::Name {
+            person: true, part, ..
+        } = string_kind
             && asks_for_the_one_on_the_line(profile)
-            && let Some(introduced) = self.self_introduction()
+            && let Some(introduced) = self.self_introduction(*part)
         {
             return Some(introduced);
         }
@@ -268,51 +268,6 @@ impl Analysis<'_, '_> {
             _ => {}
         }
         out
-    }
-
-    /// The name the other side last introduced themselves by ("Trattoria
-    /// Bellini, Dario speaking."; after a transfer, the one put through),
-    /// with the sentence it is said in.
-    fn self_introduction(&self) -> Option<(String, Source)> {
-        self.transcript
-            .turns
-            .iter()
-            .filter(|turn| turn.speaker == Speaker::Recipient)
-            .flat_map(|turn| turn.sentences.iter().copied())
-            .rev()
-            .find_map(|sentence| {
-                let sent = &self.transcript.sentences[sentence];
-                proper_spans(sent, self.transcript)
-                    .into_iter()
-                    .find(|&(start, end)| introduces_self(sent, start, end))
-                    .map(|(start, end)| {
-                        (
-                            join_tokens(&sent.tokens[start..end]),
-                            Source::sentence(sentence),
-                        )
-                    })
-            })
-    }
-
-    /// Whether `name` is said somewhere in the call as a place ("Claire
-    /// lives near Linden Park"): then it is no person's name anywhere.
-    fn named_as_a_place(&self, name: &str) -> bool {
-        // Two words or more, none possessive: "near Linden Park", not "at
-        // Dave's desk" or "in Austin".
-        if name.split_whitespace().count() < 2 {
-            return false;
-        }
-        self.transcript.sentences.iter().any(|sent| {
-            proper_spans(sent, self.transcript)
-                .into_iter()
-                .any(|(start, end)| {
-                    after_place_word(sent, start)
-                        && !sent.tokens[start..end]
-                            .iter()
-                            .any(|t| t.lower.ends_with("'s"))
-                        && join_tokens(&sent.tokens[start..end]).eq_ignore_ascii_case(name)
-                })
-        })
     }
 
     /// A candidate at token `tok` of `sentence`.

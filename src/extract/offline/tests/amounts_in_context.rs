@@ -495,3 +495,47 @@ fn an_amount_stated_of_the_field_unasked_is_given() {
     );
     assert_eq!(out["diagnostic_fee"], Value::Null);
 }
+
+/// Counter-examples to the echo and the amount stated unasked, from their
+/// review: a condition, a per-unit amount or a question echo gives
+/// nothing.
+#[test]
+fn what_the_echo_and_unasked_amounts_leave_alone() {
+    let fee = [field(
+        "cleaning_fee",
+        FieldType::Number,
+        "Cleaning fee, in dollars",
+    )];
+    let out = run(
+        &fee,
+        "Agent: She'd like to book the cabin for the weekend.\n\
+         Recipient: Sure. If you bring a pet, the cleaning fee would be seventy-five.\n\
+         Agent: We won't bring a pet.",
+    );
+    assert_eq!(out["cleaning_fee"], Value::Null);
+    let total = [field(
+        "total_price",
+        FieldType::Number,
+        "Total price of the party package, in dollars",
+    )];
+    let out = run(
+        &total,
+        "Agent: It's for twelve kids.\n\
+         Recipient: The party package price is eighteen per child.\n\
+         Agent: Eighteen, got it.",
+    );
+    assert_eq!(out["total_price"], Value::Null);
+    let deposit = [field(
+        "deposit_amount",
+        FieldType::Number,
+        "Deposit amount, in dollars",
+    )];
+    let out = run(
+        &deposit,
+        "Agent: She'd like to book the hall.\n\
+         Recipient: Most people put down a deposit of two hundred, but for you it might differ.\n\
+         Agent: Two hundred? Is that the same for weekdays?\n\
+         Recipient: I'd need to check, honestly.",
+    );
+    assert_eq!(out["deposit_amount"], Value::Null);
+}

@@ -265,20 +265,10 @@ fn a_question_of_another_option_answers_for_that_one() {
     assert_eq!(out["open_mondays"], json!(true));
 }
 
-/// "An add-on" and an amount "on top of that" are charged extra: not
-/// included.
+/// An amount "on top of that" is charged extra: not included; "and on
+/// top of that towels are included" is no charge.
 #[test]
-fn an_add_on_is_not_included() {
-    assert_eq!(
-        one_exchange(
-            "playtime_included",
-            FieldType::Boolean,
-            "Whether group playtime is included in the nightly rate",
-            "Does that include group playtime?",
-            "Playtime's an add-on, twelve bucks a day."
-        ),
-        json!(false)
-    );
+fn an_amount_on_top_is_not_included() {
     assert_eq!(
         one_exchange(
             "stump_grinding_included",
@@ -288,6 +278,16 @@ fn an_add_on_is_not_included() {
             "Stump grinding's another one seventy-five on top of that."
         ),
         json!(false)
+    );
+    assert_eq!(
+        one_exchange(
+            "towels_included",
+            FieldType::Boolean,
+            "Whether towels are included",
+            "Are towels included?",
+            "Each room has two beds and on top of that towels and linens are included."
+        ),
+        json!(true)
     );
 }
 
@@ -355,6 +355,23 @@ fn every_question_of_the_turn_names_its_options() {
             "Whether they deliver on Sundays",
             "Do you deliver on Sundays? What about Saturdays?",
             "Yeah, both days."
+        ),
+        json!(true)
+    );
+}
+
+/// A bare agreement to "there's no extra charge, right?" for a field
+/// "included at no extra charge" still says yes; the shared negation only
+/// stops reversing a reply in its own terms.
+#[test]
+fn a_bare_agreement_to_a_shared_negation_still_says_yes() {
+    assert_eq!(
+        one_exchange(
+            "delivery_included",
+            FieldType::Boolean,
+            "Whether delivery to the venue is included at no extra charge",
+            "And there's no extra charge for delivery, right?",
+            "Correct."
         ),
         json!(true)
     );

@@ -535,3 +535,35 @@ fn what_the_new_name_rules_leave_alone() {
         json!("Three")
     );
 }
+
+/// Counter-examples to the introduction rule, from its review: context
+/// that only mentions the call, a business introduced, and a last name
+/// when only a first was introduced are read as usual.
+#[test]
+fn what_the_introduction_rule_leaves_alone() {
+    let manager = [field(
+        "manager_name",
+        FieldType::String,
+        "Name of the manager to ask for if the person on the phone can't help",
+    )];
+    let out = run(
+        &manager,
+        "Recipient: Bellini's, Dario speaking.\n\
+         Agent: Hi, who's the manager there?\n\
+         Recipient: That'd be Maria Costa.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["manager_name"], json!("Maria Costa"));
+    let receptionist = [field(
+        "receptionist_name",
+        FieldType::String,
+        "First name of the receptionist spoken to",
+    )];
+    let out = run(
+        &receptionist,
+        "Recipient: Thank you for calling, this is Lakeside Dental.\n\
+         Agent: Hi, I'd like to book a cleaning.\n\
+         Recipient: Sure.",
+    );
+    assert_eq!(out["receptionist_name"], Value::Null);
+}
