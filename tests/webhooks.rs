@@ -147,11 +147,22 @@ async fn every_event_is_delivered_through_refusals_errors_redirects_and_timeouts
             "a retry resends the same bytes"
         );
     }
+    // The receiver answers the last attempt before the service records
+    // it: wait (boundedly) for every delivery to be recorded as such.
     for id in &calls {
-        let states = service
-            .deliveries(&principal, &id.parse().unwrap())
-            .await
-            .unwrap();
+        let call: CallId = id.parse().unwrap();
+        let mut states = Vec::new();
+        for _ in 0..2_000 {
+            states = service.deliveries(&principal, &call).await.unwrap();
+            if !states.is_empty()
+                && states
+                    .iter()
+                    .all(|state| state.status == DeliveryStatus::Delivered)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         assert!(!states.is_empty());
         for state in states {
             assert_eq!(state.status, DeliveryStatus::Delivered, "{state:?}");
