@@ -5,7 +5,7 @@
 
 use super::evidence::{Analysis, Source};
 use super::lexicon::{BUSINESS_WORDS, STREET_SUFFIXES};
-use super::profile::{FieldProfile, NamePart, StringKind, ValueKind};
+use super::profile::{FieldProfile, NamePart, StringKind, ValueKind, text_words};
 use super::string_candidates::{join_tokens, proper_spans};
 use super::transcript::{Sentence, Speaker};
 use crate::extract::text::tokens::TokenKind;
@@ -76,16 +76,8 @@ pub(super) fn introduces_self(sent: &Sentence, start: usize, end: usize) -> bool
 /// call ("First name of the innkeeper spoken to", "… who took the
 /// reservation"): the name they introduce themselves by.
 pub(super) fn asks_for_the_one_on_the_line(profile: &FieldProfile) -> bool {
-    let description = profile
-        .definition
-        .description
-        .as_deref()
-        .unwrap_or_default()
-        .to_lowercase();
-    let words: Vec<&str> = description
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let description = profile.description_lower();
+    let words: Vec<&str> = text_words(&description).collect();
     // The phrase qualifies the person the field names, within ten words
     // of "name of" ("First name of the innkeeper spoken to", "… of the
     // person at the removals company the agent spoke with").

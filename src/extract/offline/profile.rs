@@ -138,6 +138,15 @@ pub(super) struct FieldProfile<'a> {
 }
 
 impl FieldProfile<'_> {
+    /// The field's description, lower case ("" when it has none).
+    pub(super) fn description_lower(&self) -> String {
+        self.definition
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+
     /// Whether `st` matches any keyword (synonyms included).
     pub(super) fn is_keyword(&self, st: &str) -> bool {
         !st.is_empty() && self.keywords.iter().any(|k| stems_match(&k.stem, st))

@@ -7,7 +7,7 @@ use super::evidence::{Analysis, Evidence};
 use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, SHORT_ECHOES, STRONG_YES};
 use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
-use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile};
+use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, text_words};
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
 use crate::extract::text::opposites::field_side_words;
 use crate::extract::text::opposites::{asks_about_a_problem, turns_round};
@@ -329,16 +329,8 @@ impl Analysis<'_, '_> {
 /// negates with ("no extra", "not required"): its negation is the
 /// field's own.
 pub(super) fn negation_shared(profile: &FieldProfile, question: &Sentence) -> bool {
-    let description = profile
-        .definition
-        .description
-        .as_deref()
-        .unwrap_or_default()
-        .to_lowercase();
-    let described: Vec<&str> = description
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let description = profile.description_lower();
+    let described: Vec<&str> = text_words(&description).collect();
     // After the question's last "but": "Linens are no extra charge, I
     // saw, but is cleaning extra?" asks of cleaning.
     let clauses: Vec<&str> = question

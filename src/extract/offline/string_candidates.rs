@@ -515,12 +515,6 @@ const MONEY_WORDS: &[&str] = &[
     "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "euros",
 ];
 
-/// Words of money said with an amount ("fifty bucks", "two grand").
-const AMOUNT_WORDS: &[&str] = &[
-    "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "percent",
-    "euros", "and", "a", "an",
-];
-
 pub(super) fn generic_candidates(
     analysis: &Analysis,
     profile: &FieldProfile,
@@ -670,7 +664,8 @@ pub(super) fn generic_candidates(
         // floor or a bus.
         let figure_words = core.iter().all(|t| {
             t.kind == TokenKind::Num
-                || AMOUNT_WORDS.contains(&t.lower.as_str())
+                || MONEY_WORDS.contains(&t.lower.as_str())
+                || matches!(t.lower.as_str(), "percent" | "and" | "a" | "an")
                 || t.lower
                     .split('-')
                     .all(|part| classify_number_word(part).is_some())
