@@ -412,6 +412,19 @@ impl<'d, 's> Analysis<'d, 's> {
             })
     }
 
+    /// Whether `reply` is about a field `open` did not raise more than
+    /// about any field it did.
+    fn turns_to_another_field(&self, open: TurnIndex, reply: TurnIndex) -> bool {
+        let raised = self.raised(open);
+        let own = raised
+            .iter()
+            .map(|&field| self.topic(field, reply))
+            .fold(0.0_f64, f64::max);
+        self.field_indices()
+            .filter(|field| !raised.contains(field))
+            .any(|field| self.topic(field, reply) >= 1.0 && self.topic(field, reply) > own)
+    }
+
     /// Whether `turn` opens by pushing back on what the other side just
     /// said (see [`PUSH_BACKS`]).
     fn pushes_back(&self, turn: TurnIndex) -> bool {
@@ -449,7 +462,10 @@ impl<'d, 's> Analysis<'d, 's> {
             if self.transcript.turns[reply].speaker == asker {
                 let has_topic = !self.raised(reply).is_empty();
                 let question = self.turn_has_question(reply);
-                let clarifying = question && self.is_clarification(reply);
+                // "And the cost?" is short, yet moves on to another field.
+                let clarifying = question
+                    && self.is_clarification(reply)
+                    && !self.turns_to_another_field(open, reply);
                 // The other side asked something back, or offered a choice.
                 let was_asked = reply.previous().is_some_and(|previous| {
                     self.transcript.turns[previous].speaker != asker

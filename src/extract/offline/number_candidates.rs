@@ -9,7 +9,7 @@ use super::options::said_for_own_option;
 use super::phrase::has_any_phrase;
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
-use super::spoken_amount::is_small_measure;
+use super::spoken_amount::reads_as_cents;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
 use super::unit_fit::{counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
@@ -153,10 +153,17 @@ impl Analysis<'_, '_> {
             if excluded_subject {
                 continue;
             }
-            // "Four sixty-nine a square foot": a rate per small measure is
-            // dollars and cents (4.69), not hundreds.
+            // "Four sixty-nine a square foot", "eight fifty a tray": a
+            // price per small measure or piece is dollars and cents (4.69),
+            // not hundreds; so is one said bare for a field priced so
+            // ("price per gallon": "three oh nine").
+            let per = m.per.clone().or_else(|| profile.priced_per());
             let (value, alt) = match m.alt {
-                Some(alt) if alt < m.value && m.per.as_deref().is_some_and(is_small_measure) => {
+                Some(alt)
+                    if alt < m.value
+                        && number_profile.unit == FieldUnit::Money
+                        && per.as_deref().is_some_and(|per| reads_as_cents(per, alt)) =>
+                {
                     (alt, Some(m.value))
                 }
                 _ => (m.value, m.alt),

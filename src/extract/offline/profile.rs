@@ -147,6 +147,24 @@ impl FieldProfile<'_> {
             .to_lowercase()
     }
 
+    /// What a price field is priced per, as a stem: the noun after "per",
+    /// "a" or "an" in its description ("Price of a dozen eggs", "price
+    /// per gallon"); `None` for other fields.
+    pub(super) fn priced_per(&self) -> Option<String> {
+        let ValueKind::Number(number_profile) = &self.kind else {
+            return None;
+        };
+        if number_profile.unit != FieldUnit::Money {
+            return None;
+        }
+        let description = self.description_lower();
+        let words: Vec<&str> = text_words(&description).collect();
+        words
+            .windows(2)
+            .find(|pair| matches!(pair[0], "per" | "a" | "an"))
+            .map(|pair| stem(pair[1]))
+    }
+
     /// Whether `st` matches any keyword (synonyms included).
     pub(super) fn is_keyword(&self, st: &str) -> bool {
         !st.is_empty() && self.keywords.iter().any(|k| stems_match(&k.stem, st))

@@ -137,6 +137,38 @@ pub(super) fn is_small_measure(per: &str) -> bool {
     ) || PORTIONS.iter().any(|portion| stem(portion) == per)
 }
 
+/// Whether an ambiguous spoken amount said per `per` (a stem), whose
+/// dollars-and-cents reading is `cents`, is dollars and cents: always per
+/// a small measure ("four sixty-nine a square foot"), and per a piece of
+/// goods or a person when the dollars are five or more ("eight fifty a
+/// tray", "eighteen seventy-five each", "six fifty a head"): a price in
+/// hundreds per piece or head is said with its hundreds ("one forty
+/// each" stays 140).
+pub(super) fn reads_as_cents(per: &str, cents: f64) -> bool {
+    is_small_measure(per)
+        || (cents >= 5.0
+            && (matches!(
+                per,
+                "each"
+                    | "head"
+                    | "person"
+                    | "dozen"
+                    | "tray"
+                    | "bag"
+                    | "box"
+                    | "bottl"
+                    | "case"
+                    | "pair"
+                    | "piec"
+                    | "item"
+                    | "unit"
+                    | "bunch"
+                    | "loaf"
+                    | "jar"
+                    | "pack"
+            )))
+}
+
 /// Portions of food and drink, priced in dollars and cents ("four
 /// seventy-five a slice" is 4.75).
 const PORTIONS: &[&str] = &[

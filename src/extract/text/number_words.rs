@@ -194,6 +194,14 @@ pub(super) fn interpret(elems: &[NumberWord], leading_a: bool) -> Option<Interpr
                 ordinal,
             })
         }
+        // "three oh nine": 309, or dollars and cents (3.09).
+        [(a, 1), (0, 1), (c, 1)] if !ordinal && *a > 0 => Some(Interpretation {
+            value: f64::from(a * 100 + c),
+            alt: Some(f64::from(*a) + f64::from(*c) / 100.0),
+            digits: Some(digits),
+            clock: None,
+            ordinal,
+        }),
         // "three forty-nine ninety-nine": dollars and cents (349.99).
         // Not a list of sizes ("eight ten twelve").
         [(a, _), (b, 2), (c, 2)] if !ordinal && *b >= 20 && *c >= 10 => Some(Interpretation {

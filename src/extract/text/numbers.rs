@@ -677,6 +677,11 @@ mod tests {
         assert_eq!(nums("a hundred twenty-five"), vec![125.0]);
         assert_eq!(nums("it's twelve fifty"), vec![12.5]);
         assert_eq!(nums("four eighty-five"), vec![485.0]);
+        let three_oh_nine = &find_numbers(&tokenize("three oh nine"))[0];
+        assert_eq!(
+            (three_oh_nine.value, three_oh_nine.alt),
+            (309.0, Some(3.09))
+        );
         assert_eq!(nums("forty-eight thousand five hundred"), vec![48500.0]);
         assert_eq!(nums("forty-eight five"), vec![48500.0]);
         assert_eq!(nums("$1,350 installed"), vec![1350.0]);

@@ -222,6 +222,51 @@ fn a_price_per_portion_is_in_dollars_and_cents() {
     );
 }
 
+/// A price per piece of goods or per head is dollars and cents from five
+/// dollars up ("eight fifty a tray"), in hundreds below ("one forty
+/// each"); a field priced per a small measure reads a bare amount so
+/// too ("three oh nine" a gallon).
+#[test]
+fn a_price_per_piece_is_in_dollars_and_cents_from_five_dollars() {
+    assert_eq!(
+        number(
+            "price_per_tray",
+            "Price of a tray of eggs, in pounds",
+            "What do you charge for a tray?",
+            "Half-dozen boxes are two twenty, but trays are eight fifty a tray."
+        ),
+        json!(8.5)
+    );
+    assert_eq!(
+        number(
+            "price_per_person",
+            "Price per person for the dinner, in dollars",
+            "What's the price per person?",
+            "It's one forty each."
+        ),
+        json!(140)
+    );
+    assert_eq!(
+        number(
+            "fuel_price",
+            "Price per gallon, in dollars",
+            "What's the price right now?",
+            "For will-call he'd be at three oh nine."
+        ),
+        json!(3.09)
+    );
+    // A count said near a price per piece stays a count.
+    assert_eq!(
+        number(
+            "max_group_size",
+            "Maximum number of students in one group",
+            "How big can a group be?",
+            "Students are seven fifty each, and we cap groups at thirty-five."
+        ),
+        json!(35)
+    );
+}
+
 /// Options in their context: weeknights leave out a Friday the reply
 /// names on its own, days said together share their price, and an option
 /// the description says the field is not ("not in a block") is another's.

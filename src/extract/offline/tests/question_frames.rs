@@ -376,3 +376,32 @@ fn a_bare_agreement_to_a_shared_negation_still_says_yes() {
         json!(true)
     );
 }
+
+/// A short follow-up question about another field ("And the cost?") moves
+/// on: the reply to it is not read for the question before.
+#[test]
+fn a_short_question_about_another_field_moves_on() {
+    let fields = [
+        field(
+            "crew_size",
+            FieldType::Number,
+            "Number of cleaners in the crew",
+        ),
+        field(
+            "quote_total",
+            FieldType::Number,
+            "Total quoted price, in dollars",
+        ),
+    ];
+    let out = run(
+        &fields,
+        "Agent: How many people would you send?\n\
+         Recipient: What's the ceiling height?\n\
+         Agent: About twenty feet.\n\
+         Recipient: Okay, then four.\n\
+         Agent: And the cost?\n\
+         Recipient: Call it two thousand two hundred.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["crew_size"], json!(4), "{out:?}");
+}
