@@ -388,3 +388,19 @@ fn offline_extraction_on_the_tenth_held_out_set() {
     };
     holds("extraction-heldout-10", 64, true, floor);
 }
+
+/// The eleventh frozen held-out set (`tests/data/extraction-heldout-11/`),
+/// written blind on 2026-11-27 by writers who reported only counts, and
+/// committed before it was first scored; never tuned on, misses never
+/// printed. First contact (the sixth session's final rules, `a5683cc`):
+/// 203/312 (65.1%), 37 wrong non-null values (11.9%); boolean 73.3% /
+/// 9.5%, number 62.4% / 16.5%, string 59.2% / 9.2%.
+#[test]
+fn offline_extraction_on_the_eleventh_held_out_set() {
+    let floor = Floor {
+        fields: 312,
+        right: 203,
+        wrong: 37,
+    };
+    holds("extraction-heldout-11", 64, false, floor);
+}
