@@ -62,6 +62,10 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["private"], &["shared", "sharing", "group", "communal", "squad", "squads"]],
     &[&["half-day"], &["full-day"]],
     &[
+        &["daytime", "daytimes", "morning", "mornings", "afternoon", "afternoons"],
+        &["evening", "evenings", "night-time", "nighttime"],
+    ],
+    &[
         &["single", "one-off", "drop-in"],
         &["block", "blocks", "bundle", "bundles"],
     ],
@@ -279,6 +283,9 @@ pub(super) fn said_for_own_option(
     }
     let wanted = &options.classes;
     let mut nearest: Option<(usize, bool, bool)> = None;
+    // Every option word with its position, so that words naming one thing
+    // together ("weekday evenings") are read together.
+    let mut named: Vec<(usize, bool)> = Vec::new();
     // "A day pass is thirty-five, or there's a three-day bundle for
     // ninety": an option named after a break speaks of what follows it.
     let broken = |from: usize, to: usize| {
@@ -290,6 +297,7 @@ pub(super) fn said_for_own_option(
         if position > at && broken(at, position) {
             return;
         }
+        named.push((position, own));
         let distance = position.abs_diff(at);
         let before = position < at;
         let closer = nearest.is_none_or(|(best, best_before, _)| {
@@ -315,7 +323,15 @@ pub(super) fn said_for_own_option(
             consider(position, wanted.contains(&(set, class)));
         }
     }
-    nearest.map(|(_, _, own)| own)
+    let (distance, before, own) = nearest?;
+    let position = if before { at - distance } else { at + distance };
+    // "Weekday evenings are nine fifty" for a Saturday evening: a word
+    // right beside the nearest one qualifies the same thing, and another
+    // option there makes it another's.
+    let beside_other = named
+        .iter()
+        .any(|&(other, other_own)| other.abs_diff(position) == 1 && !other_own);
+    Some(own && !beside_other)
 }
 
 /// Whether `sentences` name an option of a set the field speaks of, and

@@ -66,8 +66,13 @@ fn trace_case() {
                 .map(|t| t.text.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
+            let numbers: Vec<String> = sentence
+                .numbers
+                .iter()
+                .map(|m| format!("{}{:?}", m.value, m.unit))
+                .collect();
             println!(
-                "   ev s{} t{} {:?} rel={:.2}: {text}",
+                "   ev s{} t{} {:?} rel={:.2}: {text} {numbers:?}",
                 item.sentence.0,
                 sentence.turn.0,
                 item.role,

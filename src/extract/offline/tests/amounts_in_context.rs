@@ -222,6 +222,31 @@ fn a_price_per_portion_is_in_dollars_and_cents() {
     );
 }
 
+/// Times of day are options: "daytime is eighteen, and evenings it's
+/// twenty-two fifty" gives an evening rate; a word beside the option
+/// ("weekday evenings") can make it another's.
+#[test]
+fn times_of_day_are_options() {
+    assert_eq!(
+        number(
+            "evening_hourly_rate",
+            "Hire rate per hour for an evening booking, in pounds",
+            "What's the hourly rate for an evening booking?",
+            "So, daytime is eighteen pounds an hour, and evenings, after five, it's twenty-two fifty."
+        ),
+        json!(22.5)
+    );
+    assert_eq!(
+        number(
+            "saturday_evening_fee",
+            "Fee to hire the hall on a Saturday evening, in dollars",
+            "What would a Saturday evening cost?",
+            "Weekday evenings are nine hundred and fifty dollars. Saturdays I don't know."
+        ),
+        Value::Null
+    );
+}
+
 /// A price per piece of goods or per head is dollars and cents from five
 /// dollars up ("eight fifty a tray"), in hundreds below ("one forty
 /// each"); a field priced per a small measure reads a bare amount so
