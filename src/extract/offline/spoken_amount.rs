@@ -68,7 +68,14 @@ impl Analysis<'_, '_> {
             && same_amount(value, pick.value)
             && x_positive(alt)
         {
-            let turn = &self.transcript.turns[pick.turn];
+            // An echo ("Fourteen fifty for the tank.") is read beside the
+            // reply it repeats.
+            let said_in = candidates
+                .iter()
+                .find(|c| !c.echo && c.turn < pick.turn && same_amount(c.value, pick.value))
+                .filter(|_| pick.echo)
+                .map_or(pick.turn, |c| c.turn);
+            let turn = &self.transcript.turns[said_in];
             let siblings: Vec<f64> = turn
                 .sentences
                 .iter()

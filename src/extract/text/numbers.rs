@@ -355,20 +355,29 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
     } else {
         None
     };
-    m.after_time_prep = matches!(
-        prev,
-        Some(
-            "at" | "around"
-                | "by"
-                | "till"
-                | "til"
-                | "until"
-                | "from"
-                | "before"
-                | "after"
-                | "since"
-        )
-    );
+    // "You're looking at fourteen fifty", "he'd be at three oh nine": an
+    // amount a price is at, not a time.
+    let price_at = prev == Some("at")
+        && start >= 2
+        && matches!(
+            word_at(toks, start - 2),
+            Some("looking" | "look" | "looks" | "be" | "priced" | "sits" | "sitting" | "comes")
+        );
+    m.after_time_prep = !price_at
+        && matches!(
+            prev,
+            Some(
+                "at" | "around"
+                    | "by"
+                    | "till"
+                    | "til"
+                    | "until"
+                    | "from"
+                    | "before"
+                    | "after"
+                    | "since"
+            )
+        );
     attach_unit(toks, &mut m);
     Some(m)
 }

@@ -222,6 +222,25 @@ fn a_price_per_portion_is_in_dollars_and_cents() {
     );
 }
 
+/// "You're looking at fourteen fifty" is a price, not a time; beside
+/// "thirty-two hundred" it is 1,450, and so is its echo.
+#[test]
+fn a_price_one_is_looking_at_is_of_the_order_of_its_siblings() {
+    let fields = [field(
+        "quote_total",
+        FieldType::Number,
+        "Installed price for the gas water heater, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: What would it cost to replace it?\n\
+         Recipient: For a fifty-gallon gas, installed, you're looking at fourteen fifty. \
+         If she wants tankless it's more like thirty-two hundred.\n\
+         Agent: Fourteen fifty for the fifty-gallon tank. Thanks.",
+    );
+    assert_eq!(out["quote_total"], json!(1450), "{out:?}");
+}
+
 /// Times of day are options: "daytime is eighteen, and evenings it's
 /// twenty-two fifty" gives an evening rate; a word beside the option
 /// ("weekday evenings") can make it another's.
