@@ -236,9 +236,10 @@ impl Analysis<'_, '_> {
             for later in (turn.0 + 1)..self.transcript.turns.len() {
                 let later_turn = &self.transcript.turns[later];
                 if later_turn.speaker != Speaker::Recipient
-                    || evidence
-                        .iter()
-                        .any(|e| self.transcript.sentences[e.sentence].turn.0 == later)
+                    || evidence.iter().any(|e| {
+                        e.role != Role::Direct
+                            && self.transcript.sentences[e.sentence].turn.0 == later
+                    })
                 {
                     continue;
                 }
@@ -247,12 +248,21 @@ impl Analysis<'_, '_> {
                     has_any_phrase(&text, RETRACTIONS)
                         || text.split_whitespace().any(|w| w == "wrong")
                 });
-                let Some(&named) = later_turn.sentences.iter().find(|&&sentence| {
+                // It names the amount again, or the field itself ("Oh, and
+                // the minimum, sorry, I was reading off the old sheet.").
+                let repeats = later_turn.sentences.iter().find(|&&sentence| {
                     self.transcript.sentences[sentence]
                         .numbers
                         .iter()
                         .any(|m| same_amount(m.value, value))
-                }) else {
+                });
+                let names_field = || {
+                    later_turn.sentences.iter().find(|&&sentence| {
+                        self.transcript.sentences[sentence].numbers.is_empty()
+                            && self.relevance(field, sentence) >= 1.0
+                    })
+                };
+                let Some(&named) = repeats.or_else(names_field) else {
                     continue;
                 };
                 if !takes_back {
@@ -268,9 +278,10 @@ impl Analysis<'_, '_> {
                 // The correction must speak of the field ("The king's two
                 // nineteen"), not of what that turn was asked ("Cleaning
                 // is seventy-five").
-                if !rest
-                    .iter()
-                    .any(|&sentence| self.relevance(field, sentence) > 0.0)
+                if repeats.is_some()
+                    && !rest
+                        .iter()
+                        .any(|&sentence| self.relevance(field, sentence) > 0.0)
                 {
                     continue;
                 }

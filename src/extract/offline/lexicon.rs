@@ -380,7 +380,8 @@ pub(super) const RETRACTIONS: &[&str] = &[
     "told you wrong", "gave you the wrong", "got that wrong", "i was wrong", "misspoke",
     "correction", "my mistake", "read you the", "quoted you the", "i was looking at the",
     "wrong one", "the old price", "the old rate", "was last year's", "i forgot to", "forgot to add",
-    "forgot to include", "i left off", "i left out",
+    "forgot to include", "i left off", "i left out", "reading off the old", "the old sheet",
+    "the old list", "out of date",
 ];
 
 /// Words a question may use and still be "bare", i.e. about whatever was

@@ -171,6 +171,36 @@ fn the_rest_of_a_turn_that_revises_the_field_answers_it() {
     );
 }
 
+/// A later turn that names the field and takes its amount back ("the old
+/// sheet") corrects it in the sentences that follow, whatever that turn
+/// answers; naming another field does not.
+#[test]
+fn a_later_turn_naming_the_field_and_taking_it_back_corrects_it() {
+    let fields = [
+        field(
+            "min_order_kg",
+            FieldType::Number,
+            "Minimum weekly order, in kilograms",
+        ),
+        field("roast_day", FieldType::String, "Day of the week they roast"),
+    ];
+    let transcript = "Agent: Is there a minimum order?\n\
+             Recipient: Five kilos a week for wholesale accounts.\n\
+             Agent: Which day of the week do you roast?\n\
+             Recipient: Tuesdays. Oh, and the minimum, sorry, I was reading off the old sheet. \
+             We dropped it in the spring. It's three kilos now.\n\
+             Agent: Three kilos a week, got it.";
+    assert_eq!(run(&fields, transcript)["min_order_kg"], json!(3));
+    // Taking back something else leaves the answer standing.
+    let transcript = transcript
+        .replace("the minimum, sorry", "the delivery slot, sorry")
+        .replace(
+            "three kilos now.\nAgent: Three kilos a week",
+            "three days now.\nAgent: Three days",
+        );
+    assert_eq!(run(&fields, &transcript)["min_order_kg"], json!(5));
+}
+
 #[test]
 fn the_askers_own_figure_does_not_compete_with_the_answer() {
     let fields = [field(
