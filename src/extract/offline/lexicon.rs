@@ -253,7 +253,8 @@ pub(super) const STRONG_YES: &[&str] = &[
 pub(super) const SHORT_ECHOES: &[&str] = &[
     "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does", "we are",
     "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has", "she would",
-    "he would", "they would", "we would", "it would", "they will", "it will",
+    "he would", "they would", "we would", "it would", "they will", "it will", "there is",
+    "there are", "they do", "he does", "she does", "you do", "you can",
 ];
 
 /// Phrases that answer no outright.

@@ -215,6 +215,21 @@ impl Analysis<'_, '_> {
         if opens_with_no && turns {
             return Some(Polarity::Yes);
         }
+        // "There's no deposit, is there?" "Ah, there is, I'm afraid.": a
+        // short echo that opens the reply contradicts the question, what
+        // ever regret follows it.
+        let echo_opens = texts.first().is_some_and(|text| {
+            let words: Vec<&str> = text
+                .split(' ')
+                .filter(|w| !set!(FILLERS).contains(w))
+                .collect();
+            phrases!(SHORT_ECHOES)
+                .iter()
+                .any(|echo| echo.as_slice() == words.as_slice())
+        });
+        if echo_opens {
+            return Some(Polarity::Yes);
+        }
         if contradicts {
             return None;
         }

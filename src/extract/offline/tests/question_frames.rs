@@ -238,6 +238,33 @@ fn a_no_that_turns_round_denies_a_negative_questions_premise() {
     );
 }
 
+/// "There's no deposit, is there?" "Ah, there is, I'm afraid.": a short
+/// echo opening the reply contradicts a negative question, whatever
+/// regret follows; "No, there isn't, I'm afraid" is still a no.
+#[test]
+fn a_short_echo_contradicts_a_negative_question() {
+    assert_eq!(
+        one_exchange(
+            "deposit_required",
+            FieldType::Boolean,
+            "Whether a deposit is required for the booking",
+            "There's no deposit on top of that, is there?",
+            "Ah, there is, I'm afraid. Fifty pounds, and she gets it back."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        one_exchange(
+            "deposit_required",
+            FieldType::Boolean,
+            "Whether a deposit is required for the booking",
+            "There's no deposit on top of that, is there?",
+            "Ah, no, there isn't, I'm afraid. She pays on the day."
+        ),
+        json!(false)
+    );
+}
+
 /// Asked of another day only ("Would Tuesday work instead?"), a yes
 /// speaks of that day; a reply about the field's own day still answers.
 #[test]
