@@ -244,6 +244,7 @@ pub(super) const STRONG_YES: &[&str] = &[
     "will do", "i'll be there", "we'll be there", "why not", "for sure", "by all means", "that works",
     "works for me", "uh-huh", "uh huh", "mm-hmm", "please do", "go ahead", "no problem", "i'd love",
     "we'd love", "happy to", "glad to", "sure thing", "sure", "totally", "you got it", "that'd be great",
+    "can't get enough", "can't wait", "couldn't be happier",
     "of course",
 ];
 

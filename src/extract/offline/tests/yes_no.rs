@@ -127,6 +127,29 @@ fn what_a_reply_means() {
     );
 }
 
+/// Idioms that look negative and say yes: "we can't get enough of them".
+#[test]
+fn idioms_that_look_negative_say_yes() {
+    assert_eq!(
+        yes_no(
+            "accepts_sofas",
+            "Whether the shop accepts sofa donations",
+            "Do you take sofas?",
+            "Oh, sofas are our best sellers, we can't get enough of them."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "accepts_sofas",
+            "Whether the shop accepts sofa donations",
+            "Do you take sofas?",
+            "Sofas we can't take, sorry, fire rules."
+        ),
+        json!(false)
+    );
+}
+
 /// A yes/no question asked from the field's other side ("Does she need
 /// to bring her own helmet?" for "whether a helmet is provided"): its
 /// answer means the opposite, and the evidence check accepts it.
