@@ -9,8 +9,9 @@ use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, text_words};
 use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
-use crate::extract::text::opposites::field_side_words;
+use crate::extract::text::opposites::{WAIVED, field_side_words};
 use crate::extract::text::opposites::{asks_about_a_problem, turns_round};
+use crate::extract::text::stem::stem;
 use crate::extract::text::units::{DurationUnit, Unit};
 
 impl Analysis<'_, '_> {
@@ -28,7 +29,15 @@ impl Analysis<'_, '_> {
             return false;
         };
         let asked: Vec<&str> = question.word_lowers().collect();
-        let side = field_side_words(self.profiles[field].definition, &asked);
+        let mut side = field_side_words(self.profiles[field].definition, &asked);
+        // "Is there an initiation fee?" "… but we're waiving it": for a
+        // field about a waiver, waiving is its own term.
+        if WAIVED
+            .iter()
+            .any(|w| self.profiles[field].is_own_word(&stem(w)))
+        {
+            side.extend_from_slice(WAIVED);
+        }
         reply
             .iter()
             .flat_map(|s| s.word_lowers())

@@ -43,7 +43,7 @@ const INCLUDED_OR_EXTRA: usize = 1;
 
 /// Words that put a field about a charge on the side of free ("Whether the
 /// delivery charge is waived").
-pub(crate) const WAIVED: &[&str] = &["waived", "waive", "waives", "exempt"];
+pub(crate) const WAIVED: &[&str] = &["waived", "waive", "waives", "waiving", "exempt"];
 
 /// What a reply says right after a "no" to take the opposite side ("No,
 /// we do have one."): the no denied a question asked in the negative. An

@@ -127,6 +127,27 @@ fn what_a_reply_means() {
     );
 }
 
+/// Asked whether there is a fee, for a field about a waiver: waiving it
+/// is a yes in the field's own terms; a plain fee is a no.
+#[test]
+fn waiving_answers_a_waiver_field_asked_about_the_fee() {
+    let waived = |reply: &str| {
+        yes_no(
+            "initiation_fee_waived",
+            "Whether the initiation fee is waived for new members",
+            "Is there an initiation fee on top?",
+            reply,
+        )
+    };
+    assert_eq!(
+        waived(
+            "Normally there's a five hundred dollar initiation, but right now we're waiving it for anyone who joins."
+        ),
+        json!(true)
+    );
+    assert_eq!(waived("Yes, it's five hundred dollars."), json!(false));
+}
+
 /// Idioms that look negative and say yes: "we can't get enough of them".
 #[test]
 fn idioms_that_look_negative_say_yes() {
