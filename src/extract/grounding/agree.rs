@@ -153,6 +153,28 @@ pub(super) fn asks_in_the_negative(text: &str) -> bool {
     })
 }
 
+/// Whether `text` asks nothing and ends on a statement in the negative
+/// ("So eleven hundred a week, and delivery isn't included."): a yes
+/// word after it agrees that there is none.
+pub(super) fn states_in_the_negative(text: &str) -> bool {
+    let tokens = tokenize(text);
+    if tokens
+        .iter()
+        .any(|t| matches!(t.kind, TokenKind::Punct('?')))
+    {
+        return false;
+    }
+    let body = match tokens.last() {
+        Some(t) if matches!(t.kind, TokenKind::Punct('.' | '!')) => &tokens[..tokens.len() - 1],
+        _ => &tokens[..],
+    };
+    let start = body
+        .iter()
+        .rposition(|t| matches!(t.kind, TokenKind::Punct('.' | '!')))
+        .map_or(0, |at| at + 1);
+    words(&body[start..]).iter().any(|word| negates(word))
+}
+
 /// Whether the last question in `text` asks `field`'s yes/no question
 /// from its other side ("Does she bring her own helmet?" for "helmet
 /// provided").

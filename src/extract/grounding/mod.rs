@@ -312,7 +312,10 @@ fn check_in(
                     && asked.party == Party::Agent
             });
         let reading = Reading {
-            negative_question: asked.is_some_and(|asked| agree::asks_in_the_negative(&asked.text)),
+            negative_question: asked.is_some_and(|asked| {
+                agree::asks_in_the_negative(&asked.text)
+                    || agree::states_in_the_negative(&asked.text)
+            }),
             other_side: asked.is_some_and(|asked| {
                 field.is_some_and(|field| {
                     agree::asks_the_other_side_of(field, &asked.text)
@@ -352,7 +355,8 @@ fn check_in(
 /// How the question before a recipient's words bears on their yes or no.
 #[derive(Debug, Clone, Copy, Default)]
 struct Reading {
-    /// Asked in the negative: a yes word may agree that there is none.
+    /// Asked in the negative (or stated so, with no question): a yes word
+    /// may agree that there is none.
     negative_question: bool,
     /// Asked from the field's other side: the plain answer is reversed
     /// (not when asked whether it would be a problem and the quote denies

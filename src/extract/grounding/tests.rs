@@ -403,6 +403,19 @@ fn a_yes_to_a_question_asked_in_the_negative_carries_either_value() {
     assert!(!agree::asks_in_the_negative("No problem. Is it ready?"));
 }
 
+#[test]
+fn a_statement_in_the_negative_is_recognised() {
+    assert!(agree::states_in_the_negative(
+        "So two eighty a day, and delivery isn't included."
+    ));
+    assert!(!agree::states_in_the_negative(
+        "Delivery isn't included. Is that right?"
+    ));
+    assert!(!agree::states_in_the_negative(
+        "No problem at all. Delivery is included."
+    ));
+}
+
 /// A question asked in the negative and from the field's other side: a
 /// plain "No." carries only the reversed value; "Correct." may mean
 /// either; and the reading holds only in the turn the extractor named.

@@ -62,7 +62,12 @@ impl Analysis<'_, '_> {
                     let alternative = self.alternative_answer(field, item.region, &group);
                     let direct_reply = turn == item.region.next();
                     let negative_question = direct_reply
-                        .then(|| self.answer_to_negative_question(item.region, &group))
+                        .then(|| {
+                            self.answer_to_negative_question(item.region, &group)
+                                .or_else(|| {
+                                    self.agrees_with_negative_statement(field, item.region, &group)
+                                })
+                        })
                         .flatten();
                     let sentences: Vec<&Sentence> = group
                         .iter()

@@ -121,6 +121,41 @@ impl Analysis<'_, '_> {
         })
     }
 
+    /// "… and delivery isn't included." "Yep.": a reply that opens by
+    /// agreeing with a statement the asker made in the negative about the
+    /// field, with no question in that turn, is a no.
+    pub(super) fn agrees_with_negative_statement(
+        &self,
+        field: FieldIndex,
+        open: TurnIndex,
+        reply: &[SentenceIndex],
+    ) -> Option<Polarity> {
+        let said = &self.transcript.turns[open].sentences;
+        if said
+            .iter()
+            .any(|&sentence| self.transcript.sentences[sentence].question)
+        {
+            return None;
+        }
+        let &last = said.last()?;
+        let statement = &self.transcript.sentences[last];
+        let text = statement.lower_text();
+        let negated = text
+            .split(' ')
+            .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
+        if !negated || self.relevance(field, last) <= 0.0 {
+            return None;
+        }
+        let first = self.transcript.sentences.get(reply.first()?.0)?;
+        let words: Vec<&str> = first.word_lowers().collect();
+        let agrees = matches!(
+            words.as_slice(),
+            ["yep" | "yes" | "yeah" | "yup" | "correct" | "exactly" | "right"]
+                | ["that's", "right" | "correct"]
+        );
+        agrees.then_some(Polarity::No)
+    }
+
     /// The answer to a question asked in the negative ("There's no resort
     /// fee on top, correct?", "You don't charge for parking, do you?"),
     /// when the reply opens by agreeing with it: "Correct", "That's

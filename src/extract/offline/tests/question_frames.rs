@@ -265,6 +265,30 @@ fn a_short_echo_contradicts_a_negative_question() {
     );
 }
 
+/// "… and delivery isn't included." "Yep.": agreeing with a statement
+/// in the negative is a no, and the evidence check keeps it; agreeing
+/// with a plain one is a yes.
+#[test]
+fn agreeing_with_a_statement_in_the_negative_is_a_no() {
+    let included = |statement: &str| {
+        one_exchange(
+            "delivery_included",
+            FieldType::Boolean,
+            "Whether delivery to site is included in the rate",
+            statement,
+            "Yep. If they pick it up on their own trailer, no charge.",
+        )
+    };
+    assert_eq!(
+        included("So two eighty a day, and delivery isn't included."),
+        json!(false)
+    );
+    assert_eq!(
+        included("So two eighty a day, and delivery is included."),
+        json!(true)
+    );
+}
+
 /// Asked of another day only ("Would Tuesday work instead?"), a yes
 /// speaks of that day; a reply about the field's own day still answers.
 #[test]
