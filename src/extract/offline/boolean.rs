@@ -1,7 +1,7 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
 use super::charges::{about_a_charge, denies_a_charge, is_no_charge_aside, on_the_free_side};
-use super::clause_polarity::{clause_polarity, states_the_field};
+use super::clause_polarity::{clause_polarity, contrasted_reading, states_the_field};
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES, SIGN_OFFS,
@@ -538,6 +538,17 @@ impl Analysis<'_, '_> {
             let sentence_text: String = sent.lower_text();
             if has_split_phrase(&sentence_text, phrases!(SUBJECT_CHANGES)) {
                 break;
+            }
+            // "The main hall's got a wedding that night. The studio
+            // theatre's free, though.": what is said of another thing in
+            // contrast says the opposite of the field's.
+            if let Some(polarity) = contrasted_reading(profile, sent) {
+                if matches!(state, State::Empty | State::Weak(_)) || (state == State::Dodge && hold)
+                {
+                    state = State::Weak(polarity);
+                    weak_sentence = Some(sentence);
+                }
+                continue;
             }
             // Words before the answer ("For parties over six, yes.") make it
             // a qualified one.

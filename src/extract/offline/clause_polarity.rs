@@ -4,11 +4,12 @@
 
 use super::boolean::Polarity;
 use super::lexicon::{
-    ACCEPT_WORDS, DODGES, NEGATIONS, NEGATIVE_STATES, PASS_ONS, SHORT_ECHOES,
+    ACCEPT_WORDS, DETERMINERS, DODGES, NEGATIONS, NEGATIVE_STATES, PASS_ONS, SHORT_ECHOES,
     SHORT_NEGATIVE_ECHOES, STRONG_NO, STRONG_YES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::FieldProfile;
+use super::transcript::Sentence;
 use crate::extract::text::stem::stem;
 use crate::extract::text::vocabulary;
 
@@ -159,4 +160,34 @@ pub(super) fn states_the_field(profile: &FieldProfile, text: &str) -> bool {
         && !diary
         && !states.is_empty()
         && states.iter().all(|w| profile.is_own_word(&stem(w)))
+}
+
+/// The reading a sentence that contrasts another thing ("The studio
+/// theatre's free, though.") gives the field: the opposite of what it says
+/// of its subject, when that subject names none of the field's words.
+/// `None` for any other sentence.
+pub(super) fn contrasted_reading(profile: &FieldProfile, sent: &Sentence) -> Option<Polarity> {
+    let words: Vec<&str> = sent.word_lowers().collect();
+    if words.last() != Some(&"though") || words.len() < 4 {
+        return None;
+    }
+    // The subject: the words up to "X's" or before "is"/"are".
+    let verb = words
+        .iter()
+        .position(|w| w.ends_with("'s") || matches!(*w, "is" | "are"))?;
+    let subject: Vec<&str> = words[..=verb]
+        .iter()
+        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .filter(|w| !DETERMINERS.contains(w) && !matches!(*w, "is" | "are" | "oh" | "but"))
+        .collect();
+    if subject.is_empty() || subject.iter().any(|w| profile.is_keyword(&stem(w))) {
+        return None;
+    }
+    let said = &words[verb + 1..words.len() - 1];
+    let (polarity, _) = clause_polarity(&said.join(" "), said, false, true)?;
+    match polarity {
+        Polarity::Yes => Some(Polarity::No),
+        Polarity::No => Some(Polarity::Yes),
+        Polarity::Dodge => None,
+    }
 }

@@ -148,6 +148,31 @@ fn waiving_answers_a_waiver_field_asked_about_the_fee() {
     assert_eq!(waived("Yes, it's five hundred dollars."), json!(false));
 }
 
+/// "The studio theatre's free, though.": said of another thing in
+/// contrast, it says the opposite of the field's; said of the field's
+/// own thing, it says what it says.
+#[test]
+fn a_contrast_with_another_thing_says_the_opposite() {
+    let free = |reply: &str| {
+        yes_no(
+            "main_hall_available",
+            "Whether the main hall is free on Saturday evening",
+            "Is the main hall free on Saturday evening?",
+            reply,
+        )
+    };
+    assert_eq!(
+        free(
+            "Let me look. Ooh, the main hall's got a wedding that night. The studio theatre's free, though."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        free("Let me look. The studio's got a wedding that night. The main hall's free, though."),
+        json!(true)
+    );
+}
+
 /// Idioms that look negative and say yes: "we can't get enough of them".
 #[test]
 fn idioms_that_look_negative_say_yes() {
