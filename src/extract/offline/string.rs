@@ -430,7 +430,16 @@ impl Analysis<'_, '_> {
                     .numbers
                     .iter()
                     .filter(|m| is_clock(m))
-                    .map(|m| (m.start, format_clock(m, *hour24)))
+                    .map(|m| {
+                        // "around noon" is said best as "noon".
+                        let word = sent.tokens.get(m.start).map(|t| t.lower.as_str());
+                        let named = matches!(word, Some("noon" | "midday" | "midnight"))
+                            && m.end == m.start + 1;
+                        match word {
+                            Some(word) if named && !*hour24 => (m.start, word.to_owned()),
+                            _ => (m.start, format_clock(m, *hour24)),
+                        }
+                    })
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
                 push_values(self, sentence, &refs, &negated_clause, &mut out);

@@ -567,3 +567,22 @@ fn what_the_introduction_rule_leaves_alone() {
     );
     assert_eq!(out["receptionist_name"], Value::Null);
 }
+
+/// A time said as "noon" or "midnight" is given as said; a clock time is
+/// written out.
+#[test]
+fn noon_is_given_as_said() {
+    let pickup = |reply: &str| {
+        text(
+            "pickup_time",
+            "Approximate time she can collect the dog",
+            "When could she pick him up?",
+            reply,
+        )
+    };
+    assert_eq!(pickup("She could grab him around noon."), json!("noon"));
+    assert_eq!(
+        pickup("She could grab him around two thirty."),
+        json!("2:30")
+    );
+}
