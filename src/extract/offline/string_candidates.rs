@@ -107,14 +107,18 @@ fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
 }
 
 /// Joins a name span, dropping a possessive "'s" that ends it ("Kim's"
-/// in "Kim's car" is "Kim"), not one inside the name ("Miller's Ford").
+/// in "Kim's car" is "Kim"), not one inside the name ("Miller's Ford"),
+/// nor the one of a saint's name, which names a place ("St. Aidan's").
 pub(super) fn join_tokens(toks: &[Token]) -> String {
+    let saints = toks
+        .first()
+        .is_some_and(|t| matches!(t.lower.as_str(), "st" | "st." | "saint"));
     let mut out = String::new();
     for (i, t) in toks.iter().enumerate() {
         if i > 0 && t.space_before {
             out.push(' ');
         }
-        let text = if i + 1 == toks.len() {
+        let text = if i + 1 == toks.len() && !saints {
             t.text.strip_suffix("'s").unwrap_or(&t.text)
         } else {
             &t.text

@@ -586,3 +586,27 @@ fn noon_is_given_as_said() {
         json!("2:30")
     );
 }
+
+/// A saint's name keeps its possessive, which names the place ("St.
+/// Aidan's"); a person's is dropped ("Kim's car" names Kim).
+#[test]
+fn a_saint_s_possessive_names_the_place() {
+    assert_eq!(
+        text(
+            "pickup_school",
+            "Name of the school she does the afternoon pickup from",
+            "Which school do you pick up from?",
+            "I do the run to St. Aidan's every afternoon.",
+        ),
+        json!("St Aidan's")
+    );
+    assert_eq!(
+        text(
+            "desk_contact",
+            "First name of the person to ask for",
+            "Who should she ask for?",
+            "Ask for Kim. Kim's car is the red one outside.",
+        ),
+        json!("Kim")
+    );
+}
