@@ -7,7 +7,7 @@ use super::evidence::{Analysis, Source};
 use super::lexicon::{BUSINESS_WORDS, STREET_SUFFIXES};
 use super::profile::{FieldProfile, NamePart, StringKind, ValueKind, text_words};
 use super::string_candidates::{join_tokens, proper_spans};
-use super::transcript::{Sentence, Speaker};
+use super::transcript::{Sentence, SentenceIndex, Speaker};
 use crate::extract::text::tokens::TokenKind;
 
 /// Whether the name at tokens `start..end` of `sent` names no person: a
@@ -228,5 +228,29 @@ impl Analysis<'_, '_> {
                         && join_tokens(&sent.tokens[start..end]).eq_ignore_ascii_case(name)
                 })
         })
+    }
+}
+
+impl Analysis<'_, '_> {
+    /// The full name the other side gives somewhere in the call for a
+    /// person first named alone ("I'd need Niamh to confirm" … "Niamh
+    /// Kehoe, yeah."): a name of two or three words that starts with
+    /// `first` and names no place or business.
+    pub(super) fn full_name_of(&self, first: &str) -> Option<(String, SentenceIndex)> {
+        self.sentences()
+            .filter(|(_, sent)| self.transcript.turns[sent.turn].speaker != Speaker::Agent)
+            .flat_map(|(index, sent)| {
+                proper_spans(sent, self.transcript)
+                    .into_iter()
+                    .map(move |(start, end)| (index, sent, start, end))
+            })
+            .filter(|&(_, sent, start, end)| {
+                (2..=3).contains(&(end - start))
+                    && sent.tokens[start].text.eq_ignore_ascii_case(first)
+                    && sent.tokens[start..end].iter().all(|t| t.is_word())
+                    && !no_person(sent, start, end)
+            })
+            .map(|(index, sent, start, end)| (join_tokens(&sent.tokens[start..end]), index))
+            .find(|(name, _)| !self.named_as_a_place(name))
     }
 }

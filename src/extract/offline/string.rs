@@ -158,6 +158,21 @@ impl Analysis<'_, '_> {
         if let Some(agreed) = self.agreed_change(profile, string_kind, &chosen) {
             chosen = agreed;
         }
+        // A full name asked for, and a first name chosen: the full name the
+        // other side gives for that person elsewhere.
+        if let StringKind::Name {
+            person: true,
+            part: NamePart::Full,
+            ..
+        } = string_kind
+            && !chosen.text.contains(' ')
+            && let Some((full, said_in)) = self.full_name_of(&chosen.text)
+        {
+            chosen.text = full;
+            chosen.sentence = said_in;
+            chosen.turn = self.transcript.sentences[said_in].turn;
+            chosen.echo = false;
+        }
         // An echo, or the agent repeating the value, only confirms: the
         // value was read where the other side said it, if it did.
         let sentence = if chosen.echo || by_agent(chosen.turn) {

@@ -610,3 +610,23 @@ fn a_saint_s_possessive_names_the_place() {
         json!("Kim")
     );
 }
+
+/// A full name asked for, and the person first named alone: the full
+/// name the other side gives later ("Niamh Kehoe, yeah.").
+#[test]
+fn a_full_name_said_later_completes_a_first_name() {
+    let fields = [field(
+        "booking_contact",
+        FieldType::String,
+        "Full name of the person who handles bookings",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Who handles the bookings?\n\
+         Recipient: I'd need Niamh to confirm that, she does the bookings.\n\
+         Agent: And Niamh is the person she should speak to?\n\
+         Recipient: Niamh Kehoe, yeah. She's in Tuesday to Friday.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["booking_contact"], json!("Niamh Kehoe"), "{out:?}");
+}
