@@ -65,6 +65,7 @@ mod number;
 mod number_candidates;
 mod options;
 mod phrase;
+mod places;
 mod profile;
 mod question;
 mod relevance;

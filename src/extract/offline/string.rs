@@ -10,6 +10,7 @@ use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
+use super::places::{asks_where, names_a_time};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
@@ -513,9 +514,24 @@ impl Analysis<'_, '_> {
             StringKind::Generic => {
                 out.extend(modifier_candidates(self, profile, sentence, false));
                 if answerer {
-                    out.extend(generic_candidates(
-                        self, profile, sentence, offered, fragments,
-                    ));
+                    // "Where …": a place a preposition names, and no time.
+                    let where_field = asks_where(profile);
+                    if where_field {
+                        out.extend(self.place_candidates(sentence));
+                    }
+                    out.extend(
+                        generic_candidates(self, profile, sentence, offered, fragments)
+                            .into_iter()
+                            .filter(|candidate| {
+                                let words: Vec<String> = candidate
+                                    .text
+                                    .split_whitespace()
+                                    .map(str::to_lowercase)
+                                    .collect();
+                                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                                !where_field || !names_a_time(&words)
+                            }),
+                    );
                 } else {
                     out.extend(option_choice(self, sentence, offered));
                 }

@@ -630,3 +630,38 @@ fn a_full_name_said_later_completes_a_first_name() {
     );
     assert_eq!(out["booking_contact"], json!("Niamh Kehoe"), "{out:?}");
 }
+
+/// A field asking where takes the place a preposition names, never a
+/// time; a bare place answers as said.
+#[test]
+fn a_where_field_takes_a_place_not_a_time() {
+    let key = |reply: &str| {
+        text(
+            "key_location",
+            "Where the technician can find the key",
+            "Will you be home, or should the technician pick up a key?",
+            reply,
+        )
+    };
+    assert_eq!(
+        key("I work Mondays. Um, there's a lockbox by the side door."),
+        json!("side door")
+    );
+    assert_eq!(key("I work Mondays."), Value::Null);
+    let meet = |reply: &str| {
+        text(
+            "meeting_point",
+            "Where the group should meet the guide",
+            "Where should the group meet?",
+            reply,
+        )
+    };
+    assert_eq!(
+        meet("Have the bus drop them at the north entrance, by the big anchor."),
+        json!("north entrance")
+    );
+    assert_eq!(
+        meet("The north dock, right behind the shop."),
+        json!("north dock")
+    );
+}
