@@ -5,11 +5,12 @@
 use super::evidence::{Analysis, Role, Source};
 use super::options::said_for_own_option;
 use super::phrase::is_negated_text;
-use super::profile::{FieldIndex, NumberProfile, RangePreference};
+use super::profile::{FieldIndex, NumberProfile, RangePreference, text_words};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
 use crate::extract::text::number_pairs::{ClockTime, window_opening};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
 
 impl Analysis<'_, '_> {
     /// Hour-of-day fields: the last clock time mentioned in the evidence (or
@@ -25,6 +26,25 @@ impl Analysis<'_, '_> {
             .filter(|e| e.role != Role::Question)
             .map(|e| e.sentence)
             .collect();
+        // "Five o'clock. Saturdays we're open till noon.": a time said for
+        // a day that neither the field nor its questions name is another
+        // day's.
+        let description = self.profiles[field].description_lower();
+        let asked_days: Vec<&'static str> = evidence
+            .iter()
+            .filter(|e| e.role == Role::Question)
+            .flat_map(|e| self.transcript.sentences[e.sentence].word_lowers())
+            .chain(text_words(&description))
+            .filter_map(day_named)
+            .collect();
+        // The words of the sentence up to the time ("Saturdays we're open
+        // till noon").
+        let another_day = |sent: &Sentence, at: usize| {
+            sent.tokens[..at.min(sent.tokens.len())]
+                .iter()
+                .filter_map(|t| day_named(&t.lower))
+                .any(|day| !asked_days.contains(&day))
+        };
         // `None` for a window ("one to five") when the field wants no end
         // of it in particular.
         let mut last: Option<(Option<ClockTime>, SentenceIndex)> = None;
@@ -47,6 +67,7 @@ impl Analysis<'_, '_> {
                 if is_negated_text(clause_words)
                     || (!in_window && names_the_other_end(number_profile.range, clause_words))
                     || said_for_own_option(&self.profiles[field], sent, m.start) == Some(false)
+                    || another_day(sent, m.start)
                 {
                     continue;
                 }
@@ -134,4 +155,9 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
         .collect();
     v.dedup();
     v
+}
+
+/// The weekday a word names, said once or as a habit ("Saturdays").
+fn day_named(word: &str) -> Option<&'static str> {
+    vocabulary::weekday(word).or_else(|| vocabulary::weekday(word.strip_suffix('s')?))
 }

@@ -198,6 +198,23 @@ fn hours_of_the_day_in_their_context() {
     );
 }
 
+/// A closing time said for a day neither the field nor its question
+/// names ("Saturdays we're open till noon") is another day's; asked of
+/// that day, it answers.
+#[test]
+fn a_time_said_for_another_day_is_that_day_s() {
+    let close = |question: &str| {
+        number(
+            "closing_hour",
+            "Time the shop closes, hour on a 24-hour clock",
+            question,
+            "Five o'clock. Saturdays we're open till noon, if that's easier.",
+        )
+    };
+    assert_eq!(close("What time do you close today?"), json!(17));
+    assert_eq!(close("What time do you close on Saturdays?"), json!(12));
+}
+
 /// A price per portion of food is in dollars and cents; a price per night
 /// is in whole dollars.
 #[test]
