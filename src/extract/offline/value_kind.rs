@@ -238,14 +238,28 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
         }
     }
     // "cups per day" is a rate: the day is not the quantity's unit.
-    ws.iter().enumerate().find_map(|(i, w)| {
-        let rate = i > 0
-            && matches!(
-                ws.get(i - 1),
-                Some(&("per" | "a" | "an" | "each" | "every"))
-            );
-        if rate { None } else { DurationUnit::parse(w) }
-    })
+    let units: Vec<(&str, DurationUnit)> = ws
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let rate = i > 0
+                && matches!(
+                    ws.get(i - 1),
+                    Some(&("per" | "a" | "an" | "each" | "every"))
+                );
+            if rate {
+                None
+            } else {
+                DurationUnit::parse(w).map(|unit| (*w, unit))
+            }
+        })
+        .collect();
+    // "min_hours_per_month": "min" is the minimum when another unit of
+    // time is named.
+    units
+        .iter()
+        .find(|(w, _)| !matches!(*w, "min" | "mins") || units.len() == 1)
+        .map(|&(_, unit)| unit)
 }
 
 /// Canonical rate noun, so "a head" meets "per guest".

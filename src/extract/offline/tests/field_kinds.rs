@@ -57,6 +57,18 @@ fn a_field_s_unit_follows_its_closing_words_only_where_they_name_one() {
         number_unit("days_in_shop", "Number of days the car will be in the shop"),
         FieldUnit::Duration(crate::extract::text::units::DurationUnit::Day)
     );
+    // "min" beside another unit of time is the minimum.
+    assert_eq!(
+        number_unit(
+            "min_hours_per_month",
+            "Minimum commitment asked of volunteers, in hours per month"
+        ),
+        FieldUnit::Duration(crate::extract::text::units::DurationUnit::Hour)
+    );
+    assert_eq!(
+        number_unit("wait_min", "Expected wait"),
+        FieldUnit::Duration(crate::extract::text::units::DurationUnit::Minute)
+    );
 }
 
 #[test]
