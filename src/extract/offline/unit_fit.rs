@@ -35,9 +35,11 @@ pub(super) fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Opt
             Unit::None => Some((0.0, 1.0)),
             _ => None,
         },
+        // A share said bare is one plain number of at most the whole
+        // ("nineteen fifty" is a price, no deposit percentage).
         FieldUnit::Percent => match m.unit {
             Unit::Percent => Some((1.0, 1.0)),
-            Unit::None => Some((0.0, 1.0)),
+            Unit::None if m.value <= 100.0 && m.alt.is_none() => Some((0.0, 1.0)),
             _ => None,
         },
         FieldUnit::Duration(want) => match &m.unit {

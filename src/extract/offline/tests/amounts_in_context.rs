@@ -198,6 +198,28 @@ fn hours_of_the_day_in_their_context() {
     );
 }
 
+/// A percentage said bare is one plain number of at most a hundred: a
+/// price beside it ("nineteen fifty") is none.
+#[test]
+fn a_bare_percentage_is_a_plain_number_up_to_a_hundred() {
+    let deposit = |reply: &str| {
+        number(
+            "deposit_percent",
+            "Deposit required to hold the date, as a percentage of the total",
+            "And is there a deposit?",
+            reply,
+        )
+    };
+    assert_eq!(
+        deposit("Half up front. Oh, wait, the five-hour went up, it's nineteen fifty now."),
+        Value::Null
+    );
+    assert_eq!(
+        deposit("Twenty-five up front, the rest on the day."),
+        json!(25)
+    );
+}
+
 /// A closing time said for a day neither the field nor its question
 /// names ("Saturdays we're open till noon") is another day's; asked of
 /// that day, it answers.
