@@ -198,6 +198,40 @@ fn hours_of_the_day_in_their_context() {
     );
 }
 
+/// A count is no spoken price: "one sixty-five" (165 or 1.65) counts
+/// nothing, and the count beside it stands.
+#[test]
+fn a_spoken_price_counts_nothing() {
+    let fields = [
+        field(
+            "treatment_price",
+            FieldType::Number,
+            "Price of a treatment, in dollars",
+        ),
+        field(
+            "follow_up_visits",
+            FieldType::Number,
+            "Number of follow-up visits included",
+        ),
+    ];
+    let out = run(
+        &fields,
+        "Agent: What's the price of a treatment, and how many follow-ups come with it?\n\
+         Recipient: The initial service is one sixty-five, and that comes with two follow-up visits.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["follow_up_visits"], json!(2), "{out:?}");
+    assert_eq!(
+        number(
+            "follow_up_visits",
+            "Number of follow-up visits included",
+            "How many follow-ups come with a treatment?",
+            "The initial service is one sixty-five, and that comes with a couple of follow-ups."
+        ),
+        Value::Null
+    );
+}
+
 /// A percentage said bare is one plain number of at most a hundred: a
 /// price beside it ("nineteen fifty") is none.
 #[test]
