@@ -27,6 +27,28 @@ fn dodges_give_null_and_indirect_answers_count() {
     assert_eq!(out["can_volunteer"], json!(false));
 }
 
+/// Passing the question to someone who would know answers nothing,
+/// whatever follows it ("she's not in until tomorrow").
+#[test]
+fn passing_the_question_on_answers_nothing() {
+    let delivers = |reply: &str| {
+        yes_no(
+            "home_delivery",
+            "Whether the pharmacy offers home delivery",
+            "Do you offer home delivery?",
+            reply,
+        )
+    };
+    for reply in [
+        "Oh, that's a question for my manager, and she's not in until tomorrow.",
+        "Goodness, I wouldn't know. You'd have to ask my son.",
+        "Oh, um, I don't actually know. Sometimes they do?",
+    ] {
+        assert_eq!(delivers(reply), Value::Null, "{reply}");
+    }
+    assert_eq!(delivers("We do, every weekday."), json!(true));
+}
+
 /// A yes/no question asked in the negative: agreeing with it is a no,
 /// contradicting it is a yes, and a bare "Yep" could be either. A reply
 /// that turns to another subject answers nothing.
