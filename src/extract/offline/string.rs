@@ -445,7 +445,8 @@ impl Analysis<'_, '_> {
                 let vals: Vec<(usize, String)> = sent
                     .numbers
                     .iter()
-                    .filter(|m| is_clock(m))
+                    // "two nineteen a night" is a price, not a time.
+                    .filter(|m| is_clock(m) && m.per.is_none())
                     .map(|m| {
                         // "around noon" is said best as "noon".
                         let word = sent.tokens.get(m.start).map(|t| t.lower.as_str());
@@ -539,13 +540,16 @@ impl Analysis<'_, '_> {
         }
         // "Could be Wednesday, could be Friday", "probably Sam": a value
         // said tentatively is no answer.
+        // "I think… Thursday?": a guess asked back is tentative too.
+        let guessed = sent.question
+            && has_any_phrase(&sent.lower_text(), &["i think", "i guess", "i believe"]);
         let tentative = |token: usize| {
             let clause = sent
                 .token_clauses
                 .get(token)
                 .copied()
                 .unwrap_or(ClauseId(0));
-            has_any_phrase(clause_text(sent, clause), TENTATIVE)
+            guessed || has_any_phrase(clause_text(sent, clause), TENTATIVE)
         };
         out.retain(|candidate| {
             !tentative(candidate.token)

@@ -665,3 +665,36 @@ fn a_where_field_takes_a_place_not_a_time() {
         json!("north dock")
     );
 }
+
+/// A guess asked back ("I think… Thursday?") is tentative, and a price
+/// per night ("two nineteen a night") is no time of day.
+#[test]
+fn a_guess_asked_back_and_a_price_give_no_text() {
+    assert_eq!(
+        text(
+            "soonest_day",
+            "Soonest day the crew could come",
+            "What's the soonest they could come?",
+            "I think... Thursday?",
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        text(
+            "soonest_day",
+            "Soonest day the crew could come",
+            "What's the soonest they could come?",
+            "Thursday, I'd think.",
+        ),
+        json!("Thursday")
+    );
+    assert_eq!(
+        text(
+            "check_in_time",
+            "Time check-in opens",
+            "What room do you have, and when is check-in?",
+            "I have the Garden Room at two nineteen a night.",
+        ),
+        Value::Null
+    );
+}
