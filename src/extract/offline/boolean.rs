@@ -4,8 +4,8 @@ use super::charges::{about_a_charge, denies_a_charge, is_no_charge_aside, on_the
 use super::clause_polarity::{clause_polarity, contrasted_reading, states_the_field};
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES, SIGN_OFFS,
-    STOPWORDS, SUBJECT_CHANGES,
+    ACCEPT_WORDS, DETERMINERS, FAREWELLS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES,
+    SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
 };
 use super::options::{chooses_other_option, names_own_option};
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -143,9 +143,11 @@ impl Analysis<'_, '_> {
                     };
                     // "Okay, I'll let her know. Thanks for the quote."
                     // "You bet.": a yes or no word answers the turn right
-                    // before it, and a sign-off asks nothing.
-
-                    let after_a_sign_off = !direct_reply
+                    // before it, and a sign-off asks nothing ("Original
+                    // birth certificate and a photo ID. Thank you, Marcus."
+                    // "Sure thing, have a good day." says goodbye).
+                    let says_goodbye = self.turn_says(turn, phrases!(FAREWELLS));
+                    let after_a_sign_off = (!direct_reply || says_goodbye)
                         && turn.previous().is_some_and(|previous| {
                             self.transcript.turns[previous].speaker
                                 != self.transcript.turns[turn].speaker

@@ -99,6 +99,39 @@ pub(super) fn clause_polarity(
             {
                 continue;
             }
+            // "She'll definitely need that": an adverb between a subject
+            // and its verb stresses the verb, and answers nothing.
+            if matches!(
+                words[i],
+                "definitely" | "absolutely" | "certainly" | "totally"
+            ) && i > 0
+                && words.get(i + 1).is_some_and(|next| {
+                    !matches!(
+                        *next,
+                        "do" | "does"
+                            | "can"
+                            | "will"
+                            | "would"
+                            | "is"
+                            | "are"
+                            | "fine"
+                            | "okay"
+                            | "ok"
+                            | "good"
+                            | "free"
+                            | "welcome"
+                            | "allowed"
+                            | "included"
+                    )
+                })
+                && (words[i - 1].contains('\'')
+                    || matches!(
+                        words[i - 1],
+                        "i" | "we" | "she" | "he" | "they" | "you" | "it"
+                    ))
+            {
+                continue;
+            }
             // Short echoes ("we can", "it is") only count as the whole clause.
             if let Some(p) = echo {
                 let n = p.len();

@@ -432,6 +432,20 @@ pub(super) const CLOSINGS: &[&str] = &[
     "worries", "sure", "course", "good", "great", "fine", "okay", "nice", "awesome", "wonderful", "perfect",
 ];
 
+/// Phrases that take leave ("Have a good day.", "Bye now."): a yes
+/// beside them answers a goodbye.
+pub(super) const FAREWELLS: &[&str] = &[
+    "have a good",
+    "have a great",
+    "have a nice",
+    "bye",
+    "goodbye",
+    "take care",
+    "you too",
+    "talk soon",
+    "speak soon",
+];
+
 /// Openers stripped from a bare answer before the value ("it's", "we have").
 #[rustfmt::skip]
 pub(super) const LEAD_PHRASES: &[&str] = &[

@@ -27,6 +27,42 @@ fn dodges_give_null_and_indirect_answers_count() {
     assert_eq!(out["can_volunteer"], json!(false));
 }
 
+/// A yes that says goodbye answers the goodbye, and an adverb that
+/// stresses a verb ("she'll definitely need that") answers nothing;
+/// "we definitely do" still does.
+#[test]
+fn goodbyes_and_stressed_verbs_answer_nothing() {
+    let fields = [field(
+        "photo_service_onsite",
+        FieldType::Boolean,
+        "Whether passport photos can be taken at the agency",
+    )];
+    let transcript = "Agent: What should she bring?\n\
+             Recipient: Her birth certificate.\n\
+             Agent: Birth certificate and a photo ID. Thank you, Marcus.\n\
+             Recipient: Sure thing, have a good day.";
+    assert_eq!(
+        run(&fields, transcript)["photo_service_onsite"],
+        Value::Null
+    );
+    let photo = |reply: &str| {
+        yes_no(
+            "photo_service_onsite",
+            "Whether passport photos can be taken at the agency",
+            "Can she get her passport photo taken there at the agency?",
+            reply,
+        )
+    };
+    assert_eq!(
+        photo("Hmm, has she printed her itinerary? Because she'll definitely need that."),
+        Value::Null
+    );
+    assert_eq!(
+        photo("Oh, we definitely do, at the front desk."),
+        json!(true)
+    );
+}
+
 /// Passing the question to someone who would know answers nothing,
 /// whatever follows it ("she's not in until tomorrow").
 #[test]
