@@ -38,6 +38,11 @@ pub(super) fn clause_polarity(
         };
         let starts_split = |p: &[&str]| rest.starts_with(p);
         let is_no_start = starts("no");
+        // "Oh no." on its own is dismay at the news; what follows answers
+        // ("Oh no. Yeah, yep, I can have a guy there within the hour.").
+        if is_no_start && i == 1 && words[0] == "oh" && words.len() == 2 {
+            continue;
+        }
         if is_no_start {
             let next = words.get(i + 1).copied();
             if matches!(

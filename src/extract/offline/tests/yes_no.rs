@@ -63,6 +63,25 @@ fn goodbyes_and_stressed_verbs_answer_nothing() {
     );
 }
 
+/// "Oh no." alone is dismay at the news: the answer that follows
+/// stands; "Oh no, we're shut Sundays" is still a no.
+#[test]
+fn oh_no_alone_is_dismay() {
+    let today = |reply: &str| {
+        yes_no(
+            "can_board_up_today",
+            "Whether someone can board up the window today",
+            "A window's been smashed. Can someone board it up today?",
+            reply,
+        )
+    };
+    assert_eq!(
+        today("Oh no. Yeah, yep, I can have a guy there within the hour."),
+        json!(true)
+    );
+    assert_eq!(today("Oh no, not today, we're fully booked."), json!(false));
+}
+
 /// Passing the question to someone who would know answers nothing,
 /// whatever follows it ("she's not in until tomorrow").
 #[test]
