@@ -4,6 +4,7 @@
 use super::lexicon::{NEGATIONS, NEGATIVE_STATES, PREDICATIVE_NEGATIVES};
 use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::stem::stem;
+use crate::extract::text::vocabulary;
 
 /// `hay` and `needle` are space-joined lower-case words; match whole words.
 fn phrase_in(hay: &str, needle: &str) -> bool {
@@ -36,34 +37,40 @@ fn phrase_words_in(words: &[&str], p: &str) -> bool {
             .any(|w| w.first() == Some(&first) && w.iter().zip(p.split(' ')).all(|(a, b)| *a == b))
 }
 
+/// Whether `text` (split into `ws`) says something is out of stock ("the
+/// store's out", "we're out of it"), not out at work ("We're out
+/// Saturdays till noon", "out six days a week") nor out of doors.
+fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
+    ws.windows(2).enumerate().any(|(i, p)| {
+        p[1] == "out"
+            && (p[0].ends_with("'s")
+                || p[0].ends_with("'re")
+                || matches!(p[0], "is" | "are" | "all" | "sold"))
+            && !ws.get(i + 2).is_some_and(|next| {
+                vocabulary::weekday(next).is_some()
+                    || classify_number_word(next).is_some()
+                    || matches!(
+                        *next,
+                        "every" | "most" | "till" | "until" | "weekdays" | "weekends"
+                    )
+            })
+    }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])
+}
+
 /// Negation or a refusal ("not", "won't work", "we're out"), without the
 /// softer negative states ("extra", "booked").
 pub(super) fn is_refusal_text(text: &str) -> bool {
     let ws: Vec<&str> = text.split(' ').collect();
-    let out_of_stock =
-        ws.windows(2).any(|p| {
-            p[1] == "out"
-                && (p[0].ends_with("'s")
-                    || p[0].ends_with("'re")
-                    || matches!(p[0], "is" | "are" | "all" | "sold"))
-        }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"]);
     ws.iter()
         .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
-        || out_of_stock
+        || says_out_of_stock(&ws, text)
         || has_any_phrase(text, &["won't work"])
 }
 
 /// Negation, refusal or a negative state ("booked", predicative "full").
 pub(super) fn is_negated_text(text: &str) -> bool {
     let ws: Vec<&str> = text.split(' ').collect();
-    // "the store's out", "we're out of it": out of stock.
-    let out_of_stock =
-        ws.windows(2).any(|p| {
-            p[1] == "out"
-                && (p[0].ends_with("'s")
-                    || p[0].ends_with("'re")
-                    || matches!(p[0], "is" | "are" | "all" | "sold"))
-        }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"]);
+    let out_of_stock = says_out_of_stock(&ws, text);
     // "full", "busy", "hard" are negative only as predicates ("we're full",
     // "evenings are hard"), not as modifiers ("a full tank").
     let predicate = |i: usize| {

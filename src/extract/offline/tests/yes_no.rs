@@ -63,6 +63,31 @@ fn goodbyes_and_stressed_verbs_answer_nothing() {
     );
 }
 
+/// "We're out Saturdays till noon" is out at work; "we're out of it" is
+/// out of stock.
+#[test]
+fn out_at_work_is_no_out_of_stock() {
+    let saturdays = |reply: &str| {
+        yes_no(
+            "saturday_service",
+            "Whether they work on Saturdays",
+            "Do you ever come out on a Saturday?",
+            reply,
+        )
+    };
+    assert_eq!(
+        saturdays("We're out Saturdays till noon, so mornings are fine."),
+        json!(true)
+    );
+    let stocked = yes_no(
+        "eggshell_in_stock",
+        "Whether the eggshell finish is in stock",
+        "Do you have it in eggshell?",
+        "Sorry, we're out of the eggshell.",
+    );
+    assert_eq!(stocked, json!(false));
+}
+
 /// "Oh no." alone is dismay at the news: the answer that follows
 /// stands; "Oh no, we're shut Sundays" is still a no.
 #[test]
