@@ -685,7 +685,13 @@ impl Analysis<'_, '_> {
                         // "Bank transfer only": naming only other things means no.
                         // "Just a rabbit." to "any birds?": naming only other things.
                         let own = clause_stems.iter().any(|st| profile.is_own_word(st));
+                        // "Cash or check, that's all we do": the whole
+                        // sentence may say the list is all there is.
                         let exclusive = has_any_phrase(text, &["only"])
+                            || (has_any_phrase(
+                                &sentence_text,
+                                &["that's all we", "that's all they", "that's all i"],
+                            ) && !sent.stems.iter().any(|st| profile.is_own_word(st)))
                             || text
                                 .split(' ')
                                 .find(|w| !matches!(*w, "um" | "uh" | "oh" | "well"))

@@ -88,6 +88,28 @@ fn out_at_work_is_no_out_of_stock() {
     assert_eq!(stocked, json!(false));
 }
 
+/// Naming only other things, and saying that is all, is a no ("Cash or
+/// check, that's all we do"); naming the field's own is a yes.
+#[test]
+fn naming_only_other_things_and_saying_that_is_all_is_a_no() {
+    let cards = |reply: &str| {
+        yes_no(
+            "accepts_credit_card",
+            "Whether the shop accepts credit cards",
+            "Can he pay by credit card?",
+            reply,
+        )
+    };
+    assert_eq!(
+        cards("Cash or check, that's all we do out here."),
+        json!(false)
+    );
+    assert_eq!(
+        cards("Credit card's fine, that's all we need."),
+        json!(true)
+    );
+}
+
 /// "Oh no." alone is dismay at the news: the answer that follows
 /// stands; "Oh no, we're shut Sundays" is still a no.
 #[test]
