@@ -62,6 +62,11 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["private"], &["shared", "sharing", "group", "communal", "squad", "squads"]],
     &[&["half-day"], &["full-day"]],
     &[
+        &["small", "smaller", "smallest"],
+        &["medium"],
+        &["large", "larger", "largest", "big", "bigger", "biggest"],
+    ],
+    &[
         &["daytime", "daytimes", "morning", "mornings", "afternoon", "afternoons"],
         &["evening", "evenings", "night-time", "nighttime"],
     ],
@@ -120,12 +125,19 @@ impl FieldOptions {
             )
             .collect();
         // "single-flue" names the single option; "flue" is the head that
-        // another option's compound must share ("double-flue").
+        // another option's compound must share ("double-flue"); so does
+        // the word after an option ("large dog" → "large-dog suites").
         let heads: Vec<String> = words
             .iter()
             .filter_map(|w| w.split_once('-'))
             .filter(|(first, _)| names_an_option(first))
             .map(|(_, head)| head.to_string())
+            .chain(
+                words
+                    .windows(2)
+                    .filter(|pair| !pair[0].contains('-') && names_an_option(&pair[0]))
+                    .map(|pair| pair[1].clone()),
+            )
             .collect();
         // "(not in a block)", "excluding weekends": an option the field is
         // said not to be.

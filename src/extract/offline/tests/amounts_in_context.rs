@@ -314,6 +314,40 @@ fn a_price_one_is_looking_at_is_of_the_order_of_its_siblings() {
     assert_eq!(out["quote_total"], json!(1450), "{out:?}");
 }
 
+/// Sizes are options: "small containers are thirty-four, and the large
+/// ones are forty-two" gives the large price, and so does a compound of
+/// the size and the field's noun ("large-dog suites").
+#[test]
+fn sizes_are_options() {
+    assert_eq!(
+        number(
+            "large_container_weekly",
+            "Weekly hire price of a large container, in dollars",
+            "What's the weekly price for a large container?",
+            "Our small containers are thirty-four a week, and the large ones are forty-two."
+        ),
+        json!(42)
+    );
+    assert_eq!(
+        number(
+            "large_dog_nightly_rate",
+            "Nightly boarding rate for a large dog, in dollars",
+            "What do you charge a night for him?",
+            "Small dogs are thirty-eight a night, but he'd be in our large-dog suites, which are fifty-two a night."
+        ),
+        json!(52)
+    );
+    assert_eq!(
+        number(
+            "large_dog_groom_price",
+            "Price of a groom for a large dog, in dollars",
+            "What's a groom for a large dog?",
+            "So small dogs start at sixty-five."
+        ),
+        Value::Null
+    );
+}
+
 /// Times of day are options: "daytime is eighteen, and evenings it's
 /// twenty-two fifty" gives an evening rate; a word beside the option
 /// ("weekday evenings") can make it another's.
