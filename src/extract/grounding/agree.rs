@@ -397,6 +397,11 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
             f64::from(hour) + f64::from(minute) / 60.0
         });
         let afternoon = clock.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
+        // "Me and three guys" counts four.
+        let with_speaker = (m.start >= 2
+            && matches!(tokens[m.start - 1].lower.as_str(), "and" | "plus")
+            && matches!(tokens[m.start - 2].lower.as_str(), "me" | "myself"))
+        .then_some(m.value + 1.0);
         // "One to five in the afternoon": the window's opening is a time
         // of day too, so it reads in the afternoon as well.
         let opening_afternoon = window_opening(&tokens, &mentions, at + 1)
@@ -410,6 +415,7 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
             clock,
             afternoon,
             opening_afternoon,
+            with_speaker,
         ]
         .into_iter()
         .flatten()

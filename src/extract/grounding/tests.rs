@@ -580,3 +580,18 @@ fn a_no_that_turns_round_is_no_plain_answer() {
         Err(Unsupported::OppositeAnswer)
     );
 }
+
+#[test]
+fn a_count_with_the_speaker_agrees() {
+    assert!(agree::number_agrees(
+        4.0,
+        "It'll be me and three guys.",
+        false
+    ));
+    assert!(agree::number_agrees(
+        3.0,
+        "It'll be me and three guys.",
+        false
+    ));
+    assert!(!agree::number_agrees(4.0, "It'll be three guys.", false));
+}

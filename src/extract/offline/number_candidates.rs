@@ -169,6 +169,11 @@ impl Analysis<'_, '_> {
                 _ => (m.value, m.alt),
             };
             let value = value * factor;
+            // "Me and two of the lads": the speaker counts too.
+            let with_speaker = number_profile.unit == FieldUnit::Count
+                && matches!(sent.lower_before(m.start, 1), Some("and" | "plus"))
+                && matches!(sent.lower_before(m.start, 2), Some("me" | "myself"));
+            let value = if with_speaker { value + 1.0 } else { value };
             // "Two ten a night. With the discount it's one ninety.": a
             // bare amount in the same reply keeps the rate said before it.
             let inherited =

@@ -314,6 +314,24 @@ fn a_price_one_is_looking_at_is_of_the_order_of_its_siblings() {
     assert_eq!(out["quote_total"], json!(1450), "{out:?}");
 }
 
+/// "Me and three guys" is a crew of four, and the evidence check agrees.
+#[test]
+fn the_speaker_counts_in_me_and_others() {
+    let crew = |reply: &str| {
+        number(
+            "crew_size",
+            "Number of people in the crew",
+            "How many people would come out?",
+            reply,
+        )
+    };
+    assert_eq!(
+        crew("It'll be me and three guys, plus the bucket truck."),
+        json!(4)
+    );
+    assert_eq!(crew("It'll be three guys and the bucket truck."), json!(3));
+}
+
 /// Sizes are options: "small containers are thirty-four, and the large
 /// ones are forty-two" gives the large price, and so does a compound of
 /// the size and the field's noun ("large-dog suites").
