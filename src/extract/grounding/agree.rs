@@ -392,10 +392,15 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
     let readings = mentions.iter().enumerate().flat_map(|(at, m)| {
         let digits = m.digits.as_deref().and_then(|d| d.parse::<f64>().ok());
         // A time of day also reads on the 24-hour clock, minutes as a fraction.
-        let clock = (m.clock.is_some() || m.unit == Unit::Clock || m.pm.is_some()).then(|| {
-            let (hour, minute) = m.clock.unwrap_or((m.value as u32, 0));
-            f64::from(hour) + f64::from(minute) / 60.0
-        });
+        // ("at seven" is a time too.)
+        let clock = (m.clock.is_some()
+            || m.unit == Unit::Clock
+            || m.pm.is_some()
+            || (m.after_time_prep && m.unit == Unit::None && m.value <= 12.0))
+            .then(|| {
+                let (hour, minute) = m.clock.unwrap_or((m.value as u32, 0));
+                f64::from(hour) + f64::from(minute) / 60.0
+            });
         let afternoon = clock.filter(|&hour| hour < 12.0).map(|hour| hour + 12.0);
         // "Me and three guys" counts four.
         let with_speaker = (m.start >= 2

@@ -595,3 +595,10 @@ fn a_count_with_the_speaker_agrees() {
     ));
     assert!(!agree::number_agrees(4.0, "It'll be three guys.", false));
 }
+
+#[test]
+fn a_time_after_at_reads_on_either_half_of_the_day() {
+    assert!(agree::number_agrees(19.0, "Doors at seven.", false));
+    assert!(agree::number_agrees(7.0, "Doors at seven.", false));
+    assert!(!agree::number_agrees(19.0, "Seven of them.", false));
+}

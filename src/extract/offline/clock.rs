@@ -48,6 +48,11 @@ impl Analysis<'_, '_> {
         // `None` for a window ("one to five") when the field wants no end
         // of it in particular.
         let mut last: Option<(Option<ClockTime>, SentenceIndex)> = None;
+        // "Doors at seven, support act's on at quarter to eight, and the
+        // headliner's around nine.": within one reply, the last time whose
+        // clause names the field outranks the times of other things.
+        let mut named: Option<(Option<ClockTime>, SentenceIndex)> = None;
+        let profile = &self.profiles[field];
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
@@ -80,10 +85,23 @@ impl Analysis<'_, '_> {
                     (Some(_), RangePreference::Neither) => None,
                     _ => Some((h, mm, m.pm)),
                 };
+                let turn = sent.turn;
+                if named.is_some_and(|(_, at)| self.transcript.sentences[at].turn != turn) {
+                    named = None;
+                }
+                let clause_range = sent.clause_range(clause);
+                if sent.stems[clause_range.start..clause_range.end.min(sent.stems.len())]
+                    .iter()
+                    .any(|st| profile.is_strong_keyword(st))
+                {
+                    named = Some((time, sentence));
+                }
                 last = Some((time, sentence));
             }
         }
-        let (time, sentence) = last?;
+        let last_turn = last.map(|(_, at)| self.transcript.sentences[at].turn);
+        let named = named.filter(|(_, at)| Some(self.transcript.sentences[*at].turn) == last_turn);
+        let (time, sentence) = named.or(last)?;
         let (h, mm, pm) = time?;
         if h > 24 {
             return None;
@@ -157,7 +175,12 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
     v
 }
 
-/// The weekday a word names, said once or as a habit ("Saturdays").
+/// The weekday a word names, said once or as a habit ("Saturdays"), or
+/// the group of days ("weekdays").
 fn day_named(word: &str) -> Option<&'static str> {
-    vocabulary::weekday(word).or_else(|| vocabulary::weekday(word.strip_suffix('s')?))
+    match word {
+        "weekday" | "weekdays" | "weeknight" | "weeknights" => Some("weekdays"),
+        "weekend" | "weekends" => Some("weekends"),
+        _ => vocabulary::weekday(word).or_else(|| vocabulary::weekday(word.strip_suffix('s')?)),
+    }
 }

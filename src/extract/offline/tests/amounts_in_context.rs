@@ -271,6 +271,31 @@ fn a_time_said_for_another_day_is_that_day_s() {
     assert_eq!(close("What time do you close on Saturdays?"), json!(12));
 }
 
+/// Within one reply, the time whose clause names the field outranks the
+/// times of other things ("Doors at seven, …, the headliner's around
+/// nine"); a time said for weekdays is no answer for today.
+#[test]
+fn the_time_said_of_the_field_outranks_other_times() {
+    assert_eq!(
+        number(
+            "doors_open_hour",
+            "Hour the doors open, on a 24-hour clock",
+            "What time do the doors open?",
+            "Doors at seven, support act's on at quarter to eight, and the headliner's around nine."
+        ),
+        json!(19)
+    );
+    assert_eq!(
+        number(
+            "closing_hour",
+            "Hour the shop closes today, on a 24-hour clock",
+            "What time do you close today?",
+            "Weekdays we're open till seven."
+        ),
+        Value::Null
+    );
+}
+
 /// A price per portion of food is in dollars and cents; a price per night
 /// is in whole dollars.
 #[test]
