@@ -51,7 +51,15 @@ fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
                     || classify_number_word(next).is_some()
                     || matches!(
                         *next,
-                        "every" | "most" | "till" | "until" | "weekdays" | "weekends"
+                        "every"
+                            | "most"
+                            | "till"
+                            | "until"
+                            | "weekdays"
+                            | "weekends"
+                            | "that"
+                            | "this"
+                            | "there"
                     )
             })
     }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])

@@ -9,7 +9,9 @@ use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
+use super::phrase::{
+    has_any_phrase, has_split_phrase, is_negated_text, is_refusal_text, option_in,
+};
 use super::places::{asks_where, names_a_time};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
@@ -551,8 +553,38 @@ impl Analysis<'_, '_> {
                 .unwrap_or(ClauseId(0));
             guessed || has_any_phrase(clause_text(sent, clause), TENTATIVE)
         };
+        // "Tuesdays I've got four already, so not Tuesdays", "Not Word,
+        // please, anything but Word": a value the turn refuses anywhere
+        // is refused everywhere in it.
+        let refused_in_turn = |text: &str| {
+            let wanted: Vec<String> = text
+                .split_whitespace()
+                .map(|w| w.to_lowercase().trim_end_matches('s').to_owned())
+                .collect();
+            self.transcript.turns[sent.turn]
+                .sentences
+                .iter()
+                .any(|&other| {
+                    let other = &self.transcript.sentences[other];
+                    other.clause_ids().into_iter().any(|clause| {
+                        let clause_words = clause_text(other, clause);
+                        let refuses = is_refusal_text(clause_words)
+                            || has_any_phrase(clause_words, &["anything but", "anything except"]);
+                        let words: Vec<String> = clause_words
+                            .split(' ')
+                            .map(|w| w.trim_end_matches('s').to_owned())
+                            .collect();
+                        refuses
+                            && !wanted.is_empty()
+                            && words
+                                .windows(wanted.len())
+                                .any(|window| window == wanted.as_slice())
+                    })
+                })
+        };
         out.retain(|candidate| {
-            !tentative(candidate.token)
+            !refused_in_turn(&candidate.text)
+                && !tentative(candidate.token)
                 && !sent.habitual_before(candidate.token)
                 && said_for_own_option(profile, sent, candidate.token) != Some(false)
         });

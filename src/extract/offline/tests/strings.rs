@@ -698,3 +698,36 @@ fn a_guess_asked_back_and_a_price_give_no_text() {
         Value::Null
     );
 }
+
+/// A value the reply refuses anywhere ("so not Tuesdays", "anything but
+/// Word") is no answer anywhere in it; "extra large" is no refusal.
+#[test]
+fn a_value_the_reply_refuses_is_no_answer() {
+    assert_eq!(
+        text(
+            "available_day",
+            "Day of the week she has a place free",
+            "Which day could she take him?",
+            "Tuesdays I've already got four, so not Tuesdays I'm afraid.",
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        text(
+            "file_format",
+            "File format for the artwork",
+            "What format should the file be?",
+            "Not Word, please, anything but Word.",
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        text(
+            "shirt_size",
+            "T-shirt size",
+            "What size shirt?",
+            "Large. Well, extra large, they always run small.",
+        ),
+        json!("extra large")
+    );
+}
