@@ -184,3 +184,23 @@ fn day_named(word: &str) -> Option<&'static str> {
         _ => vocabulary::weekday(word).or_else(|| vocabulary::weekday(word.strip_suffix('s')?)),
     }
 }
+
+/// A clock time as text ("3 pm", "7:30"); on the 24-hour clock when
+/// `hour24` ("15:30", "09:00"), where an hour from one to seven without
+/// am or pm is in the afternoon (business hours, as for hour fields).
+pub(super) fn format_clock(m: &NumberMention, hour24: bool) -> String {
+    let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
+    if hour24 {
+        return format!("{:02}:{mm:02}", on_24_hour_clock(h, m.pm));
+    }
+    let suffix = match m.pm {
+        Some(true) => " pm",
+        Some(false) => " am",
+        None => "",
+    };
+    if mm == 0 {
+        format!("{h}{suffix}")
+    } else {
+        format!("{h}:{mm:02}{suffix}")
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
-use super::clock::{is_clock, on_24_hour_clock};
+use super::clock::{format_clock, is_clock};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
@@ -20,7 +20,6 @@ use super::string_candidates::{
 };
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
-use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
@@ -790,25 +789,5 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
     match string_kind {
         StringKind::Name { part, .. } => name_part(trimmed, *part),
         _ => trimmed.to_string(),
-    }
-}
-
-/// A clock time as text ("3 pm", "7:30"); on the 24-hour clock when
-/// `hour24` ("15:30", "09:00"), where an hour from one to seven without
-/// am or pm is in the afternoon (business hours, as for hour fields).
-fn format_clock(m: &NumberMention, hour24: bool) -> String {
-    let (h, mm) = m.clock.unwrap_or((m.value as u32, 0));
-    if hour24 {
-        return format!("{:02}:{mm:02}", on_24_hour_clock(h, m.pm));
-    }
-    let suffix = match m.pm {
-        Some(true) => " pm",
-        Some(false) => " am",
-        None => "",
-    };
-    if mm == 0 {
-        format!("{h}{suffix}")
-    } else {
-        format!("{h}:{mm:02}{suffix}")
     }
 }
