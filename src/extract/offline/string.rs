@@ -177,18 +177,33 @@ impl Analysis<'_, '_> {
         }
         // An echo, or the agent repeating the value, only confirms: the
         // value was read where the other side said it, if it did.
-        let sentence = if chosen.echo || by_agent(chosen.turn) {
+        // The words are the other side's too, when they said more ("Yeah,
+        // Accessible Beige." repeated as "beige").
+        let (sentence, text) = if chosen.echo || by_agent(chosen.turn) {
             said.iter()
                 .rev()
                 .find(|(sentence, text)| {
                     *sentence < chosen.sentence && same_text(text, &chosen.text)
                 })
-                .map_or(chosen.sentence, |(sentence, _)| *sentence)
+                .map_or(
+                    (chosen.sentence, chosen.text.clone()),
+                    |(sentence, text)| {
+                        let longer = text.len() > chosen.text.len();
+                        (
+                            *sentence,
+                            if longer {
+                                text.clone()
+                            } else {
+                                chosen.text.clone()
+                            },
+                        )
+                    },
+                )
         } else {
-            chosen.sentence
+            (chosen.sentence, chosen.text.clone())
         };
         Some((
-            finish_string(string_kind, &chosen.text),
+            finish_string(string_kind, &text),
             Source::sentence(sentence),
         ))
     }
@@ -431,11 +446,24 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Color => {
-                let vals: Vec<(usize, &str)> = lower_words
+                // "the antique white mat", "Accessible Beige": a shade or a
+                // paint's name said before the colour is part of it.
+                let vals: Vec<(usize, String)> = lower_words
                     .iter()
-                    .filter_map(|(i, w)| COLORS.iter().find(|c| *c == w).map(|c| (*i, *c)))
+                    .filter(|(_, w)| COLORS.contains(w))
+                    .map(|&(i, w)| {
+                        let shade = i.checked_sub(1).and_then(|before| {
+                            let t = sent.tokens.get(before)?;
+                            let named = t.is_capitalized()
+                                && sent.tokens[..before].iter().any(|t| t.is_word());
+                            (t.is_word() && (SHADES.contains(&t.lower.as_str()) || named))
+                                .then(|| (before, format!("{} {}", t.text, sent.tokens[i].text)))
+                        });
+                        shade.unwrap_or((i, w.to_owned()))
+                    })
                     .collect();
-                push_values(self, sentence, &vals, &negated_clause, &mut out);
+                let refs: Vec<(usize, &str)> = vals.iter().map(|(i, c)| (*i, c.as_str())).collect();
+                push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Date => {
                 let vals = self.dates_in(sentence);
@@ -791,3 +819,28 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
         _ => trimmed.to_string(),
     }
 }
+
+/// Words that name a shade of the colour after them ("antique white").
+const SHADES: &[&str] = &[
+    "antique",
+    "pale",
+    "light",
+    "dark",
+    "deep",
+    "bright",
+    "off",
+    "soft",
+    "warm",
+    "cool",
+    "dusty",
+    "forest",
+    "sky",
+    "royal",
+    "hunter",
+    "navy",
+    "sage",
+    "pure",
+    "brilliant",
+    "baby",
+    "powder",
+];

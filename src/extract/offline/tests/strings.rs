@@ -731,3 +731,35 @@ fn a_value_the_reply_refuses_is_no_answer() {
         json!("extra large")
     );
 }
+
+/// A shade or a paint's name said before a colour is part of it, and an
+/// echo that says less keeps the other side's words.
+#[test]
+fn a_colour_keeps_its_shade() {
+    let colour = |reply: &str| {
+        text(
+            "mat_color",
+            "Colour of the mat",
+            "Which mat colour did she choose?",
+            reply,
+        )
+    };
+    assert_eq!(
+        colour("Walnut with the antique white mat."),
+        json!("antique white")
+    );
+    assert_eq!(colour("Yeah, Accessible Beige."), json!("Accessible Beige"));
+    assert_eq!(colour("White, please."), json!("white"));
+    let fields = [field(
+        "room_color",
+        FieldType::String,
+        "Paint colour for the room",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Which colour for the room?\n\
+         Recipient: Yeah, Accessible Beige.\n\
+         Agent: Beige, got it.",
+    );
+    assert_eq!(out["room_color"], json!("Accessible Beige"), "{out:?}");
+}
