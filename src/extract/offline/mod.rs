@@ -56,6 +56,7 @@ mod boolean;
 mod charges;
 mod clause_polarity;
 mod clock;
+mod dates_and_colours;
 mod days;
 mod evidence;
 mod lexicon;

@@ -21,9 +21,7 @@ use super::string_candidates::{
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::stem::stem;
-use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
-use crate::extract::text::vocabulary::COLORS;
 
 /// A phrase that may be a string field's value.
 #[derive(Debug, Clone)]
@@ -446,22 +444,7 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &vals, &negated_clause, &mut out);
             }
             StringKind::Color => {
-                // "the antique white mat", "Accessible Beige": a shade or a
-                // paint's name said before the colour is part of it.
-                let vals: Vec<(usize, String)> = lower_words
-                    .iter()
-                    .filter(|(_, w)| COLORS.contains(w))
-                    .map(|&(i, w)| {
-                        let shade = i.checked_sub(1).and_then(|before| {
-                            let t = sent.tokens.get(before)?;
-                            let named = t.is_capitalized()
-                                && sent.tokens[..before].iter().any(|t| t.is_word());
-                            (t.is_word() && (SHADES.contains(&t.lower.as_str()) || named))
-                                .then(|| (before, format!("{} {}", t.text, sent.tokens[i].text)))
-                        });
-                        shade.unwrap_or((i, w.to_owned()))
-                    })
-                    .collect();
+                let vals = self.colours_in(sentence);
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, c)| (*i, c.as_str())).collect();
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
@@ -618,61 +601,6 @@ impl Analysis<'_, '_> {
         out
     }
 
-    /// Dates in a sentence ("May 3", "the 19th of June", "the 4th" after a month).
-    fn dates_in(&self, sentence: SentenceIndex) -> Vec<(usize, String)> {
-        let sent = &self.transcript.sentences[sentence];
-        let mut out = Vec::new();
-        for m in &sent.numbers {
-            if m.value < 1.0
-                || m.value > 31.0
-                || m.value.fract() != 0.0
-                || m.unit != Unit::None && !matches!(m.unit, Unit::Count(_))
-            {
-                continue;
-            }
-            let before = m.start.checked_sub(1).and_then(|i| sent.tokens.get(i));
-            let month_before = before.and_then(vocabulary::month);
-            // "the 19th of October"
-            let month_after = sent
-                .tokens
-                .get(m.end)
-                .filter(|t| t.lower == "of")
-                .and_then(|_| sent.tokens.get(m.end + 1))
-                .and_then(vocabulary::month);
-            let month = month_before.or(month_after).or_else(|| {
-                (m.ordinal && before.is_some_and(|t| t.lower == "the"))
-                    .then(|| self.month_before(sentence, m.start))
-                    .flatten()
-            });
-            if let Some(mo) = month {
-                out.push((m.start, format!("{mo} {}", m.value as u32)));
-            }
-        }
-        out
-    }
-
-    /// Nearest month named before token `tok` of sentence `s`.
-    fn month_before(&self, sentence: SentenceIndex, tok: usize) -> Option<&'static str> {
-        let sent = &self.transcript.sentences[sentence];
-        if let Some(m) = sent
-            .tokens
-            .get(..tok)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
-            .find_map(vocabulary::month)
-        {
-            return Some(m);
-        }
-        self.transcript
-            .sentences
-            .get(..sentence.0)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
-            .find_map(|x| x.tokens.iter().rev().find_map(vocabulary::month))
-    }
-
     /// When nothing raised the field: for kinds whose values are unmistakable
     /// (weekday, month, date, colour, time, street, quoted words) take the last
     /// one stated anywhere. Never a person's name: a name is only read as the
@@ -819,28 +747,3 @@ fn finish_string(string_kind: &StringKind, text: &str) -> String {
         _ => trimmed.to_string(),
     }
 }
-
-/// Words that name a shade of the colour after them ("antique white").
-const SHADES: &[&str] = &[
-    "antique",
-    "pale",
-    "light",
-    "dark",
-    "deep",
-    "bright",
-    "off",
-    "soft",
-    "warm",
-    "cool",
-    "dusty",
-    "forest",
-    "sky",
-    "royal",
-    "hunter",
-    "navy",
-    "sage",
-    "pure",
-    "brilliant",
-    "baby",
-    "powder",
-];
