@@ -32,6 +32,7 @@ const YES: &[&str] = &[
     "definitely", "certainly", "indeed", "affirmative", "of course", "that's right", "that's correct",
     "that is right", "that is correct", "you bet", "uh huh", "uh-huh", "mm-hmm", "mhm", "sure thing",
     "you got it", "that's it", "yes please", "sounds right", "sounds good", "perfect",
+    "that's the one",
 ];
 
 /// Replies that answer no, compared on their first one to three words.
@@ -249,6 +250,7 @@ pub(super) fn confirms(said: &str, reply: &str) -> bool {
     let words = words(&tokens);
     let opened = after_openers(&words);
     let answer = opening_answer(&words);
+    let echoed = echoes(&said_words, &tokens);
     let rest = match (answer, acknowledgement(opened)) {
         (Some((true, _)), _) | (None, Some(_)) => {
             // What follows the yes or the acknowledgement.
@@ -256,6 +258,29 @@ pub(super) fn confirms(said: &str, reply: &str) -> bool {
             let after = &opened[skip..];
             let length = opening_answer(after).map_or(0, |(_, length)| length);
             &after[length..]
+        }
+        // "Sunday it is.", "Eight forty Saturday, you're in.": an opening
+        // that repeats what the agent said confirms it.
+        // ("Second of August... ah, the machine's out" hesitates instead.)
+        (None, None)
+            if echoed > 0
+                && !words[echoed.min(words.len())..].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "ah" | "oh"
+                            | "hmm"
+                            | "um"
+                            | "uh"
+                            | "well"
+                            | "sorry"
+                            | "afraid"
+                            | "unfortunately"
+                            | "out"
+                            | "tight"
+                    )
+                }) =>
+        {
+            &words[echoed.min(words.len())..]
         }
         _ => return false,
     };
@@ -279,7 +304,47 @@ pub(super) fn confirms(said: &str, reply: &str) -> bool {
                 || vocabulary::weekday(w).is_some())
                 && !said_words.contains(w)
         });
-    !own_value && !rest.iter().any(|w| RESERVATIONS.contains(w) || negates(w)) && !is_dodge(reply)
+    // "Sure, why not.": a "not" that agrees.
+    let takes_back = rest.iter().enumerate().any(|(at, w)| {
+        RESERVATIONS.contains(w)
+            || (negates(w) && !(at > 0 && rest[at - 1] == "why" && *w == "not"))
+    });
+    !own_value && !takes_back && !is_dodge(reply)
+}
+
+/// How many words of the reply's first clause (in `tokens`) echo what the
+/// agent said (`said_words`): each word one the agent said, a weekday, or
+/// a word that settles ("it is", "then", "done"), and one of them a value
+/// the agent said (a number or a day, or a name written capitalised).
+/// Zero when the first clause is anything else.
+fn echoes(said_words: &[&str], tokens: &[Token]) -> usize {
+    let clause = first_clause(tokens);
+    let settles = |w: &str| {
+        matches!(
+            w,
+            "it" | "is" | "it's" | "then" | "that" | "works" | "done" | "please" | "great" | "fine"
+        )
+    };
+    let value_word = |w: &str| {
+        w.chars().any(|c| c.is_ascii_digit())
+            || w.split('-')
+                .all(|part| classify_number_word(part).is_some())
+            || vocabulary::weekday(w).is_some()
+            || tokens
+                .iter()
+                .any(|t| t.lower == w && t.text.starts_with(|c: char| c.is_uppercase()))
+    };
+    let all_echo = clause
+        .iter()
+        .all(|w| said_words.contains(w) || vocabulary::weekday(w).is_some() || settles(w));
+    let names_said_value = clause
+        .iter()
+        .any(|w| said_words.contains(w) && value_word(w) && !settles(w));
+    if all_echo && names_said_value {
+        clause.len()
+    } else {
+        0
+    }
 }
 
 /// Words that start a new clause.

@@ -602,3 +602,36 @@ fn a_time_after_at_reads_on_either_half_of_the_day() {
     assert!(agree::number_agrees(7.0, "Doors at seven.", false));
     assert!(!agree::number_agrees(19.0, "Seven of them.", false));
 }
+
+/// A reply that opens by repeating what the agent said confirms it, and
+/// "Sure, why not." or "That's the one." agree; a repetition that
+/// hesitates or moves the value does not.
+#[test]
+fn repeating_the_agents_value_confirms_it() {
+    let said = "He prefers early, so let's take eight forty.";
+    assert!(agree::confirms(
+        said,
+        "Eight forty Saturday, two players, you're in."
+    ));
+    assert!(agree::confirms("Sunday instead?", "Sunday it is."));
+    assert!(agree::confirms(
+        "Add a deep conditioning?",
+        "Sure, why not."
+    ));
+    assert!(agree::confirms(
+        "You chose featheredge boards.",
+        "That's the one."
+    ));
+    assert!(!agree::confirms(
+        "On the second of August, a hog roast.",
+        "Second of August... ah, the machine's out that weekend."
+    ));
+    assert!(!agree::confirms(
+        "Could you collect him at nine fifteen?",
+        "Nine fifteen's tight... can we say nine thirty?"
+    ));
+    assert!(!agree::confirms(
+        "Sunday instead?",
+        "Sunday we're shut, sorry."
+    ));
+}
