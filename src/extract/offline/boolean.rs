@@ -1,6 +1,9 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
-use super::charges::{about_a_charge, denies_a_charge, is_no_charge_aside, on_the_free_side};
+use super::charges::{
+    about_a_charge, claims_inclusion, denies_a_charge, is_no_charge_aside, on_the_free_side,
+    opens_with_no_charge,
+};
 use super::clause_polarity::{clause_polarity, contrasted_reading, states_the_field};
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
@@ -602,6 +605,15 @@ impl Analysis<'_, '_> {
                 // is about a charge.
                 // "Our van goes out Tuesdays, no charge.": nor is one a
                 // no on its own.
+                // "Yep, we take the old one, no extra charge." for a field
+                // that says it is included: the aside says yes too.
+                if opens_with_no_charge(text) && claims_inclusion(profile) {
+                    if matches!(state, State::Empty | State::Weak(_)) {
+                        state = State::Weak(Polarity::Yes);
+                        weak_sentence = Some(sentence);
+                    }
+                    continue;
+                }
                 if is_no_charge_aside(text) && !about_a_charge(profile) {
                     continue;
                 }

@@ -41,6 +41,38 @@ pub(super) fn on_the_free_side(profile: &FieldProfile) -> bool {
         .any(|w| matches!(w.as_str(), "free" | "complimentary") || WAIVED.contains(&w.as_str()))
 }
 
+/// Whether the field claims something comes at no charge: it is free,
+/// waived or included ("Whether removal of the old heater is included").
+pub(super) fn claims_inclusion(profile: &FieldProfile) -> bool {
+    on_the_free_side(profile)
+        || field_words(profile.definition).iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "included" | "include" | "includes" | "covered" | "complimentary"
+            )
+        })
+}
+
+/// Whether a lower-case clause opens by saying there is no charge, with
+/// no condition after it ("no charge at all for that", "no extra charge
+/// for the inspection"; not "no charge if you book online").
+pub(super) fn opens_with_no_charge(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    let length = match words.as_slice() {
+        ["no", "extra" | "additional", "charge" | "cost" | "fee", ..] => 3,
+        ["no", "charge" | "cost" | "fee", ..] | ["free", "of", "charge", ..] => {
+            if words[0] == "free" { 3 } else { 2 }
+        }
+        _ => return false,
+    };
+    !words[length..].iter().any(|w| {
+        matches!(
+            *w,
+            "if" | "unless" | "but" | "except" | "over" | "under" | "when" | "once" | "after"
+        )
+    })
+}
+
 /// Whether lower-case `text` says there is no charge for what the field
 /// names ("So no trip charge for her", "no admission charge"): "no", a
 /// word of the field's, and a charge, within three words; not "no charge

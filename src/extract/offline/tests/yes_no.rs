@@ -297,6 +297,23 @@ fn a_contrast_with_another_thing_says_the_opposite() {
     );
 }
 
+/// For a field that claims something is included or free, "no extra
+/// charge" after a yes says yes too; a charge on a condition does not.
+#[test]
+fn no_charge_says_yes_to_an_inclusion() {
+    let haul = |reply: &str| {
+        yes_no(
+            "haul_away_included",
+            "Whether removal of the old heater is included",
+            "Does that include hauling away the old tank?",
+            reply,
+        )
+    };
+    assert_eq!(haul("Yep, we take the old one, no extra charge."), json!(true));
+    assert_eq!(haul("Yep, no charge at all for that."), json!(true));
+    assert_eq!(haul("No, that's forty dollars extra."), json!(false));
+}
+
 /// Idioms that look negative and say yes: "we can't get enough of them".
 #[test]
 fn idioms_that_look_negative_say_yes() {
