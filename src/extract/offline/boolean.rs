@@ -4,7 +4,9 @@ use super::charges::{
     about_a_charge, claims_inclusion, denies_a_charge, is_no_charge_aside, on_the_free_side,
     opens_with_no_charge,
 };
-use super::clause_polarity::{clause_polarity, contrasted_reading, states_the_field};
+use super::clause_polarity::{
+    clause_polarity, contrasted_reading, corrects_a_figure, is_hypothetical, states_the_field,
+};
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, DETERMINERS, FAREWELLS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES,
@@ -764,42 +766,3 @@ impl Analysis<'_, '_> {
 /// Words that open a limit on what was just said ("just no outside
 /// pizza", "only on weekdays"): no answer of their own against it.
 const LIMITS: &[&str] = &["just", "except", "only"];
-
-/// Whether clause `at` of a sentence's clause `texts` is a bare "no" of
-/// a speaker correcting a figure ("… two forty… sorry, no, let me read it
-/// properly"), not an answer ("Yes. Actually, no, not for cats." still is
-/// one).
-fn corrects_a_figure(texts: &[&str], at: usize) -> bool {
-    matches!(texts[at], "no" | "no no")
-        && at
-            .checked_sub(1)
-            .is_some_and(|before| matches!(texts[before], "sorry" | "oh sorry"))
-        && texts.get(at + 1).is_some_and(|after| {
-            ["let me", "i mean", "hang on", "hold on"]
-                .iter()
-                .any(|opening| after.starts_with(opening))
-        })
-}
-
-/// Whether a clause speaks of what would be under another choice ("with
-/// breakfast it'd be …", "without the van that would cost …"); a plain
-/// "it'd be free after two" still answers.
-fn is_hypothetical(text: &str) -> bool {
-    const WOULD: &[&str] = &[
-        "it'd",
-        "that'd",
-        "it would",
-        "that would",
-        "would be",
-        "would cost",
-    ];
-    // "The main hall would've been thirty-five": what would have been.
-    const COUNTERFACTUAL: &[&str] = &[
-        "would've been",
-        "would have been",
-        "could've been",
-        "could have been",
-    ];
-    ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
-        || has_any_phrase(text, COUNTERFACTUAL)
-}

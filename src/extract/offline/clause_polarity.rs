@@ -229,3 +229,42 @@ pub(super) fn contrasted_reading(profile: &FieldProfile, sent: &Sentence) -> Opt
         Polarity::Dodge => None,
     }
 }
+
+/// Whether clause `at` of a sentence's clause `texts` is a bare "no" of
+/// a speaker correcting a figure ("… two forty… sorry, no, let me read it
+/// properly"), not an answer ("Yes. Actually, no, not for cats." still is
+/// one).
+pub(super) fn corrects_a_figure(texts: &[&str], at: usize) -> bool {
+    matches!(texts[at], "no" | "no no")
+        && at
+            .checked_sub(1)
+            .is_some_and(|before| matches!(texts[before], "sorry" | "oh sorry"))
+        && texts.get(at + 1).is_some_and(|after| {
+            ["let me", "i mean", "hang on", "hold on"]
+                .iter()
+                .any(|opening| after.starts_with(opening))
+        })
+}
+
+/// Whether a clause speaks of what would be under another choice ("with
+/// breakfast it'd be …", "without the van that would cost …"); a plain
+/// "it'd be free after two" still answers.
+pub(super) fn is_hypothetical(text: &str) -> bool {
+    const WOULD: &[&str] = &[
+        "it'd",
+        "that'd",
+        "it would",
+        "that would",
+        "would be",
+        "would cost",
+    ];
+    // "The main hall would've been thirty-five": what would have been.
+    const COUNTERFACTUAL: &[&str] = &[
+        "would've been",
+        "would have been",
+        "could've been",
+        "could have been",
+    ];
+    ((text.starts_with("with ") || text.starts_with("without ")) && has_any_phrase(text, WOULD))
+        || has_any_phrase(text, COUNTERFACTUAL)
+}

@@ -309,7 +309,10 @@ fn no_charge_says_yes_to_an_inclusion() {
             reply,
         )
     };
-    assert_eq!(haul("Yep, we take the old one, no extra charge."), json!(true));
+    assert_eq!(
+        haul("Yep, we take the old one, no extra charge."),
+        json!(true)
+    );
     assert_eq!(haul("Yep, no charge at all for that."), json!(true));
     assert_eq!(haul("No, that's forty dollars extra."), json!(false));
 }
