@@ -670,6 +670,14 @@ mod tests {
         assert_eq!(nums("It's twelve forty-nine ninety-five."), [1249.95]);
         assert_eq!(nums("twenty-five"), vec![25.0]);
         assert_eq!(nums("a dozen"), vec![12.0]);
+        // A price "a dozen" is per dozen.
+        assert_eq!(nums("thirty-four a dozen"), vec![34.0]);
+        assert_eq!(
+            find_numbers(&tokenize("thirty-four a dozen"))[0]
+                .per
+                .as_deref(),
+            Some("dozen")
+        );
         assert_eq!(nums("two and a half hours"), vec![2.5]);
         assert_eq!(nums("an hour and a half behind the wheel"), vec![1.5]);
         assert_eq!(nums("half an hour, or half a day"), vec![0.5, 0.5]);

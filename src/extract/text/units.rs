@@ -133,9 +133,10 @@ pub(super) fn attach_rate(toks: &[Token], mention: &mut NumberMention) {
     let k = mention.end;
     match word_at(toks, k) {
         Some("a" | "an" | "per" | "every") => {
+            // ("thirty-four a dozen" is per dozen.)
             if let Some(noun) = word_at(toks, k + 1)
                 && !NOT_COUNT_NOUNS.contains(&noun)
-                && classify_number_word(noun).is_none()
+                && (classify_number_word(noun).is_none() || noun == "dozen")
             {
                 mention.per = Some(stem(noun));
                 mention.end = k + 2;
