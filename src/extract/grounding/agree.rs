@@ -246,7 +246,23 @@ pub(super) fn is_dodge(text: &str) -> bool {
 pub(super) fn confirms(said: &str, reply: &str) -> bool {
     let said_tokens = tokenize(said);
     let said_words = words(&said_tokens);
-    let tokens = tokenize(reply);
+    // A question of the reply's own ("Lot's about a quarter acre, isn't
+    // it?") neither confirms nor takes back.
+    let all_tokens = tokenize(reply);
+    let mut tokens: Vec<Token> = Vec::new();
+    let mut sentence: Vec<Token> = Vec::new();
+    for token in all_tokens {
+        let ends = matches!(token.kind, TokenKind::Punct('.' | '!' | '?'));
+        let question = matches!(token.kind, TokenKind::Punct('?'));
+        sentence.push(token);
+        if ends {
+            if !question {
+                tokens.append(&mut sentence);
+            }
+            sentence.clear();
+        }
+    }
+    tokens.append(&mut sentence);
     let words = words(&tokens);
     let opened = after_openers(&words);
     let answer = opening_answer(&words);

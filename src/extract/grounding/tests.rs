@@ -635,3 +635,13 @@ fn repeating_the_agents_value_confirms_it() {
         "Sunday we're shut, sorry."
     ));
 }
+
+#[test]
+fn a_question_of_the_replys_own_neither_confirms_nor_takes_back() {
+    let said = "He was told forty-five dollars a mow. Is that still right?";
+    assert!(agree::confirms(
+        said,
+        "Yeah, that's right, forty-five. Lot's about a quarter acre, isn't it?"
+    ));
+    assert!(!agree::confirms(said, "Forty-five? Who told him that?"));
+}

@@ -125,16 +125,37 @@ impl Analysis<'_, '_> {
                 | ["still" | "it", "is", ..]
                 | ["oh" | "um" | "well", "yes" | "yeah" | "yep" | "correct", ..]
         );
-        let qualified = words.iter().any(|w| {
+        // A question of the reply's own ("Lot's about a quarter acre,
+        // isn't it?") qualifies nothing.
+        let stated: Vec<&str> = turn
+            .sentences
+            .iter()
+            .map(|&sentence| &self.transcript.sentences[sentence])
+            .filter(|sentence| !sentence.question)
+            .flat_map(|sentence| sentence.word_lowers())
+            .collect();
+        let qualified = stated.iter().any(|w| {
             matches!(
                 *w,
                 "but" | "actually" | "except" | "although" | "though" | "however" | "no" | "not"
             ) || w.ends_with("n't")
         });
-        let other_amount = turn
+        // Repeating the amount ("Yeah, that's right, forty-five.") or
+        // naming an ordinal ("that covers the first hour") gives no other.
+        let asked_amounts: Vec<f64> = self.transcript.turns[open]
             .sentences
             .iter()
-            .any(|&sentence| !self.transcript.sentences[sentence].numbers.is_empty());
+            .flat_map(|&sentence| self.transcript.sentences[sentence].numbers.iter())
+            .map(|m| m.value)
+            .collect();
+        let other_amount = turn.sentences.iter().any(|&sentence| {
+            self.transcript.sentences[sentence].numbers.iter().any(|m| {
+                !m.ordinal
+                    && !asked_amounts
+                        .iter()
+                        .any(|&asked| same_amount(asked, m.value))
+            })
+        });
         let text = words.join(" ");
         let hedged = has_split_phrase(&text, phrases!(DODGES))
             || has_any_phrase(&text, HEDGES)

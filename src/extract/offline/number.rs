@@ -352,7 +352,17 @@ impl Analysis<'_, '_> {
                 let volunteered = self.transcript.turns[turn].speaker == Speaker::Recipient
                     && self.relevance(field, item.sentence) >= VOLUNTEERED_THRESHOLD
                     && found.len() == 1;
+                // "He was told forty-five dollars a mow. Is that still
+                // right?" "Yeah, that's right.": the asker's amount of the
+                // field, confirmed plainly.
+                let confirmed = self.transcript.turns[turn].speaker == Speaker::Agent
+                    && self.transcript.last_question(turn).is_some()
+                    && self.confirmed_plainly(turn);
                 for candidate in &mut found {
+                    if confirmed {
+                        candidate.answered = true;
+                        candidate.score += 0.5;
+                    }
                     if (volunteered || self.echoed_at_once(turn, candidate.value))
                         && self.stated_plainly(
                             profile,

@@ -339,6 +339,43 @@ fn a_price_one_is_looking_at_is_of_the_order_of_its_siblings() {
     assert_eq!(out["quote_total"], json!(1450), "{out:?}");
 }
 
+/// The asker's amount confirmed plainly stands, whatever question the
+/// reply then asks of its own, or whatever ordinal it names.
+#[test]
+fn the_askers_amount_confirmed_plainly_stands() {
+    let fields = [field(
+        "price_per_mow",
+        FieldType::Number,
+        "Price per mowing visit, in dollars",
+    )];
+    let out = run(
+        &fields,
+        "Agent: He was told forty-five dollars a mow. Is that still right?\n\
+         Recipient: Yeah, that's right, forty-five. Lot's about a quarter acre, isn't it?\n\
+         Agent: That's right.",
+    );
+    assert_eq!(out["price_per_mow"], json!(45), "{out:?}");
+    let fee = [field(
+        "callout_fee",
+        FieldType::Number,
+        "Call-out fee, in pounds",
+    )];
+    let out = run(
+        &fee,
+        "Agent: Your website says the call-out fee is sixty-five pounds. Is that still right?\n\
+         Recipient: Yep, that's right, and that covers the first hour.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["callout_fee"], json!(65), "{out:?}");
+    let out = run(
+        &fee,
+        "Agent: Your website says the call-out fee is sixty-five pounds. Is that still right?\n\
+         Recipient: It was, but it's seventy now.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["callout_fee"], json!(70), "{out:?}");
+}
+
 /// "Me and three guys" is a crew of four, and the evidence check agrees.
 #[test]
 fn the_speaker_counts_in_me_and_others() {
