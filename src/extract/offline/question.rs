@@ -262,14 +262,19 @@ impl Analysis<'_, '_> {
         // "There's no deposit, is there?" "Ah, there is, I'm afraid.": a
         // short echo that opens the reply contradicts the question, what
         // ever regret follows it.
+        // ("Sure we do, just come in.": after a yes word too.)
         let echo_opens = texts.first().is_some_and(|text| {
             let words: Vec<&str> = text
                 .split(' ')
                 .filter(|w| !set!(FILLERS).contains(w))
                 .collect();
+            let words = match words.as_slice() {
+                ["sure" | "yes" | "yeah" | "yep" | "oh", rest @ ..] => rest,
+                all => all,
+            };
             phrases!(SHORT_ECHOES)
                 .iter()
-                .any(|echo| echo.as_slice() == words.as_slice())
+                .any(|echo| echo.as_slice() == words)
         });
         if echo_opens {
             return Some(Polarity::Yes);

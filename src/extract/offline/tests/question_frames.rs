@@ -263,6 +263,16 @@ fn a_short_echo_contradicts_a_negative_question() {
         ),
         json!(false)
     );
+    assert_eq!(
+        one_exchange(
+            "walk_ins_accepted",
+            FieldType::Boolean,
+            "Whether the office accepts walk-ins",
+            "You don't take walk-ins, do you?",
+            "Sure we do, just come in, first come first served."
+        ),
+        json!(true)
+    );
 }
 
 /// "… and delivery isn't included." "Yep.": agreeing with a statement
