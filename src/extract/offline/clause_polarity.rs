@@ -20,7 +20,12 @@ pub(super) fn clause_polarity(
     turn_initial: bool,
     seen_informative: bool,
 ) -> Option<(Polarity, bool)> {
-    if (has_split_phrase(text, phrases!(DODGES)) || has_split_phrase(text, phrases!(PASS_ONS)))
+    // "… whether there'll be any space, who knows" (not "anyone who knows
+    // the code").
+    let who_knows = text.starts_with("who knows");
+    if (has_split_phrase(text, phrases!(DODGES))
+        || has_split_phrase(text, phrases!(PASS_ONS))
+        || who_knows)
         && !has_any_phrase(text, &["no doubt", "definitely", "absolutely"])
     {
         // "make sure" is not a dodge either way; "not sure" is.

@@ -39,11 +39,14 @@ impl Analysis<'_, '_> {
             .collect();
         // The words of the sentence up to the time ("Saturdays we're open
         // till noon").
+        // The nearest day said before the time counts ("We're closed
+        // Mondays, weekends we open at ten").
         let another_day = |sent: &Sentence, at: usize| {
             sent.tokens[..at.min(sent.tokens.len())]
                 .iter()
-                .filter_map(|t| day_named(&t.lower))
-                .any(|day| !asked_days.contains(&day))
+                .rev()
+                .find_map(|t| day_named(&t.lower))
+                .is_some_and(|day| !asked_days.iter().any(|asked| same_days(asked, day)))
         };
         // `None` for a window ("one to five") when the field wants no end
         // of it in particular.
@@ -173,6 +176,16 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
         .collect();
     v.dedup();
     v
+}
+
+/// Whether two days named overlap: the same day, or a day and its group
+/// ("weekends" and "Saturday").
+fn same_days(a: &str, b: &str) -> bool {
+    let group = |day: &str| match day {
+        "Saturday" | "Sunday" | "weekends" => "weekends",
+        _ => "weekdays",
+    };
+    a == b || ((a.starts_with("week") || b.starts_with("week")) && group(a) == group(b))
 }
 
 /// The weekday a word names, said once or as a habit ("Saturdays"), or

@@ -152,8 +152,9 @@ pub(super) const DODGES: &[&str] = &[
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
     // Passing it to someone who would know ("That's a question for my
-    // manager", "You'd have to ask my son", "Who knows").
-    "a question for", "an office question", "wouldn't know", "who knows", "don't actually know",
+    // manager", "You'd have to ask my son"; "who knows" opening a clause
+    // is read in `clause_polarity`).
+    "a question for", "an office question", "wouldn't know", "don't actually know",
     "you'd have to ask", "you'll have to ask", "you would have to ask",
     // Not vouching for it ("Should be, I think. I couldn't swear to it.").
     "couldn't swear", "can't swear", "wouldn't swear", "don't quote me", "not a hundred percent",

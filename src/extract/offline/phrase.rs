@@ -47,20 +47,16 @@ fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
                 || p[0].ends_with("'re")
                 || matches!(p[0], "is" | "are" | "all" | "sold"))
             && !ws.get(i + 2).is_some_and(|next| {
-                vocabulary::weekday(next).is_some()
-                    || classify_number_word(next).is_some()
-                    || matches!(
-                        *next,
-                        "every"
-                            | "most"
-                            | "till"
-                            | "until"
-                            | "weekdays"
-                            | "weekends"
-                            | "that"
-                            | "this"
-                            | "there"
-                    )
+                // Only the business is out at work ("the tailor's out
+                // Tuesday" is away); anyone is out that way.
+                (matches!(p[0], "we're" | "they're")
+                    && (vocabulary::weekday(next).is_some()
+                        || classify_number_word(next).is_some()
+                        || matches!(
+                            *next,
+                            "every" | "most" | "till" | "until" | "weekdays" | "weekends"
+                        )))
+                    || matches!(*next, "that" | "this" | "there")
             })
     }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])
 }

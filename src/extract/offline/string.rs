@@ -9,9 +9,7 @@ use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::options::said_for_own_option;
-use super::phrase::{
-    has_any_phrase, has_split_phrase, is_negated_text, is_refusal_text, option_in,
-};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::places::{asks_where, names_a_time};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
@@ -575,21 +573,36 @@ impl Analysis<'_, '_> {
                 .sentences
                 .iter()
                 .any(|&other| {
-                    let other = &self.transcript.sentences[other];
-                    other.clause_ids().into_iter().any(|clause| {
-                        let clause_words = clause_text(other, clause);
-                        let refuses = is_refusal_text(clause_words)
-                            || has_any_phrase(clause_words, &["anything but", "anything except"]);
-                        let words: Vec<String> = clause_words
-                            .split(' ')
-                            .map(|w| w.trim_end_matches('s').to_owned())
-                            .collect();
-                        refuses
-                            && !wanted.is_empty()
-                            && words
-                                .windows(wanted.len())
-                                .any(|window| window == wanted.as_slice())
-                    })
+                    let words: Vec<String> = self.transcript.sentences[other]
+                        .word_lowers()
+                        .map(|w| w.trim_end_matches('s').to_owned())
+                        .collect();
+                    // "not Tuesdays", "not for an area outage", "anything
+                    // but Word", "the hog roast machine's out" ("No wait,
+                    // Wednesday" corrects, and refuses nothing).
+                    let linking =
+                        |w: &str| matches!(w, "for" | "a" | "an" | "the" | "on" | "at" | "in");
+                    !wanted.is_empty()
+                        && words.windows(wanted.len()).enumerate().any(|(at, window)| {
+                            let before: Vec<&str> = words[..at]
+                                .iter()
+                                .rev()
+                                .map(String::as_str)
+                                .skip_while(|w| linking(w))
+                                .take(2)
+                                .collect();
+                            let after = &words[(at + wanted.len()).min(words.len())..];
+                            window == wanted.as_slice()
+                                && (before.first() == Some(&"not")
+                                    || matches!(
+                                        before.as_slice(),
+                                        ["but", "anything" | "everything"]
+                                    )
+                                    || after.get(..2).is_some_and(|pair| {
+                                        pair[0].ends_with('\'')
+                                            && matches!(pair[1].as_str(), "out" | "gone")
+                                    }))
+                        })
                 })
         };
         out.retain(|candidate| {
