@@ -1,16 +1,16 @@
 //! Stage 4 for yes/no fields: the polarity of the replies that answer them.
 
 use super::charges::{
-    about_a_charge, claims_inclusion, denies_a_charge, is_no_charge_aside, on_the_free_side,
-    opens_with_no_charge,
+    about_a_charge, charge_for_another, claims_inclusion, denies_a_charge, is_no_charge_aside,
+    on_the_free_side, opens_with_no_charge,
 };
 use super::clause_polarity::{
     clause_polarity, contrasted_reading, corrects_a_figure, is_hypothetical, states_the_field,
 };
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, FAREWELLS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES,
-    SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
+    ACCEPT_WORDS, CONFIRMATIONS, DETERMINERS, FAREWELLS, FILLERS, HOLDS, NEGATIONS, PASS_ONS,
+    REVISION_CUES, SIGN_OFFS, STOPWORDS, SUBJECT_CHANGES,
 };
 use super::options::{chooses_other_option, names_own_option};
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -151,7 +151,9 @@ impl Analysis<'_, '_> {
                     // before it, and a sign-off asks nothing ("Original
                     // birth certificate and a photo ID. Thank you, Marcus."
                     // "Sure thing, have a good day." says goodbye).
-                    let says_goodbye = self.turn_says(turn, phrases!(FAREWELLS));
+                    // ("Yep, that's right, have a good day!" still confirms.)
+                    let says_goodbye = self.turn_says(turn, phrases!(FAREWELLS))
+                        && !self.turn_says(turn, phrases!(CONFIRMATIONS));
                     let after_a_sign_off = (!direct_reply || says_goodbye)
                         && turn.previous().is_some_and(|previous| {
                             self.transcript.turns[previous].speaker
@@ -549,7 +551,18 @@ impl Analysis<'_, '_> {
             // "The main hall's got a wedding that night. The studio
             // theatre's free, though.": what is said of another thing in
             // contrast says the opposite of the field's.
-            if let Some(polarity) = contrasted_reading(profile, sent) {
+            // (Only once the reply has spoken of the field: "Let me
+            // check. The gym's closed, though." says nothing of the pool.)
+            let spoke_of_field = sentences
+                .iter()
+                .take_while(|&&earlier| earlier != sentence)
+                .any(|&earlier| {
+                    self.transcript.sentences[earlier]
+                        .stems
+                        .iter()
+                        .any(|st| profile.is_strong_keyword(st))
+                });
+            if let Some(polarity) = contrasted_reading(profile, sent).filter(|_| spoke_of_field) {
                 if matches!(state, State::Empty | State::Weak(_)) || (state == State::Dodge && hold)
                 {
                     state = State::Weak(polarity);
@@ -609,7 +622,10 @@ impl Analysis<'_, '_> {
                 // no on its own.
                 // "Yep, we take the old one, no extra charge." for a field
                 // that says it is included: the aside says yes too.
-                if opens_with_no_charge(text) && claims_inclusion(profile) {
+                if opens_with_no_charge(text)
+                    && claims_inclusion(profile)
+                    && !charge_for_another(profile, text)
+                {
                     if matches!(state, State::Empty | State::Weak(_)) {
                         state = State::Weak(Polarity::Yes);
                         weak_sentence = Some(sentence);
@@ -702,10 +718,13 @@ impl Analysis<'_, '_> {
                         // "Cash or check, that's all we do": the whole
                         // sentence may say the list is all there is.
                         let exclusive = has_any_phrase(text, &["only"])
+                            // (Named brands may be kinds of the field's
+                            // thing: "Visa and Mastercard, that's all".)
                             || (has_any_phrase(
                                 &sentence_text,
                                 &["that's all we", "that's all they", "that's all i"],
-                            ) && !sent.stems.iter().any(|st| profile.is_own_word(st)))
+                            ) && !sent.stems.iter().any(|st| profile.is_own_word(st))
+                                && !sent.tokens.iter().skip(1).any(|t| t.is_word() && t.is_capitalized()))
                             || text
                                 .split(' ')
                                 .find(|w| !matches!(*w, "um" | "uh" | "oh" | "well"))

@@ -73,6 +73,25 @@ pub(super) fn opens_with_no_charge(text: &str) -> bool {
     })
 }
 
+/// Whether a clause's "for …" names something other than the field ("no
+/// charge for the quote" to removal included).
+pub(super) fn charge_for_another(profile: &FieldProfile, text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    words.iter().position(|w| *w == "for").is_some_and(|at| {
+        let named: Vec<&str> = words[at + 1..]
+            .iter()
+            .copied()
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "the" | "a" | "an" | "that" | "this" | "it" | "him" | "her" | "them"
+                )
+            })
+            .collect();
+        !named.is_empty() && !named.iter().any(|w| profile.is_keyword(&stem(w)))
+    })
+}
+
 /// Whether lower-case `text` says there is no charge for what the field
 /// names ("So no trip charge for her", "no admission charge"): "no", a
 /// word of the field's, and a charge, within three words; not "no charge

@@ -7,8 +7,10 @@ use super::options::said_for_own_option;
 use super::phrase::is_negated_text;
 use super::profile::{FieldIndex, NumberProfile, RangePreference, text_words};
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
+use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::number_pairs::{ClockTime, window_opening};
 use crate::extract::text::numbers::NumberMention;
+use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
 
@@ -55,7 +57,16 @@ impl Analysis<'_, '_> {
         // headliner's around nine.": within one reply, the last time whose
         // clause names the field outranks the times of other things.
         let mut named: Option<(Option<ClockTime>, SentenceIndex)> = None;
-        let profile = &self.profiles[field];
+        let name_stems: Vec<String> = split_identifier(&self.profiles[field].definition.name)
+            .iter()
+            .map(|word| stem(&word.to_lowercase()))
+            .filter(|word| {
+                !matches!(
+                    word.as_str(),
+                    "hour" | "tim" | "time" | "clock" | "start" | "end" | "latest" | "earliest"
+                )
+            })
+            .collect();
         for sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
@@ -92,10 +103,12 @@ impl Analysis<'_, '_> {
                 if named.is_some_and(|(_, at)| self.transcript.sentences[at].turn != turn) {
                     named = None;
                 }
+                // Named by a word of the field's own name ("doors" of
+                // "doors_open_hour"), not of its description's context.
                 let clause_range = sent.clause_range(clause);
                 if sent.stems[clause_range.start..clause_range.end.min(sent.stems.len())]
                     .iter()
-                    .any(|st| profile.is_strong_keyword(st))
+                    .any(|st| name_stems.iter().any(|own| stems_match(own, st)))
                 {
                     named = Some((time, sentence));
                 }

@@ -83,8 +83,11 @@ impl Analysis<'_, '_> {
             .map(|&(i, w)| {
                 let shade = i.checked_sub(1).and_then(|before| {
                     let t = sent.tokens.get(before)?;
-                    let named =
-                        t.is_capitalized() && sent.tokens[..before].iter().any(|t| t.is_word());
+                    // A paint's name is written in capitals whole
+                    // ("Accessible Beige", not "Farrow and Ball white").
+                    let named = t.is_capitalized()
+                        && sent.tokens[i].is_capitalized()
+                        && sent.tokens[..before].iter().any(|t| t.is_word());
                     (t.is_word() && (SHADES.contains(&t.lower.as_str()) || named))
                         .then(|| (before, format!("{} {}", t.text, sent.tokens[i].text)))
                 });

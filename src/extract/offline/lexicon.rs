@@ -151,11 +151,10 @@ pub(super) const DODGES: &[&str] = &[
     "can discuss that", "can discuss it",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
-    // Passing it to someone who would know ("That's a question for my
-    // manager", "You'd have to ask my son"; "who knows" opening a clause
-    // is read in `clause_polarity`).
-    "a question for", "an office question", "wouldn't know", "don't actually know",
-    "you'd have to ask", "you'll have to ask", "you would have to ask",
+    // Not knowing ("I wouldn't know", "I don't actually know"; "who knows"
+    // opening a clause is read in `clause_polarity`; "a question for my
+    // manager" is a pass-on).
+    "i wouldn't know", "don't actually know",
     // Not vouching for it ("Should be, I think. I couldn't swear to it.").
     "couldn't swear", "can't swear", "wouldn't swear", "don't quote me", "not a hundred percent",
     // Declining to say at all: no answer, whatever words follow.
@@ -181,6 +180,8 @@ pub(super) const PASS_ONS: &[&str] = &[
     "that would have to go", "it'd have to go", "have my manager", "have the manager",
     "go over all that", "go over that with", "go through all that", "just walked in", "can i ring",
     "can i call", "let me ring", "let me call", "give you a wrong", "tell you a wrong",
+    "a question for", "an office question", "you'd have to ask", "you'll have to ask",
+    "you would have to ask",
 ];
 
 /// Words that withhold an amount, or leave it open between several: a
@@ -260,7 +261,7 @@ pub(super) const SHORT_ECHOES: &[&str] = &[
     "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does", "we are",
     "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has", "she would",
     "he would", "they would", "we would", "it would", "they will", "it will", "there is",
-    "there are", "they do", "he does", "she does", "you do", "you can",
+    "there are", "he does", "she does", "you do", "you can",
 ];
 
 /// Phrases that answer no outright.
@@ -432,6 +433,9 @@ pub(super) const CLOSINGS: &[&str] = &[
     "bye", "goodbye", "thanks", "thank", "welcome", "hello", "hi", "cheers", "care", "later", "problem",
     "worries", "sure", "course", "good", "great", "fine", "okay", "nice", "awesome", "wonderful", "perfect",
 ];
+
+/// Phrases that confirm what was said outright ("that's right").
+pub(super) const CONFIRMATIONS: &[&str] = &["that's right", "that's correct", "correct", "exactly"];
 
 /// Phrases that take leave ("Have a good day.", "Bye now."): a yes
 /// beside them answers a goodbye.

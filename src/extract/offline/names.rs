@@ -247,6 +247,10 @@ impl Analysis<'_, '_> {
             .filter(|&(_, sent, start, end)| {
                 (2..=3).contains(&(end - start))
                     && sent.tokens[start].text.eq_ignore_ascii_case(first)
+                    // "Mike Junior" is another Mike.
+                    && !sent.tokens[start + 1..end].iter().any(|t| {
+                        matches!(t.lower.as_str(), "junior" | "senior" | "jr" | "sr")
+                    })
                     && sent.tokens[start..end].iter().all(|t| t.is_word())
                     && !no_person(sent, start, end)
             })

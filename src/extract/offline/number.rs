@@ -49,20 +49,6 @@ impl Analysis<'_, '_> {
             return self.extract_clock_number(field, number_profile);
         }
         let candidates = self.scored_candidates(field, number_profile)?;
-        if std::env::var("DBG").is_ok() {
-            for c in &candidates {
-                eprintln!(
-                    "CAND {} v={} alt={:?} s={:.2} t{} answered={} echo={}",
-                    self.profiles[field].definition.name,
-                    c.value,
-                    c.alt,
-                    c.score,
-                    c.turn.0,
-                    c.answered,
-                    c.echo
-                );
-            }
-        }
         // The asker's own figure ("Their budget is about seventy pounds
         // per person") competes only when the other side said it too.
         let said_by_other_side = |value: f64| {

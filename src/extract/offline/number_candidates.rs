@@ -41,6 +41,17 @@ impl Analysis<'_, '_> {
             let Some((mut score, factor)) = unit_fit(number_profile, m) else {
                 continue;
             };
+            // "The initial service is one sixty-five": a spoken price said
+            // within a sentence counts nothing ("Two eighty." alone may
+            // count seats).
+            let whole_answer = sent.word_lowers().count() == m.end - m.start;
+            if number_profile.unit == FieldUnit::Count
+                && m.unit == Unit::None
+                && m.alt.is_some()
+                && !whole_answer
+            {
+                continue;
+            }
             if names_no_amount(profile, number_profile, sent, m) {
                 continue;
             }
@@ -169,8 +180,25 @@ impl Analysis<'_, '_> {
                 _ => (m.value, m.alt),
             };
             let value = value * factor;
-            // "Me and two of the lads": the speaker counts too.
+            // "Me and two of the lads": the speaker counts too, in a
+            // count of the people sent ("me and eight students" is eight
+            // students).
+            let crew = [
+                "crew",
+                "team",
+                "staff",
+                "worker",
+                "mover",
+                "cleaner",
+                "technician",
+                "installer",
+                "helper",
+                "peopl",
+            ]
+            .iter()
+            .any(|word| profile.is_own_word(word));
             let with_speaker = number_profile.unit == FieldUnit::Count
+                && crew
                 && matches!(sent.lower_before(m.start, 1), Some("and" | "plus"))
                 && matches!(sent.lower_before(m.start, 2), Some("me" | "myself"));
             let value = if with_speaker { value + 1.0 } else { value };

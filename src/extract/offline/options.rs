@@ -306,10 +306,10 @@ pub(super) fn said_for_own_option(
             .any(|t| t.is_punct(';') || matches!(t.lower.as_str(), "or" | "but"))
     };
     let mut consider = |position: usize, own: bool| {
+        named.push((position, own));
         if position > at && broken(at, position) {
             return;
         }
-        named.push((position, own));
         let distance = position.abs_diff(at);
         let before = position < at;
         let closer = nearest.is_none_or(|(best, best_before, _)| {
@@ -334,6 +334,18 @@ pub(super) fn said_for_own_option(
         for (set, class) in classes_of(wanted, &word) {
             consider(position, wanted.contains(&(set, class)));
         }
+    }
+    // "Thirty-eight a night, big or small": an amount said for both
+    // classes of a set at once is said of none in particular.
+    named.sort_unstable();
+    let both = named.windows(2).any(|pair| {
+        let (from, to) = (pair[0].0.min(pair[1].0), pair[0].0.max(pair[1].0));
+        pair[0].1 != pair[1].1
+            && to - from <= 2
+            && sentence.tokens[from..to].iter().any(|t| t.lower == "or")
+    });
+    if both {
+        return None;
     }
     let (distance, before, own) = nearest?;
     let position = if before { at - distance } else { at + distance };

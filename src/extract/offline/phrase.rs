@@ -56,7 +56,8 @@ fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
                             *next,
                             "every" | "most" | "till" | "until" | "weekdays" | "weekends"
                         )))
-                    || matches!(*next, "that" | "this" | "there")
+                    || (matches!(*next, "that" | "this")
+                        && ws.get(i + 3).is_some_and(|after| *after == "way"))
             })
     }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])
 }

@@ -6,6 +6,7 @@ use super::evidence::Analysis;
 use super::lexicon::DETERMINERS;
 use super::profile::FieldProfile;
 use super::string::StringCandidate;
+use super::string_candidates::{join_tokens, proper_spans};
 use super::transcript::SentenceIndex;
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::number_words::classify_number_word;
@@ -21,6 +22,7 @@ const LOCATIVES: &[&str] = &[
 const PLACE_ENDS: &[&str] = &[
     "and", "or", "but", "so", "then", "if", "because", "which", "that", "where", "when", "with",
     "for", "from", "of", "on", "at", "by", "to", "in", "is", "are", "it's", "just", "not",
+    "around", "about", "after", "before", "until", "till", "near", "behind", "beside", "under",
 ];
 
 /// Words of time: a preposition before them names no place ("from the
@@ -85,15 +87,22 @@ pub(super) fn asks_where(profile: &FieldProfile) -> bool {
             .any(|word| word.eq_ignore_ascii_case("location"))
 }
 
-/// Whether the lower-case `words` name a time rather than a place.
+/// Whether the lower-case `words` name a time rather than a place: a
+/// word of time or a day ("I work Mondays", "anytime from the first"), or
+/// only a number ("by six"); "Gate five" and "second floor" are places.
 pub(super) fn names_a_time(words: &[&str]) -> bool {
+    let number = |word: &&str| {
+        word.chars().any(|c| c.is_ascii_digit())
+            || word
+                .split('-')
+                .all(|part| classify_number_word(part).is_some())
+    };
     words.iter().any(|word| {
-        TIME_WORDS.contains(word)
+        (TIME_WORDS.contains(word) && !matches!(*word, "first" | "second" | "third"))
             || vocabulary::weekday(word).is_some()
             || vocabulary::weekday(word.trim_end_matches('s')).is_some()
-            || word.chars().any(|c| c.is_ascii_digit())
-            || classify_number_word(word).is_some()
-    })
+    }) || (!words.is_empty() && words.iter().all(number))
+        || matches!(words, ["first" | "second" | "third"])
 }
 
 impl Analysis<'_, '_> {
@@ -104,6 +113,18 @@ impl Analysis<'_, '_> {
     pub(super) fn place_candidates(&self, sentence: SentenceIndex) -> Vec<StringCandidate> {
         let sent = &self.transcript.sentences[sentence];
         let mut out = Vec::new();
+        // A place named in capitals, of two words or more ("I love Bellamy
+        // Park"), answers too.
+        for (start, end) in proper_spans(sent, self.transcript) {
+            if end - start >= 2 {
+                out.push(self.candidate_at(
+                    sentence,
+                    start,
+                    join_tokens(&sent.tokens[start..end]),
+                    2,
+                ));
+            }
+        }
         for clause in sent.clause_ids() {
             let range = sent.clause_range(clause);
             let words: Vec<(usize, &str)> = range
@@ -114,6 +135,14 @@ impl Analysis<'_, '_> {
             let found = words.iter().enumerate().find_map(|(position, &(_, word))| {
                 let upstairs = matches!(word, "upstairs" | "downstairs");
                 if !upstairs && !LOCATIVES.contains(&word) {
+                    return None;
+                }
+                // "to come" is a verb, not a place.
+                let to_a_verb = word == "to"
+                    && words.get(position + 1).is_some_and(|&(at, next)| {
+                        !DETERMINERS.contains(&next) && !sent.tokens[at].is_capitalized()
+                    });
+                if to_a_verb {
                     return None;
                 }
                 let from = if upstairs { position } else { position + 1 };

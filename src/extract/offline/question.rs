@@ -139,11 +139,22 @@ impl Analysis<'_, '_> {
         }
         let &last = said.last()?;
         let statement = &self.transcript.sentences[last];
-        let text = statement.lower_text();
-        let negated = text
-            .split(' ')
-            .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
-        if !negated || self.relevance(field, last) <= 0.0 {
+        // The negation must be in the clause that names the field ("so
+        // there's a deposit, no way around it" states one).
+        let profile = &self.profiles[field];
+        let negated = statement.clause_ids().into_iter().any(|clause| {
+            let range = statement.clause_range(clause);
+            let names_field = statement.stems[range.start..range.end.min(statement.stems.len())]
+                .iter()
+                .any(|st| profile.is_strong_keyword(st));
+            let text = clause_text(statement, clause);
+            names_field
+                && text
+                    .split(' ')
+                    .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+                && !has_any_phrase(text, &["no problem", "no worries", "no way around"])
+        });
+        if !negated {
             return None;
         }
         let first = self.transcript.sentences.get(reply.first()?.0)?;

@@ -146,34 +146,17 @@ pub(super) fn is_small_measure(per: &str) -> bool {
 
 /// Whether an ambiguous spoken amount said per `per` (a stem), whose
 /// dollars-and-cents reading is `cents`, is dollars and cents: always per
-/// a small measure ("four sixty-nine a square foot"), and per a piece of
-/// goods or a person when the dollars are five or more ("eight fifty a
-/// tray", "eighteen seventy-five each", "six fifty a head"): a price in
-/// hundreds per piece or head is said with its hundreds ("one forty
-/// each" stays 140).
+/// a small measure ("four sixty-nine a square foot"), and per a pack of
+/// food or goods when the dollars are five or more ("eight fifty a tray",
+/// "six fifty a dozen"). Not "each" or "a person": a fare or a laptop at
+/// "six forty-nine each" is in hundreds.
 pub(super) fn reads_as_cents(per: &str, cents: f64) -> bool {
     is_small_measure(per)
         || (cents >= 5.0
-            && (matches!(
+            && matches!(
                 per,
-                "each"
-                    | "head"
-                    | "person"
-                    | "dozen"
-                    | "tray"
-                    | "bag"
-                    | "box"
-                    | "bottl"
-                    | "case"
-                    | "pair"
-                    | "piec"
-                    | "item"
-                    | "unit"
-                    | "bunch"
-                    | "loaf"
-                    | "jar"
-                    | "pack"
-            )))
+                "dozen" | "tray" | "bag" | "box" | "bottl" | "bunch" | "loaf" | "jar" | "pack"
+            ))
 }
 
 /// Portions of food and drink, priced in dollars and cents ("four

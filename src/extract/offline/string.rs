@@ -456,7 +456,15 @@ impl Analysis<'_, '_> {
                     .numbers
                     .iter()
                     // "two nineteen a night" is a price, not a time.
-                    .filter(|m| is_clock(m) && m.per.is_none())
+                    // ("We open at nine every day" is a time.)
+                    .filter(|m| {
+                        let every = m
+                            .end
+                            .checked_sub(2)
+                            .and_then(|at| sent.tokens.get(at))
+                            .is_some_and(|t| t.lower == "every");
+                        is_clock(m) && (m.per.is_none() || every)
+                    })
                     .map(|m| {
                         // "around noon" is said best as "noon".
                         let word = sent.tokens.get(m.start).map(|t| t.lower.as_str());
@@ -551,15 +559,23 @@ impl Analysis<'_, '_> {
         // "Could be Wednesday, could be Friday", "probably Sam": a value
         // said tentatively is no answer.
         // "I think… Thursday?": a guess asked back is tentative too.
-        let guessed = sent.question
-            && has_any_phrase(&sent.lower_text(), &["i think", "i guess", "i believe"]);
+        // (The value itself asked: "Thursday works, I think, does that
+        // suit her?" is no guess.)
+        let guessed = |token: usize| {
+            sent.question
+                && has_any_phrase(&sent.lower_text(), &["i think", "i guess", "i believe"])
+                && sent
+                    .tokens
+                    .get(token + 1)
+                    .is_some_and(|next| next.is_punct('?'))
+        };
         let tentative = |token: usize| {
             let clause = sent
                 .token_clauses
                 .get(token)
                 .copied()
                 .unwrap_or(ClauseId(0));
-            guessed || has_any_phrase(clause_text(sent, clause), TENTATIVE)
+            guessed(token) || has_any_phrase(clause_text(sent, clause), TENTATIVE)
         };
         // "Tuesdays I've got four already, so not Tuesdays", "Not Word,
         // please, anything but Word": a value the turn refuses anywhere
@@ -592,7 +608,16 @@ impl Analysis<'_, '_> {
                                 .take(2)
                                 .collect();
                             let after = &words[(at + wanted.len()).min(words.len())..];
+                            // ("Not Monday morning, Monday afternoon" refuses
+                            // a part of the day only.)
+                            let part_of_day = after.first().is_some_and(|next| {
+                                matches!(
+                                    next.as_str(),
+                                    "morning" | "afternoon" | "evening" | "night" | "lunchtime"
+                                )
+                            });
                             window == wanted.as_slice()
+                                && !part_of_day
                                 && (before.first() == Some(&"not")
                                     || matches!(
                                         before.as_slice(),

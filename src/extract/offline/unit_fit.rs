@@ -60,9 +60,7 @@ pub(super) fn unit_fit(number_profile: &NumberProfile, m: &NumberMention) -> Opt
             Unit::None => Some((0.0, 1.0)),
             _ => None,
         },
-        // "One sixty-five" is a price, no count.
         FieldUnit::Count => match &m.unit {
-            Unit::None if m.alt.is_some() => None,
             Unit::None => Some((0.0, 1.0)),
             Unit::Count(_) => Some((0.0, 1.0)),
             _ if bare => Some((0.0, 1.0)),

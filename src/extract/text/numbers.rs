@@ -355,13 +355,13 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
     } else {
         None
     };
-    // "You're looking at fourteen fifty", "he'd be at three oh nine": an
-    // amount a price is at, not a time.
+    // "You're looking at fourteen fifty": an amount a price is at, not a
+    // time ("it would be at ten" is one).
     let price_at = prev == Some("at")
         && start >= 2
         && matches!(
             word_at(toks, start - 2),
-            Some("looking" | "look" | "looks" | "be" | "priced" | "sits" | "sitting" | "comes")
+            Some("looking" | "look" | "looks" | "priced")
         );
     m.after_time_prep = !price_at
         && matches!(

@@ -2,9 +2,12 @@
 //! one file per kind of value.
 
 mod amounts_in_context;
+mod amounts_of_options;
 mod field_kinds;
 mod numbers;
 mod question_frames;
+mod replies_in_passing;
+mod reviewed_replies;
 mod strings;
 mod which_figure;
 mod yes_no;

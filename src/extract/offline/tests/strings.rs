@@ -339,7 +339,7 @@ fn the_asker_answering_a_question_back_gives_no_value() {
 
 /// The text read for field `name` after a call of one exchange (see
 /// [`one_exchange`]).
-fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+pub(super) fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
     one_exchange(name, FieldType::String, desc, question, reply)
 }
 
