@@ -86,9 +86,9 @@ struct Floor {
 }
 
 /// Scores `set` and holds it to its floor: the figures measured at the end
-/// of the latest work on the rules (2026-11-27, sixth session). Each set's
-/// comment below tells its history up to the session it was last studied
-/// in; the floors are the sixth session's final figures.
+/// of the latest work on the rules (2026-11-27/28, seventh session). Each
+/// set's comment below tells its history up to the session it was last
+/// studied in; the floors are the seventh session's final figures.
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -112,26 +112,28 @@ fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     );
 }
 
-/// The 30 public cases (tuned on): 124/141 (87.9%), no wrong value.
+/// The 30 public cases (tuned on): 129/141 (91.5%), no wrong value.
 #[test]
 fn offline_extraction_accuracy() {
     let floor = Floor {
         fields: 141,
-        right: 127,
+        right: 129,
         wrong: 0,
     };
     holds("extraction", 30, true, floor);
 }
 
 /// Our own cases, written before the first rules (tuned on since):
-/// 123/146 (84.2%), 1 wrong value (124 until an hour field stopped taking
-/// a time said anywhere in the call when its own question got none).
+/// 125/146 (85.6%), 2 wrong values (1 until the seventh session's rule
+/// that a time in a clause naming the field outranks the reply's other
+/// times read "the gate closes at four thirty, but we stop taking
+/// appliances at four", labelled `null`, as 16:30).
 #[test]
 fn offline_extraction_on_own_cases() {
     let floor = Floor {
         fields: 146,
         right: 125,
-        wrong: 1,
+        wrong: 2,
     };
     holds("extraction_extra", 30, true, floor);
 }
@@ -144,8 +146,8 @@ fn offline_extraction_on_own_cases() {
 fn offline_extraction_on_the_dev_set() {
     let floor = Floor {
         fields: 240,
-        right: 176,
-        wrong: 6,
+        right: 178,
+        wrong: 5,
     };
     holds("extraction-dev", 48, true, floor);
 }
@@ -160,8 +162,8 @@ fn offline_extraction_on_the_dev_set() {
 fn offline_extraction_on_the_second_dev_set() {
     let floor = Floor {
         fields: 281,
-        right: 184,
-        wrong: 20,
+        right: 190,
+        wrong: 17,
     };
     holds("extraction-dev-2", 64, true, floor);
 }
@@ -177,8 +179,8 @@ fn offline_extraction_on_the_second_dev_set() {
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 199,
-        wrong: 18,
+        right: 200,
+        wrong: 16,
     };
     holds("extraction-heldout", 64, true, floor);
 }
@@ -194,7 +196,7 @@ fn offline_extraction_on_the_held_out_set() {
 fn offline_extraction_on_the_second_held_out_set() {
     let floor = Floor {
         fields: 267,
-        right: 201,
+        right: 202,
         wrong: 10,
     };
     holds("extraction-heldout-2", 64, true, floor);
@@ -218,8 +220,8 @@ fn offline_extraction_on_the_second_held_out_set() {
 fn offline_extraction_on_the_third_held_out_set() {
     let floor = Floor {
         fields: 280,
-        right: 197,
-        wrong: 22,
+        right: 200,
+        wrong: 21,
     };
     holds("extraction-heldout-3", 64, true, floor);
 }
@@ -241,8 +243,8 @@ fn offline_extraction_on_the_third_held_out_set() {
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 205,
-        wrong: 16,
+        right: 206,
+        wrong: 14,
     };
     holds("extraction-heldout-4", 64, true, floor);
 }
@@ -269,8 +271,8 @@ fn offline_extraction_on_the_fourth_held_out_set() {
 fn offline_extraction_on_the_fifth_held_out_set() {
     let floor = Floor {
         fields: 311,
-        right: 235,
-        wrong: 15,
+        right: 236,
+        wrong: 14,
     };
     holds("extraction-heldout-5", 64, true, floor);
 }
@@ -301,7 +303,7 @@ fn norm_matches_reference_examples() {
 fn offline_extraction_on_the_sixth_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 231,
+        right: 233,
         wrong: 8,
     };
     holds("extraction-heldout-6", 64, true, floor);
@@ -318,13 +320,14 @@ fn offline_extraction_on_the_sixth_held_out_set() {
 /// 9.7%. Measured once more at the end of the fifth session (`dabe08a`),
 /// figures only: 210 (69.1%), 33 (10.9%); boolean 73.8% / 15.0%, number
 /// 58.4% / 8.8%, string 80.6% / 8.3%. A development set since the sixth
-/// session (misses printed, tuned on): 228 (75.0%), 19 (6.3%).
+/// session (misses printed, tuned on): 228 (75.0%), 19 (6.3%); after the
+/// seventh session: 233 (76.6%), 18 (5.9%).
 #[test]
 fn offline_extraction_on_the_seventh_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 228,
-        wrong: 19,
+        right: 233,
+        wrong: 18,
     };
     holds("extraction-heldout-7", 64, true, floor);
 }
@@ -339,13 +342,14 @@ fn offline_extraction_on_the_seventh_held_out_set() {
 /// 10.4%. Final for the fifth session's rules, measured once at its end
 /// (`dabe08a`): 213 (68.1%), 46 (14.7%); boolean 72.9% / 15.9%, number
 /// 62.8% / 16.3%, string 70.1% / 10.4%. A development set since the sixth
-/// session (misses printed, tuned on): 233 (74.4%), 35 (11.2%).
+/// session (misses printed, tuned on): 233 (74.4%), 35 (11.2%); after the
+/// seventh session: 242 (77.3%), 30 (9.6%).
 #[test]
 fn offline_extraction_on_the_eighth_held_out_set() {
     let floor = Floor {
         fields: 313,
-        right: 233,
-        wrong: 35,
+        right: 242,
+        wrong: 30,
     };
     holds("extraction-heldout-8", 64, true, floor);
 }
@@ -359,13 +363,14 @@ fn offline_extraction_on_the_eighth_held_out_set() {
 /// boolean 79.6% / 9.7%, number 61.1% / 11.9%, string 75.3% / 9.6%.
 /// Final for the sixth session's rules, measured once at its end
 /// (`8007cc2`): 220 (72.8%), 28 (9.3%); boolean 79.6% / 9.7%, number
-/// 65.1% / 9.5%, string 76.7% / 8.2%.
+/// 65.1% / 9.5%, string 76.7% / 8.2%. A development set since the seventh
+/// session (misses printed, tuned on): 236 (78.1%), 16 (5.3%).
 #[test]
 fn offline_extraction_on_the_ninth_held_out_set() {
     let floor = Floor {
         fields: 302,
-        right: 220,
-        wrong: 28,
+        right: 236,
+        wrong: 16,
     };
     holds("extraction-heldout-9", 64, true, floor);
 }
@@ -378,13 +383,14 @@ fn offline_extraction_on_the_ninth_held_out_set() {
 /// (12.6%); boolean 74.3% / 11.9%, number 60.7% / 9.8%, string 63.5% /
 /// 16.7%. Final for the sixth session's rules, measured once at its end
 /// (`8007cc2`): 207 (67.0%), 39 (12.6%); boolean 74.3% / 11.9%, number
-/// 63.4% / 9.8%, string 63.5% / 16.7%.
+/// 63.4% / 9.8%, string 63.5% / 16.7%. A development set since the
+/// seventh session (misses printed, tuned on): 229 (74.1%), 20 (6.5%).
 #[test]
 fn offline_extraction_on_the_tenth_held_out_set() {
     let floor = Floor {
         fields: 309,
-        right: 207,
-        wrong: 39,
+        right: 229,
+        wrong: 20,
     };
     holds("extraction-heldout-10", 64, true, floor);
 }
@@ -394,13 +400,16 @@ fn offline_extraction_on_the_tenth_held_out_set() {
 /// committed before it was first scored; never tuned on, misses never
 /// printed. First contact (the sixth session's final rules, `a5683cc`):
 /// 203/312 (65.1%), 37 wrong non-null values (11.9%); boolean 73.3% /
-/// 9.5%, number 62.4% / 16.5%, string 59.2% / 9.2%.
+/// 9.5%, number 62.4% / 16.5%, string 59.2% / 9.2%. Final for the seventh
+/// session's rules, measured at its end (`2bac799`): 208 (66.7%), 36
+/// (11.5%); boolean 75.2% / 9.5%, number 63.3% / 15.6%, string 61.2% /
+/// 9.2%.
 #[test]
 fn offline_extraction_on_the_eleventh_held_out_set() {
     let floor = Floor {
         fields: 312,
-        right: 203,
-        wrong: 37,
+        right: 208,
+        wrong: 36,
     };
     holds("extraction-heldout-11", 64, false, floor);
 }
