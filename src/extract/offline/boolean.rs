@@ -536,8 +536,12 @@ impl Analysis<'_, '_> {
         let mut seen_informative = false;
         // The sentence of the implicit answer held, if one is.
         let mut weak_sentence: Option<SentenceIndex> = None;
+        // Whether an earlier sentence of the reply named the field.
+        let mut field_named = false;
         for &sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
+            let spoke_of_field = field_named;
+            field_named |= sent.stems.iter().any(|st| profile.is_strong_keyword(st));
             if sent.question {
                 continue;
             }
@@ -553,15 +557,6 @@ impl Analysis<'_, '_> {
             // contrast says the opposite of the field's.
             // (Only once the reply has spoken of the field: "Let me
             // check. The gym's closed, though." says nothing of the pool.)
-            let spoke_of_field = sentences
-                .iter()
-                .take_while(|&&earlier| earlier != sentence)
-                .any(|&earlier| {
-                    self.transcript.sentences[earlier]
-                        .stems
-                        .iter()
-                        .any(|st| profile.is_strong_keyword(st))
-                });
             if let Some(polarity) = contrasted_reading(profile, sent).filter(|_| spoke_of_field) {
                 if matches!(state, State::Empty | State::Weak(_)) || (state == State::Dodge && hold)
                 {

@@ -2,6 +2,7 @@
 //! last clock time said in the field's evidence, and clock times as the
 //! 24-hour clock reads them.
 
+use super::days::days_of_word;
 use super::evidence::{Analysis, Role, Source};
 use super::options::said_for_own_option;
 use super::phrase::is_negated_text;
@@ -12,7 +13,7 @@ use crate::extract::text::number_pairs::{ClockTime, window_opening};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
-use crate::extract::text::vocabulary;
+use crate::schedule::Days;
 
 impl Analysis<'_, '_> {
     /// Hour-of-day fields: the last clock time mentioned in the evidence (or
@@ -32,23 +33,22 @@ impl Analysis<'_, '_> {
         // a day that neither the field nor its questions name is another
         // day's.
         let description = self.profiles[field].description_lower();
-        let asked_days: Vec<&'static str> = evidence
+        let asked_days: Days = evidence
             .iter()
             .filter(|e| e.role == Role::Question)
             .flat_map(|e| self.transcript.sentences[e.sentence].word_lowers())
             .chain(text_words(&description))
-            .filter_map(day_named)
-            .collect();
-        // The words of the sentence up to the time ("Saturdays we're open
-        // till noon").
+            .filter_map(days_of_word)
+            .flat_map(Days::iter)
+            .fold(Days::NONE, Days::with);
         // The nearest day said before the time counts ("We're closed
-        // Mondays, weekends we open at ten").
+        // Mondays, weekends we open at ten"); a group covers its days.
         let another_day = |sent: &Sentence, at: usize| {
             sent.tokens[..at.min(sent.tokens.len())]
                 .iter()
                 .rev()
-                .find_map(|t| day_named(&t.lower))
-                .is_some_and(|day| !asked_days.iter().any(|asked| same_days(asked, day)))
+                .find_map(|t| days_of_word(&t.lower))
+                .is_some_and(|days| !days.iter().any(|day| asked_days.contains(day)))
         };
         // `None` for a window ("one to five") when the field wants no end
         // of it in particular.
@@ -189,26 +189,6 @@ fn clock_values(sentence: &Sentence) -> Vec<u32> {
         .collect();
     v.dedup();
     v
-}
-
-/// Whether two days named overlap: the same day, or a day and its group
-/// ("weekends" and "Saturday").
-fn same_days(a: &str, b: &str) -> bool {
-    let group = |day: &str| match day {
-        "Saturday" | "Sunday" | "weekends" => "weekends",
-        _ => "weekdays",
-    };
-    a == b || ((a.starts_with("week") || b.starts_with("week")) && group(a) == group(b))
-}
-
-/// The weekday a word names, said once or as a habit ("Saturdays"), or
-/// the group of days ("weekdays").
-fn day_named(word: &str) -> Option<&'static str> {
-    match word {
-        "weekday" | "weekdays" | "weeknight" | "weeknights" => Some("weekdays"),
-        "weekend" | "weekends" => Some("weekends"),
-        _ => vocabulary::weekday(word).or_else(|| vocabulary::weekday(word.strip_suffix('s')?)),
-    }
 }
 
 /// A clock time as text ("3 pm", "7:30"); on the 24-hour clock when

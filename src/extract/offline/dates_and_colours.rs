@@ -68,13 +68,7 @@ impl Analysis<'_, '_> {
     /// Beige").
     pub(super) fn colours_in(&self, sentence: SentenceIndex) -> Vec<(usize, String)> {
         let sent = &self.transcript.sentences[sentence];
-        let lower_words: Vec<(usize, &str)> = sent
-            .tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.is_word())
-            .map(|(i, t)| (i, t.lower.as_str()))
-            .collect();
+        let lower_words = sent.indexed_word_lowers();
         // "the antique white mat", "Accessible Beige": a shade or a
         // paint's name said before the colour is part of it.
         let vals: Vec<(usize, String)> = lower_words

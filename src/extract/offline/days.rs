@@ -44,6 +44,24 @@ fn of(list: &[Weekday]) -> Days {
     list.iter().fold(Days::NONE, |days, &day| days.with(day))
 }
 
+/// The days one word names: a day ("Sundays"), weekdays or weekends.
+pub(super) fn days_of_word(word: &str) -> Option<Days> {
+    if let Some(day) = weekday_of(word) {
+        return Some(of(&[day]));
+    }
+    match word {
+        "weekday" | "weekdays" | "weeknight" | "weeknights" => Some(of(&[
+            Weekday::Mon,
+            Weekday::Tue,
+            Weekday::Wed,
+            Weekday::Thu,
+            Weekday::Fri,
+        ])),
+        "weekend" | "weekends" => Some(of(&[Weekday::Sat, Weekday::Sun])),
+        _ => None,
+    }
+}
+
 /// The one day of the week the field names ("open_sunday", "Saturday
 /// hire fee"), if it names exactly one.
 pub(super) fn field_day(definition: &FieldDefinition) -> Option<Weekday> {
@@ -116,19 +134,8 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
                 Some(last) => (through(first, last), 3),
                 None => (of(&[first]), 1),
             }
-        } else if matches!(w, "weekday" | "weekdays" | "weeknight" | "weeknights") {
-            (
-                of(&[
-                    Weekday::Mon,
-                    Weekday::Tue,
-                    Weekday::Wed,
-                    Weekday::Thu,
-                    Weekday::Fri,
-                ]),
-                1,
-            )
-        } else if matches!(w, "weekend" | "weekends") {
-            (of(&[Weekday::Sat, Weekday::Sun]), 1)
+        } else if let Some(group) = days_of_word(w) {
+            (group, 1)
         } else if w == "daily" || (w == "every" && word(i + 1) == Some("day")) {
             (Days::EVERY_DAY, 1)
         } else {

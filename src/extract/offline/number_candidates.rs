@@ -33,6 +33,7 @@ impl Analysis<'_, '_> {
             .iter()
             .filter_map(|r| r.parse::<f64>().ok())
             .collect();
+        let priced_per = profile.priced_per();
         for (mention_index, m) in sent.numbers.iter().enumerate() {
             // The second end of a range is handled with the first.
             if m.range_with.is_some_and(|o| o < mention_index) {
@@ -168,7 +169,7 @@ impl Analysis<'_, '_> {
             // price per small measure or piece is dollars and cents (4.69),
             // not hundreds; so is one said bare for a field priced so
             // ("price per gallon": "three oh nine").
-            let per = m.per.clone().or_else(|| profile.priced_per());
+            let per = m.per.clone().or_else(|| priced_per.clone());
             let (value, alt) = match m.alt {
                 Some(alt)
                     if alt < m.value

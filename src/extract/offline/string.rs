@@ -340,13 +340,7 @@ impl Analysis<'_, '_> {
             return Vec::new();
         }
         let mut out: Vec<StringCandidate> = Vec::new();
-        let lower_words: Vec<(usize, &str)> = sent
-            .tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.is_word())
-            .map(|(i, t)| (i, t.lower.as_str()))
-            .collect();
+        let lower_words = sent.indexed_word_lowers();
         let negated_clause = |token: usize| -> bool {
             let clause = sent
                 .token_clauses
@@ -580,55 +574,56 @@ impl Analysis<'_, '_> {
         // "Tuesdays I've got four already, so not Tuesdays", "Not Word,
         // please, anything but Word": a value the turn refuses anywhere
         // is refused everywhere in it.
+        // The turn's sentences' words, read once for every candidate.
+        let turn_words: Vec<Vec<String>> = self.transcript.turns[sent.turn]
+            .sentences
+            .iter()
+            .map(|&other| {
+                self.transcript.sentences[other]
+                    .word_lowers()
+                    .map(|w| w.trim_end_matches('s').to_owned())
+                    .collect()
+            })
+            .collect();
         let refused_in_turn = |text: &str| {
             let wanted: Vec<String> = text
                 .split_whitespace()
                 .map(|w| w.to_lowercase().trim_end_matches('s').to_owned())
                 .collect();
-            self.transcript.turns[sent.turn]
-                .sentences
-                .iter()
-                .any(|&other| {
-                    let words: Vec<String> = self.transcript.sentences[other]
-                        .word_lowers()
-                        .map(|w| w.trim_end_matches('s').to_owned())
-                        .collect();
-                    // "not Tuesdays", "not for an area outage", "anything
-                    // but Word", "the hog roast machine's out" ("No wait,
-                    // Wednesday" corrects, and refuses nothing).
-                    let linking =
-                        |w: &str| matches!(w, "for" | "a" | "an" | "the" | "on" | "at" | "in");
-                    !wanted.is_empty()
-                        && words.windows(wanted.len()).enumerate().any(|(at, window)| {
-                            let before: Vec<&str> = words[..at]
-                                .iter()
-                                .rev()
-                                .map(String::as_str)
-                                .skip_while(|w| linking(w))
-                                .take(2)
-                                .collect();
-                            let after = &words[(at + wanted.len()).min(words.len())..];
-                            // ("Not Monday morning, Monday afternoon" refuses
-                            // a part of the day only.)
-                            let part_of_day = after.first().is_some_and(|next| {
-                                matches!(
-                                    next.as_str(),
-                                    "morning" | "afternoon" | "evening" | "night" | "lunchtime"
-                                )
-                            });
-                            window == wanted.as_slice()
-                                && !part_of_day
-                                && (before.first() == Some(&"not")
-                                    || matches!(
-                                        before.as_slice(),
-                                        ["but", "anything" | "everything"]
-                                    )
-                                    || after.get(..2).is_some_and(|pair| {
-                                        pair[0].ends_with('\'')
-                                            && matches!(pair[1].as_str(), "out" | "gone")
-                                    }))
-                        })
-                })
+            turn_words.iter().any(|words| {
+                // "not Tuesdays", "not for an area outage", "anything
+                // but Word", "the hog roast machine's out" ("No wait,
+                // Wednesday" corrects, and refuses nothing).
+                let linking =
+                    |w: &str| matches!(w, "for" | "a" | "an" | "the" | "on" | "at" | "in");
+                !wanted.is_empty()
+                    && words.windows(wanted.len()).enumerate().any(|(at, window)| {
+                        let before: Vec<&str> = words[..at]
+                            .iter()
+                            .rev()
+                            .map(String::as_str)
+                            .skip_while(|w| linking(w))
+                            .take(2)
+                            .collect();
+                        let after = &words[(at + wanted.len()).min(words.len())..];
+                        // ("Not Monday morning, Monday afternoon" refuses
+                        // a part of the day only.)
+                        let part_of_day = after.first().is_some_and(|next| {
+                            matches!(
+                                next.as_str(),
+                                "morning" | "afternoon" | "evening" | "night" | "lunchtime"
+                            )
+                        });
+                        window == wanted.as_slice()
+                            && !part_of_day
+                            && (before.first() == Some(&"not")
+                                || matches!(before.as_slice(), ["but", "anything" | "everything"])
+                                || after.get(..2).is_some_and(|pair| {
+                                    pair[0].ends_with('\'')
+                                        && matches!(pair[1].as_str(), "out" | "gone")
+                                }))
+                    })
+            })
         };
         out.retain(|candidate| {
             !refused_in_turn(&candidate.text)

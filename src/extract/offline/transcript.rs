@@ -88,6 +88,16 @@ impl Sentence {
             .map(|t| t.lower.as_str())
     }
 
+    /// The words of the sentence, lower case, with their token positions.
+    pub(super) fn indexed_word_lowers(&self) -> Vec<(usize, &str)> {
+        self.tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_word())
+            .map(|(i, t)| (i, t.lower.as_str()))
+            .collect()
+    }
+
     pub(super) fn word_lowers(&self) -> impl Iterator<Item = &str> {
         self.tokens
             .iter()

@@ -243,24 +243,21 @@ fn a_no_that_turns_round_denies_a_negative_questions_premise() {
 /// regret follows; "No, there isn't, I'm afraid" is still a no.
 #[test]
 fn a_short_echo_contradicts_a_negative_question() {
-    assert_eq!(
+    let deposit = |reply: &str| {
         one_exchange(
             "deposit_required",
             FieldType::Boolean,
             "Whether a deposit is required for the booking",
             "There's no deposit on top of that, is there?",
-            "Ah, there is, I'm afraid. Fifty pounds, and she gets it back."
-        ),
+            reply,
+        )
+    };
+    assert_eq!(
+        deposit("Ah, there is, I'm afraid. Fifty pounds, and she gets it back."),
         json!(true)
     );
     assert_eq!(
-        one_exchange(
-            "deposit_required",
-            FieldType::Boolean,
-            "Whether a deposit is required for the booking",
-            "There's no deposit on top of that, is there?",
-            "Ah, no, there isn't, I'm afraid. She pays on the day."
-        ),
+        deposit("Ah, no, there isn't, I'm afraid. She pays on the day."),
         json!(false)
     );
     assert_eq!(
