@@ -83,7 +83,7 @@ impl Analysis<'_, '_> {
                 let in_window = m.range_with.is_some()
                     || window_opening(&sent.tokens, &sent.numbers, at).is_some()
                     || window_opening(&sent.tokens, &sent.numbers, at + 1).is_some();
-                if is_negated_text(clause_words)
+                if refuses_the_time(clause_words)
                     || (!in_window && names_the_other_end(number_profile.range, clause_words))
                     || said_for_own_option(&self.profiles[field], sent, m.start) == Some(false)
                     || another_day(sent, m.start)
@@ -154,6 +154,29 @@ fn names_the_other_end(range: RangePreference, clause: &str) -> bool {
         RangePreference::Upper => names(OPENING) && !names(CLOSING),
         RangePreference::Neither => false,
     }
+}
+
+/// Whether a clause refuses the clock time in it. "We shut the gate at
+/// four thirty" and "closed by six" give the closing time: a closing word
+/// followed by a time preposition is the time's own verb, not a "we're
+/// closed" that refuses it.
+pub(super) fn refuses_the_time(clause: &str) -> bool {
+    const CLOSING_STATES: &[&str] = &["closed", "shut"];
+    const TIME_PREPOSITIONS: &[&str] = &["at", "by", "till", "til", "until", "around", "about"];
+    let words: Vec<&str> = clause.split(' ').collect();
+    let governs_a_time = |at: usize| {
+        words[at + 1..]
+            .iter()
+            .take(4)
+            .any(|w| TIME_PREPOSITIONS.contains(w))
+    };
+    let kept: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(at, w)| !(CLOSING_STATES.contains(w) && governs_a_time(*at)))
+        .map(|(_, w)| *w)
+        .collect();
+    is_negated_text(&kept.join(" "))
 }
 
 /// A clock time: "3 pm", "ten o'clock", "at two", "seven-thirty", "7:30".

@@ -6,9 +6,9 @@ use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::phrase::has_any_phrase;
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
-use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::unit_fit::per_fit;
-use crate::extract::text::numbers::same_amount;
+use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::stem;
 use crate::extract::text::units::Unit;
 
@@ -34,6 +34,8 @@ pub(super) struct NumberCandidate {
     pub(super) echo: bool,
     /// Read from a reply to a turn that raised the field (or its echo).
     pub(super) answered: bool,
+    /// One unit implied by an article ("an hour", "about a week").
+    pub(super) implied_one: bool,
 }
 
 impl Analysis<'_, '_> {
@@ -48,7 +50,10 @@ impl Analysis<'_, '_> {
         if number_profile.unit == FieldUnit::Clock {
             return self.extract_clock_number(field, number_profile);
         }
-        let candidates = self.scored_candidates(field, number_profile)?;
+        let mut candidates = self.scored_candidates(field, number_profile)?;
+        // "Two hours, then she can't drive for an hour": one unit implied
+        // by an article counts only when its turn says no other amount.
+        candidates.retain(|c| !c.implied_one || !self.turn_says_another_amount(c.turn));
         // The asker's own figure ("Their budget is about seventy pounds
         // per person") competes only when the other side said it too.
         let said_by_other_side = |value: f64| {
@@ -113,6 +118,15 @@ impl Analysis<'_, '_> {
             return None;
         }
         Some(self.apply_not_corrections(said, value))
+    }
+
+    /// Whether `turn` says an amount other than one unit implied by an
+    /// article ("an hour").
+    fn turn_says_another_amount(&self, turn: TurnIndex) -> bool {
+        self.transcript.turns[turn].sentences.iter().any(|at| {
+            let sent = &self.transcript.sentences[*at];
+            sent.numbers.iter().any(|m| !implies_one(sent, m))
+        })
     }
 
     /// Whether the asker's turn right after the other side's `turn`
@@ -497,4 +511,14 @@ impl Analysis<'_, '_> {
         }
         None
     }
+}
+
+/// "an hour", "about a week": one unit of time implied by an article.
+pub(super) fn implies_one(sent: &Sentence, m: &NumberMention) -> bool {
+    m.value == 1.0
+        && matches!(m.unit, Unit::Duration(_))
+        && sent
+            .tokens
+            .get(m.start)
+            .is_some_and(|t| matches!(t.lower.as_str(), "a" | "an"))
 }

@@ -4,7 +4,7 @@
 use super::evidence::Analysis;
 use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
 use super::not_an_amount::names_no_amount;
-use super::number::NumberCandidate;
+use super::number::{NumberCandidate, implies_one};
 use super::options::said_for_own_option;
 use super::phrase::has_any_phrase;
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -334,6 +334,7 @@ impl Analysis<'_, '_> {
             if sent.conditional || under_threshold {
                 score -= 1.0;
             }
+            let implied_one = implies_one(sent, m);
             // "up to thirty kilos" for a maximum, "at least ten" for a minimum.
             let before: Vec<&str> = (m.start.saturating_sub(2)..m.start)
                 .filter_map(|i| sent.tokens.get(i))
@@ -371,6 +372,7 @@ impl Analysis<'_, '_> {
                 score,
                 echo: false,
                 answered: false,
+                implied_one,
             });
         }
         // "no fee", "free", "no charge": zero (unless the sentence states an
@@ -426,6 +428,7 @@ impl Analysis<'_, '_> {
                         score: 1.0,
                         echo: false,
                         answered: false,
+                        implied_one: false,
                     });
                     break;
                 }

@@ -3,7 +3,7 @@
 
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
-use super::clock::{format_clock, is_clock};
+use super::clock::{format_clock, is_clock, refuses_the_time};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
@@ -471,7 +471,15 @@ impl Analysis<'_, '_> {
                     })
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
-                push_values(self, sentence, &refs, &negated_clause, &mut out);
+                let refuses = |token: usize| {
+                    let clause = sent
+                        .token_clauses
+                        .get(token)
+                        .copied()
+                        .unwrap_or(ClauseId(0));
+                    refuses_the_time(clause_text(sent, clause))
+                };
+                push_values(self, sentence, &refs, &refuses, &mut out);
             }
             StringKind::Options(opts) => {
                 let text: String = sent.lower_text();

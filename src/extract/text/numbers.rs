@@ -185,6 +185,73 @@ fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
     Some(m)
 }
 
+/// "an hour", "a week" at token `j`: one unit of time, when nothing before
+/// it makes it a rate or a frequency ("forty an hour", "twice a week") and
+/// nothing after it a range ("a day or two"). A minute is never counted
+/// ("give me a minute").
+fn one_unit_of_time(toks: &[Token], j: usize) -> Option<NumberMention> {
+    if !matches!(word_at(toks, j)?, "a" | "an") {
+        return None;
+    }
+    let unit = match word_at(toks, j + 1)? {
+        "hour" => DurationUnit::Hour,
+        "day" => DurationUnit::Day,
+        "week" => DurationUnit::Week,
+        "month" => DurationUnit::Month,
+        "year" => DurationUnit::Year,
+        _ => return None,
+    };
+    let before = j.checked_sub(1).and_then(|at| toks.get(at));
+    // "three meals a day", "a fiver a day": an amount just before, in the
+    // same clause.
+    let clause_start = toks[..j]
+        .iter()
+        .rposition(|t| t.is_punct(',') || t.is_punct('.'))
+        .map_or(0, |at| at + 1);
+    let amount_before = toks[j.saturating_sub(5).max(clause_start)..j]
+        .iter()
+        .any(|t| {
+            t.kind == TokenKind::Num
+                || matches!(t.kind, TokenKind::Currency(_))
+                || classify_number_word(&t.lower).is_some()
+                || matches!(t.lower.as_str(), "fiver" | "tenner")
+        });
+    // "An hour, hour and a half": one of two amounts.
+    let another_after = toks.get(j + 2).is_some_and(|t| t.is_punct(','))
+        && word_at(toks, j + 3)
+            .is_some_and(|w| classify_number_word(w).is_some() || DurationUnit::parse(w).is_some());
+    let rate_or_frequency = amount_before
+        || another_after
+        || before.is_some_and(|t| {
+            matches!(
+                t.lower.as_str(),
+                "once"
+                    | "twice"
+                    | "times"
+                    | "per"
+                    | "every"
+                    | "each"
+                    | "bucks"
+                    | "dollars"
+                    | "pounds"
+                    | "quid"
+                    | "euros"
+                    | "grand"
+                    | "cents"
+                    | "than"
+                    | "what"
+                    | "good"
+                    | "after"
+            )
+        });
+    if rate_or_frequency || matches!(word_at(toks, j + 2), Some("or" | "to")) {
+        return None;
+    }
+    let mut m = simple_mention(j, j + 2, 1.0);
+    m.unit = Unit::Duration(unit);
+    Some(m)
+}
+
 /// "a half", "a quarter", "three quarters" ("three-quarters") at token `j`:
 /// the fraction and how many tokens it takes.
 fn fraction_at(toks: &[Token], j: usize) -> Option<(f64, usize)> {
@@ -326,6 +393,9 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
     if !currency && let Some(mut m) = unit_fraction(toks, j) {
         // "an hour and a half each"
         attach_rate(toks, &mut m);
+        return Some(m);
+    }
+    if !currency && let Some(m) = one_unit_of_time(toks, j) {
         return Some(m);
     }
     let mut m = match toks.get(j)?.kind {
@@ -689,7 +759,18 @@ mod tests {
         assert_eq!(nums("three quarters of an hour"), vec![0.75]);
         assert_eq!(nums("a quarter of an hour"), vec![0.25]);
         assert_eq!(nums("a quarter of a mile"), Vec::<f64>::new());
-        assert_eq!(nums("an hour"), Vec::<f64>::new());
+        // One unit implied by the article, unless a rate, a frequency or a
+        // range makes it part of another amount.
+        assert_eq!(nums("so it's an hour for anything towing"), vec![1.0]);
+        assert_eq!(nums("about a week"), vec![1.0]);
+        assert_eq!(nums("sixty-two an hour"), vec![62.0]);
+        assert_eq!(nums("three plant-based meals a day"), vec![3.0]);
+        assert_eq!(nums("a fiver a day"), Vec::<f64>::new());
+        assert_eq!(nums("twice a week"), vec![2.0]);
+        assert_eq!(nums("a day or two"), vec![2.0]);
+        assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
+        assert_eq!(nums("give me a minute"), Vec::<f64>::new());
+        assert_eq!(nums("after an hour they're tired"), Vec::<f64>::new());
         assert_eq!(nums("one hundred and twelve"), vec![112.0]);
         assert_eq!(nums("a hundred twenty-five"), vec![125.0]);
         assert_eq!(nums("it's twelve fifty"), vec![12.5]);

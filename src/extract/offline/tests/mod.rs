@@ -4,6 +4,7 @@
 mod amounts_in_context;
 mod amounts_of_options;
 mod field_kinds;
+mod implied_amounts;
 mod numbers;
 mod question_frames;
 mod replies_in_passing;

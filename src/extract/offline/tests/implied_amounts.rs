@@ -1,0 +1,69 @@
+//! Amounts said without a number: one unit implied by an article ("an
+//! hour", "about a week"), and times given with a closing verb.
+
+use super::one_exchange;
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+/// "An hour" answers a duration when it is the only amount of the reply;
+/// beside an amount said outright it is about something else.
+#[test]
+fn one_unit_implied_by_an_article_answers_alone() {
+    let check_in = |reply: &str| -> Value {
+        one_exchange(
+            "checkin_minutes",
+            FieldType::Number,
+            "How many minutes before departure they must check in",
+            "How early should she arrive for check-in?",
+            reply,
+        )
+    };
+    assert_eq!(check_in("It's an hour for anything towing."), json!(60));
+    assert_eq!(check_in("About a week, I'd say."), Value::Null);
+    let fitting = |reply: &str| -> Value {
+        one_exchange(
+            "fitting_hours",
+            FieldType::Number,
+            "How long the fitting takes in hours",
+            "How long does it take?",
+            reply,
+        )
+    };
+    assert_eq!(
+        fitting("Two hours, then she can't drive for an hour while it sets."),
+        json!(2)
+    );
+    assert_eq!(fitting("Give us an hour."), json!(1));
+    let lead = |reply: &str| -> Value {
+        one_exchange(
+            "lead_time_days",
+            FieldType::Number,
+            "Lead time for the order, in days",
+            "How long before it's ready?",
+            reply,
+        )
+    };
+    assert_eq!(lead("A week from when we get the artwork."), json!(7));
+    assert_eq!(lead("Three meals a day, it's all in."), Value::Null);
+}
+
+/// "We shut the gate at four thirty": a closing verb before a time gives
+/// the closing time, where "we're closed Sundays" refuses a day.
+#[test]
+fn a_closing_verb_gives_the_closing_time() {
+    let closing = |reply: &str| -> Value {
+        one_exchange(
+            "saturday_closing_time",
+            FieldType::String,
+            "Time the farm closes on Saturdays",
+            "What time do you close on Saturdays?",
+            reply,
+        )
+    };
+    assert_eq!(
+        closing("Saturdays we shut the gate at four thirty."),
+        json!("4:30")
+    );
+    assert_eq!(closing("We're closed by six on Saturdays."), json!("6"));
+    assert_eq!(closing("We're not open at six, sorry."), Value::Null);
+}
