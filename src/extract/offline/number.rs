@@ -255,7 +255,7 @@ impl Analysis<'_, '_> {
     /// order, after the correction cues of each reply; `None` when there is
     /// none. Replies to a question about the field (and amounts the asker
     /// put that a plain yes confirmed) are marked answered and rank higher.
-    fn scored_candidates(
+    pub(super) fn scored_candidates(
         &self,
         field: FieldIndex,
         number_profile: &NumberProfile,

@@ -410,6 +410,15 @@ impl Analysis<'_, '_> {
                             })
                     }
                     "none" | "zero" => true,
+                    // "Garden waste costs nothing."
+                    "nothing" => {
+                        number_profile.unit == FieldUnit::Money
+                            && i.checked_sub(1)
+                                .and_then(|at| words.get(at))
+                                .is_some_and(|w| {
+                                    matches!(*w, "costs" | "cost" | "charge" | "charges" | "pay")
+                                })
+                    }
                     _ => false,
                 };
                 if zero {

@@ -79,6 +79,17 @@ fn trace_case() {
                 analysis.relevance(field, item.sentence)
             );
         }
+        if let super::profile::ValueKind::Number(number_profile) = &profile.kind {
+            for c in analysis
+                .scored_candidates(field, number_profile)
+                .unwrap_or_default()
+            {
+                println!(
+                    "   cand s{} t{} {} score={:.2} answered={} echo={}",
+                    c.sentence.0, c.turn.0, c.value, c.score, c.answered, c.echo
+                );
+            }
+        }
     }
     let out = OfflineExtractor::new().extract(objective, &fields, transcript);
     println!(

@@ -1,5 +1,6 @@
-//! Amounts said without a number: one unit implied by an article ("an
-//! hour", "about a week"), and times given with a closing verb.
+//! Amounts said in words of their own: one unit implied by an article ("an
+//! hour", "about a week"), times given with a closing verb, quid, and
+//! "costs nothing".
 
 use super::one_exchange;
 use crate::domain::FieldType;
@@ -66,4 +67,50 @@ fn a_closing_verb_gives_the_closing_time() {
     );
     assert_eq!(closing("We're closed by six on Saturdays."), json!("6"));
     assert_eq!(closing("We're not open at six, sorry."), Value::Null);
+}
+
+/// "Sixty quid" is money, as "sixty bucks" is; a second charge said on a
+/// condition ("if she finds another one, it's twenty extra") is not the
+/// price asked for.
+#[test]
+fn quid_are_money() {
+    let nest = |reply: &str| -> Value {
+        one_exchange(
+            "nest_price",
+            FieldType::Number,
+            "Price to treat one wasp nest, in pounds",
+            "What do you charge for a nest?",
+            reply,
+        )
+    };
+    assert_eq!(
+        nest(
+            "Sixty quid for the nest. If she finds another one while I'm there, it's twenty extra."
+        ),
+        json!(60)
+    );
+}
+
+/// "Garden waste costs nothing": a zero, said in so many words.
+#[test]
+fn costing_nothing_is_zero() {
+    let charge = |reply: &str| -> Value {
+        one_exchange(
+            "garden_waste_charge",
+            FieldType::Number,
+            "Charge for disposing of garden waste, in pounds",
+            "Do you charge extra for garden waste?",
+            reply,
+        )
+    };
+    assert_eq!(
+        charge(
+            "Nope, garden waste costs nothing. It's only rubble we charge for, three quid a bag."
+        ),
+        json!(0)
+    );
+    assert_eq!(
+        charge("It's nothing special, twelve pounds a load."),
+        json!(12)
+    );
 }
