@@ -6,12 +6,12 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
-    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DODGES, HEDGES, HOLDS, RETRACTIONS,
+    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DEPENDS, DODGES, HEDGES, HOLDS, RETRACTIONS,
     REVISION_CUES, STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
-use super::profile::{FieldIndex, FieldProfile, StringKind};
+use super::profile::{FieldIndex, FieldProfile, RangePreference, StringKind, ValueKind};
 use super::string::{StringCandidate, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::number_words::classify_number_word;
@@ -405,6 +405,10 @@ impl Analysis<'_, '_> {
     /// the amount it gives is no clear answer.
     pub(super) fn reply_hedges(&self, field: FieldIndex, sentence: SentenceIndex) -> bool {
         let turn = self.transcript.sentences[sentence].turn;
+        let wants_one_end = matches!(
+            &self.profiles[field].kind,
+            ValueKind::Number(number) if number.range != RangePreference::Neither
+        );
         self.transcript.turns[turn].sentences.iter().any(|&other| {
             let sent = &self.transcript.sentences[other];
             // "Fifteen a signature. The trip charge is on top, it depends
@@ -417,7 +421,10 @@ impl Analysis<'_, '_> {
                         && !set!(STOPWORDS).contains(pair[0])
                         && !profile.is_keyword(&stem(pair[0]))
                 });
-            !about_another && has_any_phrase(&sent.lower_text(), HEDGES)
+            let text = sent.lower_text();
+            !about_another
+                && (has_any_phrase(&text, HEDGES)
+                    || (!wants_one_end && has_any_phrase(&text, DEPENDS)))
         })
     }
 

@@ -198,6 +198,11 @@ pub(super) const HEDGES: &[&str] = &[
     "that's different for",
 ];
 
+/// "Depends what the sky's doing": the amount varies with something. A
+/// hedge, unless the field asks for one end of the range it spans.
+#[rustfmt::skip]
+pub(super) const DEPENDS: &[&str] = &["depends what", "depends how", "depends on"];
+
 /// Dodges that leave an amount said before them to be checked ("I'd need
 /// to check with our driver"): no answer unless one follows.
 #[rustfmt::skip]

@@ -4,7 +4,7 @@
 //! answering something else).
 
 use super::numbers::number;
-use super::{field, run};
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -538,4 +538,27 @@ fn what_the_echo_and_unasked_amounts_leave_alone() {
          Recipient: I'd need to check, honestly.",
     );
     assert_eq!(out["deposit_amount"], Value::Null);
+}
+
+/// "Depends what the sky's doing. Ten minutes on a flat day, half an hour
+/// if the thermals are going.": an amount that varies is no single value,
+/// unless the field asks for one end of its range.
+#[test]
+fn an_amount_that_depends_is_no_single_value() {
+    let flight = one_exchange(
+        "flight_minutes",
+        FieldType::Number,
+        "How long the trial flight lasts, in minutes",
+        "How long does the flight last?",
+        "Ah, depends what the sky's doing. Ten minutes on a flat day, half an hour if the thermals are going.",
+    );
+    assert_eq!(flight, Value::Null);
+    let longest = one_exchange(
+        "flight_minutes_max",
+        FieldType::Number,
+        "Upper end of the trial flight's length, in minutes",
+        "How long does the flight last?",
+        "Twenty to forty minutes. Depends how the thermals are.",
+    );
+    assert_eq!(longest, json!(40));
 }
