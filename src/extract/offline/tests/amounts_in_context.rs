@@ -562,3 +562,18 @@ fn an_amount_that_depends_is_no_single_value() {
     );
     assert_eq!(longest, json!(40));
 }
+
+/// "The ticket says one sixty-five, but that was before he found more. It'll
+/// be more. I couldn't tell you how much yet.": the amount said no longer
+/// holds.
+#[test]
+fn an_amount_said_to_be_outgrown_is_no_value() {
+    let cost = one_exchange(
+        "repair_cost",
+        FieldType::Number,
+        "Estimated repair cost in dollars",
+        "What would the repair cost?",
+        "The ticket says one sixty-five, but that was before he found cracked solder joints too. It'll be more. I couldn't tell you how much yet.",
+    );
+    assert_eq!(cost, Value::Null);
+}
