@@ -657,7 +657,12 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
         } else {
             None
         };
-        if one_is_pronoun(prev, word_at(toks, k)) || follows_determiner(toks, start) {
+        // "a one-hour minimum", "the one-year warranty": one unit of time.
+        let one_unit_of_time = toks.get(k).is_some_and(|t| t.is_punct('-'))
+            && word_at(toks, k + 1).is_some_and(|w| DurationUnit::parse(w).is_some());
+        if !one_unit_of_time
+            && (one_is_pronoun(prev, word_at(toks, k)) || follows_determiner(toks, start))
+        {
             return None;
         }
     }
@@ -770,6 +775,8 @@ mod tests {
         assert_eq!(nums("a day or two"), vec![2.0]);
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
+        assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
+        assert_eq!(nums("the one-time fee"), Vec::<f64>::new());
         assert_eq!(nums("after an hour they're tired"), Vec::<f64>::new());
         assert_eq!(nums("one hundred and twelve"), vec![112.0]);
         assert_eq!(nums("a hundred twenty-five"), vec![125.0]);

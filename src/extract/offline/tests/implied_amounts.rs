@@ -2,7 +2,7 @@
 //! hour", "about a week"), times given with a closing verb, quid, and
 //! "costs nothing".
 
-use super::one_exchange;
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -113,4 +113,25 @@ fn costing_nothing_is_zero() {
         charge("It's nothing special, twelve pounds a load."),
         json!(12)
     );
+}
+
+/// "So a one-hour minimum for this video booking." "Right.": the asker's
+/// check-back, said with "a one-hour", is confirmed over the amounts of
+/// the reply before it.
+#[test]
+fn a_one_hour_check_back_confirmed_stands() {
+    let fields = [field(
+        "minimum_hours",
+        FieldType::Number,
+        "Minimum billable hours for this booking",
+    )];
+    let out = run(
+        &fields,
+        "Agent: Is there a minimum number of hours per booking?\n\
+         Recipient: Two hours minimum. Oh, hold on, for video it's actually just one hour. The two-hour minimum is in-person only.\n\
+         Agent: So a one-hour minimum for this video booking.\n\
+         Recipient: Right.\n\
+         Agent: Thank you.",
+    );
+    assert_eq!(out["minimum_hours"], json!(1));
 }
