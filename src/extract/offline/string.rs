@@ -18,7 +18,7 @@ use super::string_candidates::{
 };
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
-use crate::extract::text::stem::stem;
+use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::vocabulary;
 
 /// A phrase that may be a string field's value.
@@ -129,6 +129,21 @@ impl Analysis<'_, '_> {
                 candidates.push(echo);
             }
         }
+        // "Vaccine required besides rabies and distemper": what the
+        // description sets apart is never the value.
+        candidates.retain(|c| {
+            !normalize_words(&c.text)
+                .split(' ')
+                .any(|word| profile.excluded.iter().any(|ex| stems_match(ex, word)))
+        });
+        // "Rabies, mainly.": an adverb is how the answer is said, not what.
+        candidates.retain(|c| {
+            let adverb = !c.text.contains(' ')
+                && c.text.len() > 4
+                && c.text.ends_with("ly")
+                && c.text.chars().all(|ch| ch.is_ascii_lowercase());
+            !adverb
+        });
         // "If everyone's of age, …": a condition is never the value.
         candidates.retain(|c| {
             let first = c
