@@ -776,6 +776,14 @@ mod tests {
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
+        // "business days" are days.
+        let business = find_numbers(&tokenize("seven to ten business days"));
+        assert!(
+            business
+                .iter()
+                .all(|m| m.unit == Unit::Duration(DurationUnit::Day)),
+            "{business:?}"
+        );
         assert_eq!(nums("the one-time fee"), Vec::<f64>::new());
         assert_eq!(nums("after an hour they're tired"), Vec::<f64>::new());
         assert_eq!(nums("one hundred and twelve"), vec![112.0]);

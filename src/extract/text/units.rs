@@ -84,7 +84,15 @@ pub(super) fn attach_unit(toks: &[Token], mention: &mut NumberMention) {
     let hyphen = toks
         .get(mention.end)
         .is_some_and(|t| t.is_punct('-') && !t.space_before);
-    let unit_idx = if hyphen { mention.end + 1 } else { mention.end };
+    let mut unit_idx = if hyphen { mention.end + 1 } else { mention.end };
+    // "seven to ten business days", "three working days".
+    if matches!(
+        word_at(toks, unit_idx),
+        Some("business" | "working" | "calendar" | "school")
+    ) && word_at(toks, unit_idx + 1).is_some_and(|w| DurationUnit::parse(w).is_some())
+    {
+        unit_idx += 1;
+    }
     let found = match toks.get(unit_idx) {
         Some(t) if t.kind == TokenKind::Percent => {
             mention.unit = Unit::Percent;
