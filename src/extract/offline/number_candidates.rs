@@ -331,7 +331,30 @@ impl Analysis<'_, '_> {
                 .numbers
                 .first()
                 .is_some_and(|first| first.start == 1 && first.start < m.start);
-            if sent.conditional || under_threshold {
+            // "Groups of twenty or more get two dollars": a figure for
+            // those past a threshold said before it.
+            // (Not when the field is said of that threshold: "price per
+            // chair for an order of ten chairs".)
+            let past_threshold = sent.numbers.iter().any(|other| {
+                other.end <= m.start
+                    && !profile
+                        .described_amounts
+                        .iter()
+                        .any(|d| same_amount(d.value, other.value))
+                    && {
+                        let after: Vec<&str> = (other.end..(other.end + 2).min(m.start))
+                            .filter_map(|at| sent.tokens.get(at))
+                            .filter(|t| t.is_word())
+                            .map(|t| t.lower.as_str())
+                            .collect();
+                        matches!(
+                            after.as_slice(),
+                            ["or", "more" | "over" | "above" | "up"]
+                                | ["and", "over" | "up" | "above"]
+                        )
+                    }
+            });
+            if sent.conditional || under_threshold || past_threshold {
                 score -= 1.0;
             }
             let implied_one = implies_one(sent, m);

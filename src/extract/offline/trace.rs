@@ -298,3 +298,53 @@ fn dump_features() {
     }
     let _ = std::fs::write("/tmp/features.tsv", rows.join("\n") + "\n");
 }
+
+/// `cargo test --lib dump_mentions -- --ignored` writes every number
+/// mention of the development sets' calls, with its unit, to
+/// `/tmp/mentions.tsv`: for finding how words are misread as units.
+#[test]
+#[ignore = "analysis aid"]
+fn dump_mentions() {
+    let mut rows = vec!["case\tvalue\tunit\tper\twords".to_string()];
+    let root = format!("{}/tests/data", env!("CARGO_MANIFEST_DIR"));
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs
+        .iter()
+        .filter(|d| d.is_dir() && !d.ends_with("extraction-heldout-12"))
+    {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let Ok(case) = std::fs::read_to_string(&path)
+                .map_err(|_| ())
+                .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|_| ()))
+            else {
+                continue;
+            };
+            let transcript = case["transcript"].as_str().unwrap_or_default();
+            let parsed = Transcript::parse("", transcript);
+            for sentence in &parsed.sentences {
+                for m in &sentence.numbers {
+                    let words: Vec<&str> = sentence.tokens
+                        [m.start.saturating_sub(2)..(m.end + 2).min(sentence.tokens.len())]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .collect();
+                    rows.push(format!(
+                        "{}\t{}\t{:?}\t{:?}\t{}",
+                        case["id"].as_str().unwrap_or_default(),
+                        m.value,
+                        m.unit,
+                        m.per,
+                        words.join(" ")
+                    ));
+                }
+            }
+        }
+    }
+    std::fs::write("/tmp/mentions.tsv", rows.join("\n") + "\n").ok();
+}

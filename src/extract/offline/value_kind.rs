@@ -276,6 +276,16 @@ pub(super) fn per_canonical(st: &str) -> Option<&'static str> {
         "year" | "annum" => "year",
         "stay" => "stay",
         "item" | "piec" | "unit" => "item",
+        // Measures: "two fifty a pound", "eighteen ninety-nine a yard".
+        "pound" | "lb" => "pound",
+        "kilo" | "kg" | "kilogram" => "kilo",
+        "yard" => "yard",
+        "foot" | "feet" => "foot",
+        "metr" | "meter" => "metre",
+        "gallon" => "gallon",
+        "litr" | "liter" => "litre",
+        "mile" => "mile",
+        "ton" | "tonn" => "ton",
         _ => return None,
     })
 }

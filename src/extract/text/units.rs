@@ -142,8 +142,9 @@ pub(super) fn attach_rate(toks: &[Token], mention: &mut NumberMention) {
     match word_at(toks, k) {
         Some("a" | "an" | "per" | "every") => {
             // ("thirty-four a dozen" is per dozen.)
+            // ("two fifty a pound" is per pound of weight.)
             if let Some(noun) = word_at(toks, k + 1)
-                && !NOT_COUNT_NOUNS.contains(&noun)
+                && (!NOT_COUNT_NOUNS.contains(&noun) || noun == "pound")
                 && (classify_number_word(noun).is_none() || noun == "dozen")
             {
                 mention.per = Some(stem(noun));

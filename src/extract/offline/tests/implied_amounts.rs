@@ -135,3 +135,17 @@ fn a_one_hour_check_back_confirmed_stands() {
     );
     assert_eq!(out["minimum_hours"], json!(1));
 }
+
+/// "Two fifty a pound" is per pound of weight (2.50); "Groups of twenty or
+/// more get two dollars" is a figure past a threshold, not the regular one.
+#[test]
+fn a_price_a_pound_and_a_threshold() {
+    let per_pound = one_exchange(
+        "price_per_pound",
+        FieldType::Number,
+        "Regular price of picked strawberries per pound, in dollars",
+        "What's the price per pound?",
+        "Okay, then it's the regular price, two fifty a pound. Groups of twenty or more get two dollars.",
+    );
+    assert_eq!(per_pound, json!(2.5));
+}
