@@ -129,6 +129,36 @@ impl Analysis<'_, '_> {
         })
     }
 
+    /// "Delivery is fifteen dollars. Where are you located?" "Northgate."
+    /// "Oh, that's outside our zone. That'd be twenty-five then.": an
+    /// answer that asks back and, told, settles the amount "then" revises
+    /// it. The sentences of such settling replies.
+    fn settled_after_asking_back(&self, evidence: &[Evidence]) -> Vec<SentenceIndex> {
+        let answer_turns: Vec<TurnIndex> = evidence
+            .iter()
+            .filter(|e| e.role == Role::Answer)
+            .map(|e| self.transcript.sentences[e.sentence].turn)
+            .collect();
+        evidence
+            .iter()
+            .filter(|e| e.role == Role::Answer)
+            .filter(|e| {
+                let sent = &self.transcript.sentences[e.sentence];
+                let turn = sent.turn;
+                let asked_back = turn.0 >= 2 && {
+                    let before = TurnIndex(turn.0 - 2);
+                    answer_turns.contains(&before)
+                        && self.transcript.turns[before]
+                            .sentences
+                            .last()
+                            .is_some_and(|&last| self.transcript.sentences[last].question)
+                };
+                asked_back && !sent.numbers.is_empty() && sent.word_lowers().any(|w| w == "then")
+            })
+            .map(|e| e.sentence)
+            .collect()
+    }
+
     /// Whether the asker's turn right after the other side's `turn`
     /// repeats `value` in its first sentence ("Fifty-five, got it.").
     fn echoed_at_once(&self, turn: TurnIndex, value: f64) -> bool {
@@ -246,6 +276,7 @@ impl Analysis<'_, '_> {
         let revised = self.retracted_rest(field, &evidence);
         revising.extend(revised.iter().map(|e| e.sentence));
         evidence.extend(revised);
+        revising.extend(self.settled_after_asking_back(&evidence));
         evidence.sort_by_key(|e| (e.sentence, e.role));
         evidence.dedup_by_key(|e| e.sentence);
         (evidence, revising)

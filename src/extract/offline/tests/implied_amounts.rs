@@ -149,3 +149,33 @@ fn a_price_a_pound_and_a_threshold() {
     );
     assert_eq!(per_pound, json!(2.5));
 }
+
+/// "Delivery is fifteen dollars. Where are you located?" "Northgate."
+/// "Oh, that's outside our zone. That'd be twenty-five then.": told what
+/// it asked back, the answering side settles the amount.
+#[test]
+fn an_amount_settled_after_asking_back() {
+    let fields = [field(
+        "delivery_fee",
+        FieldType::Number,
+        "Delivery fee to the office, in dollars",
+    )];
+    let call = |settled: &str| {
+        run(
+            &fields,
+            &format!(
+                "Agent: Do you deliver, and what's the fee?\n\
+                 Recipient: Delivery is fifteen dollars. Where are you located?\n\
+                 Agent: Four-ten Harlow Street, in Northgate.\n\
+                 Recipient: {settled}\n\
+                 Agent: That's fine, thank you."
+            ),
+        )["delivery_fee"]
+            .clone()
+    };
+    assert_eq!(
+        call("Oh, Northgate's outside our zone. That'd be twenty-five then, sorry."),
+        json!(25)
+    );
+    assert_eq!(call("Great, we're there Fridays."), json!(15));
+}
