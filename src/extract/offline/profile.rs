@@ -539,6 +539,8 @@ fn description_parts(tokens: &[Token]) -> Vec<DescriptionPart> {
         &["other", "than"],
         &["not", "including"],
         &["not", "counting"],
+        &["rather", "than"],
+        &["instead", "of"],
     ];
     let mut parts = vec![DescriptionPart::Field; tokens.len()];
     let mut inside = false;

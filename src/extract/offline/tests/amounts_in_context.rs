@@ -577,3 +577,21 @@ fn an_amount_said_to_be_outgrown_is_no_value() {
     );
     assert_eq!(cost, Value::Null);
 }
+
+/// "Price of the shared room rather than the private one": what the
+/// description sets apart with "rather than" or "instead of" is another
+/// thing's amount.
+#[test]
+fn rather_than_sets_apart() {
+    let shared = |reply: &str| {
+        one_exchange(
+            "shared_room_price",
+            FieldType::Number,
+            "Price of a shared room rather than a private room, in pounds",
+            "What would it cost?",
+            reply,
+        )
+    };
+    assert_eq!(shared("The private room is ninety."), Value::Null);
+    assert_eq!(shared("Sixty for the shared room."), json!(60));
+}
