@@ -144,6 +144,21 @@ impl Analysis<'_, '_> {
                 && c.text.chars().all(|ch| ch.is_ascii_lowercase());
             !adverb
         });
+        // "Main entrance on Carver Street, unless there's a bay round the
+        // back you'd rather use": what a condition names is no value.
+        candidates.retain(|c| {
+            let sent = &self.transcript.sentences[c.sentence];
+            let clause = sent
+                .token_clauses
+                .get(c.token)
+                .copied()
+                .unwrap_or(ClauseId(0));
+            let first = clause_text(sent, clause).split(' ').next().unwrap_or("");
+            // (An opening "if" clause may hold its consequence too: "If
+            // it's old I'd swap it for a Thermalux.")
+            let opens_sentence = sent.clause_range(clause).start == 0;
+            !(first == "unless" || (first == "if" && !opens_sentence))
+        });
         // "If everyone's of age, …": a condition is never the value.
         candidates.retain(|c| {
             let first = c

@@ -10,6 +10,7 @@ mod question_frames;
 mod replies_in_passing;
 mod reviewed_replies;
 mod strings;
+mod strings_set_apart;
 mod which_figure;
 mod yes_no;
 

@@ -763,25 +763,3 @@ fn a_colour_keeps_its_shade() {
     );
     assert_eq!(out["room_color"], json!("Accessible Beige"), "{out:?}");
 }
-
-/// "Vaccine required besides rabies and distemper": what the description
-/// sets apart is never the value.
-#[test]
-fn what_the_description_sets_apart_is_no_value() {
-    let vaccine = |reply: &str| {
-        one_exchange(
-            "required_vaccine",
-            FieldType::String,
-            "Vaccine required besides rabies",
-            "Which vaccines does he need?",
-            reply,
-        )
-    };
-    assert_eq!(vaccine("Rabies."), Value::Null);
-    // An adverb is how the answer is said, not what.
-    assert_eq!(vaccine("Rabies, mainly."), Value::Null);
-    assert_eq!(
-        vaccine("Bordetella, within six months."),
-        json!("Bordetella")
-    );
-}
