@@ -7,14 +7,17 @@
 use chrono::Weekday;
 
 use super::days::{day_mentions, field_day};
+use super::lexicon::STOPWORDS;
 use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::numbers::{NumberMention, find_numbers, same_amount};
 use crate::extract::text::opposites::asks_the_other_side;
+use crate::extract::text::stem::stem;
 use crate::extract::text::tokens::tokenize;
 use crate::extract::text::units::Unit;
+use crate::extract::text::vocabulary;
 
 /// The index in [`CONTRASTS`] of weekdays and weekends, which a field
 /// about one day leaves to its day.
@@ -99,6 +102,10 @@ pub(super) struct FieldOptions {
     /// "single-flue"): a compound of another option with the same head
     /// ("double-flue") names that option.
     heads: Vec<String>,
+    /// A capitalised word qualifying the noun after it ("French bustle"):
+    /// the qualifier in lower case and the noun's stem. The same noun
+    /// qualified otherwise ("American bustle") is another option.
+    named: Option<(String, String)>,
 }
 
 impl FieldOptions {
@@ -175,12 +182,33 @@ impl FieldOptions {
             day,
             qualifiers,
             heads,
+            named: named_qualifier(definition),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.classes.is_empty() && self.day.is_none() && self.qualifiers.is_empty()
+        self.classes.is_empty()
+            && self.day.is_none()
+            && self.qualifiers.is_empty()
+            && self.named.is_none()
     }
+}
+
+/// The first capitalised word of `definition`'s description (not its
+/// first word, nor a day) that qualifies a lower-case noun after it:
+/// ("french", "bustl") for "Price of adding a French bustle".
+fn named_qualifier(definition: &FieldDefinition) -> Option<(String, String)> {
+    let tokens = tokenize(definition.description.as_deref()?);
+    tokens.windows(2).skip(1).find_map(|pair| {
+        let [word, noun] = pair else { return None };
+        (word.is_word()
+            && word.is_capitalized()
+            && vocabulary::weekday(&word.lower).is_none()
+            && noun.is_word()
+            && !noun.is_capitalized()
+            && !STOPWORDS.contains(&noun.lower.as_str()))
+        .then(|| (word.lower.clone(), stem(&noun.lower)))
+    })
 }
 
 /// The class `word` names in each contrast set of `wanted` (the
@@ -328,6 +356,23 @@ pub(super) fn said_for_own_option(
     for m in sentence.numbers.iter().filter(|m| m.start != at) {
         if let Some(own) = qualifier_fits(&options.qualifiers, m) {
             consider(m.start, own);
+        }
+    }
+    // "Our standard American bustle is a hundred and twenty-five" for a
+    // French bustle.
+    if let Some((qualifier, head)) = &options.named {
+        for (position, pair) in sentence.tokens.windows(2).enumerate() {
+            let [word, noun] = pair else {
+                continue;
+            };
+            if word.is_word()
+                && word.is_capitalized()
+                && noun.is_word()
+                && !noun.is_capitalized()
+                && stem(&noun.lower) == *head
+            {
+                consider(position, word.lower == *qualifier);
+            }
         }
     }
     for (position, word) in option_words(sentence, &options.heads) {

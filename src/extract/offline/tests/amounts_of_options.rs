@@ -3,7 +3,7 @@
 //! counted in a crew, and spoken prices per pack or per small measure.
 
 use super::numbers::number;
-use super::{field, run};
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -281,4 +281,25 @@ fn the_time_said_of_the_field_outranks_other_times() {
         ),
         Value::Null
     );
+}
+
+/// "How much is a French bustle?" "Our standard American bustle is a
+/// hundred and twenty-five.": the same noun under another capitalised
+/// qualifier is another option.
+#[test]
+fn a_named_qualifier_is_an_option() {
+    let french = |reply: &str| {
+        one_exchange(
+            "french_bustle_price",
+            FieldType::Number,
+            "Price of adding a French bustle, in dollars",
+            "How much is a French bustle?",
+            reply,
+        )
+    };
+    assert_eq!(
+        french("So our standard American bustle is a hundred and twenty-five."),
+        Value::Null
+    );
+    assert_eq!(french("A French bustle is ninety-five."), json!(95));
 }
