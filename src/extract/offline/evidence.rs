@@ -500,6 +500,22 @@ impl<'d, 's> Analysis<'d, 's> {
         among: &[FieldIndex],
     ) -> bool {
         let mine = self.relevance(field, sentence);
+        // "Install is three forty-nine and monitoring runs twenty-nine
+        // ninety-nine a month": a sentence with an amount for each field it
+        // names is shared (each clause is read for its own field).
+        let shared = mine >= 1.0 && self.transcript.sentences[sentence].numbers.len() >= 2;
+        !shared && self.another_field_outweighs(field, sentence, among)
+    }
+
+    /// Whether a field of `among` of the same type as `field` is
+    /// clearly more what `sentence` is about.
+    pub(super) fn another_field_outweighs(
+        &self,
+        field: FieldIndex,
+        sentence: SentenceIndex,
+        among: &[FieldIndex],
+    ) -> bool {
+        let mine = self.relevance(field, sentence);
         // Only fields of the same type compete: "the parcel has been found"
         // can settle a yes/no field and still lead to a place.
         let field_type = self.profiles[field].definition.field_type;

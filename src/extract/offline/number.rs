@@ -292,6 +292,7 @@ impl Analysis<'_, '_> {
         number_profile: &NumberProfile,
     ) -> Option<Vec<NumberCandidate>> {
         let profile = &self.profiles[field];
+        let everyone: Vec<FieldIndex> = self.field_indices().collect();
         let (evidence, revising) = self.number_evidence(field);
         let mut candidates: Vec<NumberCandidate> = Vec::new();
         let mut echo_candidates: Vec<NumberCandidate> = Vec::new();
@@ -346,6 +347,30 @@ impl Analysis<'_, '_> {
                 continue;
             }
             let mut found = self.number_candidates(profile, number_profile, item.sentence);
+            // A sentence shared with a field it is more about: only the
+            // clauses that name this field more than that one.
+            // (Among the fields its region raised, as evidence shares it.)
+            let among: &[FieldIndex] = match item.role {
+                Role::Answer | Role::Asker => self.raised(item.region),
+                _ => &everyone,
+            };
+            if self.transcript.sentences[item.sentence].numbers.len() >= 2
+                && self.another_field_outweighs(field, item.sentence, among)
+            {
+                let sent = &self.transcript.sentences[item.sentence];
+                found.retain(|c| {
+                    let range = sent.clause_range(c.clause);
+                    let stems = sent.stems.get(range).unwrap_or(&[]);
+                    let mine = keyword_score(profile, stems);
+                    mine > 0.0
+                        && everyone.iter().all(|&other| {
+                            other == field
+                                || self.profiles[other].definition.field_type
+                                    != profile.definition.field_type
+                                || keyword_score(&self.profiles[other], stems) <= mine
+                        })
+                });
+            }
             // "What would that run per visit?" "… a hundred sixty-five.":
             // the reply to a question about a price gives money, not a
             // count of cleaners.

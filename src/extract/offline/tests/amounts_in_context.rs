@@ -595,3 +595,30 @@ fn rather_than_sets_apart() {
     assert_eq!(shared("The private room is ninety."), Value::Null);
     assert_eq!(shared("Sixty for the shared room."), json!(60));
 }
+
+/// "Install is three forty-nine, and monitoring runs twenty-nine
+/// ninety-nine a month.": a sentence with an amount for each field it
+/// names answers both, each from its own clause.
+#[test]
+fn one_sentence_answers_two_fields_clause_by_clause() {
+    let fields = [
+        field(
+            "install_price",
+            FieldType::Number,
+            "Installation price for the basic package, in dollars",
+        ),
+        field(
+            "monthly_monitoring",
+            FieldType::Number,
+            "Monthly monitoring fee, in dollars",
+        ),
+    ];
+    let out = run(
+        &fields,
+        "Agent: What would installation cost, and what's monitoring per month?\n\
+         Recipient: For that setup, install is three forty-nine, and monitoring runs twenty-nine ninety-nine a month.\n\
+         Agent: Thank you.",
+    );
+    assert_eq!(out["install_price"], json!(349));
+    assert_eq!(out["monthly_monitoring"], json!(29.99));
+}
