@@ -53,6 +53,9 @@ pub(super) const NOT_COUNT_NOUNS: &[&str] = &[
     "thirty", "later", "earlier", "sounds", "works", "would", "will", "can", "could", "should", "did", "do",
     "does", "has", "have", "had", "got", "gets", "get", "'s", "isn't", "aren't", "with", "without",
     "instead", "either", "people's", "guys'",
+    // What an amount is, not what it counts: "six fifty remaining",
+    // "ninety-five including the heel".
+    "remaining", "outstanding", "owing", "due", "including",
 ];
 
 /// Whether "one" between these words is a pronoun, not a number.
@@ -776,6 +779,11 @@ mod tests {
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
+        // "remaining", "including" say what an amount is, not what it counts.
+        for said in ["six fifty remaining", "ninety-five including the heel"] {
+            let m = &find_numbers(&tokenize(said))[0];
+            assert_eq!(m.unit, Unit::None, "{said}");
+        }
         // "business days" are days.
         let business = find_numbers(&tokenize("seven to ten business days"));
         assert!(
