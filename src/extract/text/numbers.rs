@@ -530,8 +530,19 @@ fn parse_words(toks: &[Token], start: usize) -> Option<NumberMention> {
                 leading_a = true;
                 k += 1;
             }
+            _ if word_at(toks, k + 1) == Some("couple") => k += 1,
             _ => return None,
         }
+    }
+    // "a couple hundred", "a couple of thousand": two of them.
+    if word_at(toks, k) == Some("couple") {
+        let of = usize::from(word_at(toks, k + 1) == Some("of"));
+        let value = match word_at(toks, k + 1 + of) {
+            Some("hundred") => 200.0,
+            Some("thousand" | "grand") => 2000.0,
+            _ => return None,
+        };
+        return Some(simple_mention(start, k + 2 + of, value));
     }
     // "once a day", "twice a week"
     let frequency = matches!(
@@ -779,6 +790,9 @@ mod tests {
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
+        assert_eq!(nums("Deposit's a couple hundred"), vec![200.0]);
+        assert_eq!(nums("a couple of thousand"), vec![2000.0]);
+        assert_eq!(nums("a couple of days"), Vec::<f64>::new());
         // "remaining", "including" say what an amount is, not what it counts.
         for said in ["six fifty remaining", "ninety-five including the heel"] {
             let m = &find_numbers(&tokenize(said))[0];
