@@ -9,7 +9,7 @@ use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
 use super::unit_fit::per_fit;
 use crate::extract::text::numbers::{NumberMention, same_amount};
-use crate::extract::text::stem::stem;
+use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
 
 /// How strongly an unasked sentence of the other side must name a number
@@ -157,6 +157,38 @@ impl Analysis<'_, '_> {
             })
             .map(|e| e.sentence)
             .collect()
+    }
+
+    /// "And to lock in the date?" "Deposit's a couple hundred.": a reply
+    /// whose sentence opens by naming the field's head as what it states
+    /// ("Deposit's", "The deposit is").
+    fn opens_with_the_field(&self, profile: &FieldProfile, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let turn = sent.turn;
+        let replies = turn.0 > 0
+            && self.transcript.turns[TurnIndex(turn.0 - 1)].speaker == Speaker::Agent
+            && self
+                .transcript
+                .last_question(TurnIndex(turn.0 - 1))
+                .is_some();
+        let mut words = sent
+            .tokens
+            .iter()
+            .filter(|t| t.is_word())
+            .skip_while(|t| matches!(t.lower.as_str(), "the" | "our" | "so" | "and" | "oh"));
+        let Some(first) = words.next() else {
+            return false;
+        };
+        let (head, copula) = match first.lower.strip_suffix("'s") {
+            Some(head) => (head.to_string(), true),
+            None => (
+                first.lower.clone(),
+                words
+                    .next()
+                    .is_some_and(|w| matches!(w.lower.as_str(), "is" | "would" | "will")),
+            ),
+        };
+        replies && copula && profile.heads.iter().any(|h| stems_match(h, &stem(&head)))
     }
 
     /// Whether the asker's turn right after the other side's `turn`
@@ -406,7 +438,8 @@ impl Analysis<'_, '_> {
                 // sentence of the other side's that names the field
                 // strongly is given, asked or not.
                 let volunteered = self.transcript.turns[turn].speaker == Speaker::Recipient
-                    && self.relevance(field, item.sentence) >= VOLUNTEERED_THRESHOLD
+                    && (self.relevance(field, item.sentence) >= VOLUNTEERED_THRESHOLD
+                        || self.opens_with_the_field(profile, item.sentence))
                     && found.len() == 1;
                 // "He was told forty-five dollars a mow. Is that still
                 // right?" "Yeah, that's right.": the asker's amount of the

@@ -179,3 +179,27 @@ fn an_amount_settled_after_asking_back() {
     );
     assert_eq!(call("Great, we're there Fridays."), json!(15));
 }
+
+/// "And to lock in the date?" "Deposit's a couple hundred, non-refundable.":
+/// a reply that opens by naming the field as what it states gives its
+/// amount, asked in those words or not.
+#[test]
+fn a_reply_opening_with_the_field_gives_its_amount() {
+    let deposit = |reply: &str| {
+        one_exchange(
+            "deposit_amount",
+            FieldType::Number,
+            "Deposit to hold the date, in dollars",
+            "And to lock in the date?",
+            reply,
+        )
+    };
+    assert_eq!(
+        deposit("Deposit's a couple hundred, non-refundable, then the balance on the day."),
+        json!(200)
+    );
+    assert_eq!(
+        deposit("We'd need two hundred, then the balance on the day."),
+        Value::Null
+    );
+}
