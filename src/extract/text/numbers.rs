@@ -434,7 +434,7 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         && start >= 2
         && matches!(
             word_at(toks, start - 2),
-            Some("looking" | "look" | "looks" | "priced")
+            Some("looking" | "look" | "looks" | "priced" | "you're" | "you'd")
         );
     m.after_time_prep = !price_at
         && matches!(

@@ -203,3 +203,17 @@ fn a_reply_opening_with_the_field_gives_its_amount() {
         Value::Null
     );
 }
+
+/// "You're at fourteen fifty per apron": an amount a price is at, not a
+/// time of day.
+#[test]
+fn youre_at_an_amount_is_a_price() {
+    let apron = one_exchange(
+        "price_per_apron",
+        FieldType::Number,
+        "Price per apron, in dollars",
+        "How much per apron?",
+        "You're at fourteen fifty per apron, there's a one-time digitizing fee of forty-five.",
+    );
+    assert_eq!(apron, json!(14.5));
+}
