@@ -543,7 +543,10 @@ pub(super) fn number_agrees(value: f64, text: &str, working_days: bool) -> bool 
         return words.iter().any(|w| ZERO_WORDS.contains(w))
             || words
                 .windows(2)
-                .any(|pair| pair[0] == "no" && !matches!(pair[1], "i" | "we" | "it" | "not"));
+                .any(|pair| pair[0] == "no" && !matches!(pair[1], "i" | "we" | "it" | "not"))
+            || words
+                .windows(3)
+                .any(|three| three == ["on", "the", "house"]);
     }
     false
 }

@@ -151,6 +151,8 @@ pub(super) const DODGES: &[&str] = &[
     "can discuss that", "can discuss it",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
+    // Neither yes nor no ("Yes and no.", "Sometimes.", "It varies.").
+    "yes and no", "sometimes", "it varies", "varies",
     // Not knowing ("I wouldn't know", "I don't actually know"; "who knows"
     // opening a clause is read in `clause_polarity`; "a question for my
     // manager" is a pass-on).

@@ -197,7 +197,9 @@ impl Analysis<'_, '_> {
                 "peopl",
             ]
             .iter()
-            .any(|word| profile.is_own_word(word));
+            .any(|word| profile.is_own_word(word))
+                // "Me and two friends" for the size of a party.
+                || counts_people(profile);
             let with_speaker = number_profile.unit == FieldUnit::Count
                 && crew
                 && matches!(sent.lower_before(m.start, 1), Some("and" | "plus"))
@@ -433,6 +435,13 @@ impl Analysis<'_, '_> {
                             })
                     }
                     "none" | "zero" => true,
+                    // "It's on the house."
+                    "house" => {
+                        number_profile.unit == FieldUnit::Money
+                            && i >= 2
+                            && words[i - 2] == "on"
+                            && words[i - 1] == "the"
+                    }
                     // "Garden waste costs nothing."
                     "nothing" => {
                         number_profile.unit == FieldUnit::Money

@@ -217,3 +217,25 @@ fn youre_at_an_amount_is_a_price() {
     );
     assert_eq!(apron, json!(14.5));
 }
+
+/// Everyday ways to say an amount: "on the house" is nothing, "me and two
+/// friends" are three in a party.
+#[test]
+fn everyday_amounts() {
+    let price = one_exchange(
+        "service_price",
+        FieldType::Number,
+        "Price of the service, in dollars",
+        "How much is the service?",
+        "It's on the house.",
+    );
+    assert_eq!(price, json!(0));
+    let party = one_exchange(
+        "party_size",
+        FieldType::Number,
+        "Number of people in the party",
+        "How many people?",
+        "Me and two friends.",
+    );
+    assert_eq!(party, json!(3));
+}

@@ -219,3 +219,17 @@ fn passing_the_question_on_answers_nothing() {
     }
     assert_eq!(delivers("We do, every weekday."), json!(true));
 }
+
+/// "Yes and no.", "Sometimes.", "It varies.": neither a yes nor a no.
+#[test]
+fn sometimes_is_neither_yes_nor_no() {
+    for reply in ["Yes and no.", "Sometimes.", "It varies."] {
+        let delivers = yes_no(
+            "offers_delivery",
+            "Whether the shop delivers",
+            "Do you deliver?",
+            reply,
+        );
+        assert_eq!(delivers, Value::Null, "{reply}");
+    }
+}
