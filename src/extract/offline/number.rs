@@ -602,10 +602,12 @@ impl Analysis<'_, '_> {
     }
 }
 
-/// "an hour", "about a week": one unit of time implied by an article.
+/// "an hour", "about a week", "a fortnight": an amount of time implied by
+/// an article.
 pub(super) fn implies_one(sent: &Sentence, m: &NumberMention) -> bool {
-    m.value == 1.0
-        && matches!(m.unit, Unit::Duration(_))
+    // (Only the article and the unit: "an hour and a half" is said outright.)
+    matches!(m.unit, Unit::Duration(_))
+        && m.end == m.start + 2
         && sent
             .tokens
             .get(m.start)

@@ -79,7 +79,20 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         }
         let end = i;
         let initial = Some(start) == first_word;
-        if initial && end - start == 1 && !seen_mid_sentence(transcript, &toks[start].text) {
+        // "Marcus, he's our senior guy.": a word the next clause calls
+        // he or she is someone.
+        let called_a_person = toks.get(end).is_some_and(|t| t.is_punct(','))
+            && toks.get(end + 1).is_some_and(|t| {
+                matches!(
+                    t.lower.as_str(),
+                    "he" | "she" | "he's" | "she's" | "he'll" | "she'll" | "he'd" | "she'd"
+                )
+            });
+        if initial
+            && end - start == 1
+            && !called_a_person
+            && !seen_mid_sentence(transcript, &toks[start].text)
+        {
             continue;
         }
         if initial && end - start == 1 && STOPWORDS.contains(&toks[start].lower.as_str()) {

@@ -196,6 +196,12 @@ fn one_unit_of_time(toks: &[Token], j: usize) -> Option<NumberMention> {
     if !matches!(word_at(toks, j)?, "a" | "an") {
         return None;
     }
+    // "a fortnight" is two weeks.
+    if word_at(toks, j + 1)? == "fortnight" {
+        let mut m = simple_mention(j, j + 2, 2.0);
+        m.unit = Unit::Duration(DurationUnit::Week);
+        return Some(m);
+    }
     let unit = match word_at(toks, j + 1)? {
         "hour" => DurationUnit::Hour,
         "day" => DurationUnit::Day,
@@ -790,6 +796,7 @@ mod tests {
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
+        assert_eq!(nums("about a fortnight"), vec![2.0]);
         assert_eq!(nums("Deposit's a couple hundred"), vec![200.0]);
         assert_eq!(nums("a couple of thousand"), vec![2000.0]);
         assert_eq!(nums("a couple of days"), Vec::<f64>::new());

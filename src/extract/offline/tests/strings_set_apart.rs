@@ -1,5 +1,5 @@
-//! Strings that are no answer: what the description sets apart, how an
-//! answer is said, and what a condition names.
+//! Strings read by what is around them: what the description sets apart,
+//! how an answer is said, what a condition names, and names called he or she.
 
 use super::one_exchange;
 use crate::domain::FieldType;
@@ -39,4 +39,21 @@ fn a_trailing_condition_names_no_value() {
         "Main entrance on Carver Street, unless there's a loading bay round the back you'd rather use.",
     );
     assert_eq!(pickup, json!("Carver Street"));
+}
+
+/// "Marcus, he's our senior guy.": a name opening a sentence is a name
+/// when the next clause calls it he or she.
+#[test]
+fn a_name_the_next_clause_calls_he_or_she() {
+    let tech = |reply: &str| {
+        one_exchange(
+            "technician_name",
+            FieldType::String,
+            "Name of the technician who will come",
+            "Who will be coming out?",
+            reply,
+        )
+    };
+    assert_eq!(tech("Marcus, he's our senior guy."), json!("Marcus"));
+    assert_eq!(tech("Tuesday, he's free then."), Value::Null);
 }
