@@ -323,6 +323,23 @@ impl Analysis<'_, '_> {
                 }
             }
             StringKind::Generic => out.extend(modifier_candidates(self, profile, sentence, true)),
+            // "Is collection on Tuesday?" "Yes.": the day, time, date or
+            // colour the question puts, when it puts one.
+            StringKind::Weekday
+            | StringKind::Month
+            | StringKind::Date
+            | StringKind::Time { .. }
+            | StringKind::Color => {
+                let mut offered = Vec::new();
+                out.extend(self.string_candidates(
+                    profile,
+                    string_kind,
+                    sentence,
+                    Role::Answer,
+                    false,
+                    &mut offered,
+                ));
+            }
             _ => {}
         }
         out

@@ -1,5 +1,6 @@
 //! Strings read by what is around them: what the description sets apart,
-//! how an answer is said, what a condition names, and names called he or she.
+//! how an answer is said, what a condition names, names called he or she,
+//! and a day the question puts, confirmed.
 
 use super::one_exchange;
 use crate::domain::FieldType;
@@ -56,4 +57,32 @@ fn a_name_the_next_clause_calls_he_or_she() {
     };
     assert_eq!(tech("Marcus, he's our senior guy."), json!("Marcus"));
     assert_eq!(tech("Tuesday, he's free then."), Value::Null);
+}
+
+/// "Is collection on Tuesday?" "Yes.": the day the question puts,
+/// confirmed; a question offering two puts none.
+#[test]
+fn a_day_the_question_puts_confirmed() {
+    let day = |question: &str, reply: &str| {
+        one_exchange(
+            "collection_day",
+            FieldType::String,
+            "Day of the week for collection",
+            question,
+            reply,
+        )
+    };
+    assert_eq!(day("Is collection on Tuesday?", "Yes."), json!("Tuesday"));
+    assert_eq!(
+        day(
+            "Would the crew set it up the day before, on the Friday?",
+            "That's right, usually after lunch."
+        ),
+        json!("Friday")
+    );
+    assert_eq!(
+        day("Is collection on Tuesday or Wednesday?", "Yes."),
+        Value::Null
+    );
+    assert_eq!(day("Is collection on Tuesday?", "No."), Value::Null);
 }
