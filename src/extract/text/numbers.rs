@@ -283,10 +283,17 @@ fn fraction_at(toks: &[Token], j: usize) -> Option<(f64, usize)> {
 fn spoken_clock(toks: &[Token], j: usize) -> Option<NumberMention> {
     let fraction = word_at(toks, j)?;
     let relation = word_at(toks, j + 1)?;
-    let minutes_past = match (fraction, relation) {
+    let minutes_past: i32 = match (fraction, relation) {
         ("quarter", "past" | "after") => 15,
         ("half", "past" | "after") => 30,
         ("quarter", "to" | "till" | "of") => -15,
+        // "ten past four", "twenty to eleven" (not "five to ten", a range).
+        ("five", "past" | "after") => 5,
+        ("ten", "past" | "after") => 10,
+        ("twenty", "past" | "after") => 20,
+        ("five", "to" | "till") => -5,
+        ("ten", "to" | "till") => -10,
+        ("twenty", "to" | "till") => -20,
         _ => return None,
     };
     let hour = match toks.get(j + 2)? {
@@ -305,8 +312,15 @@ fn spoken_clock(toks: &[Token], j: usize) -> Option<NumberMention> {
     {
         return None;
     }
+    // "Five to ten" counts from five to ten; "ten to four" is 3:50.
+    if minutes_past < 0 && minutes_past != -15 && hour >= minutes_past.unsigned_abs() {
+        return None;
+    }
     let (h, mm) = if minutes_past < 0 {
-        (if hour == 1 { 12 } else { hour - 1 }, 45)
+        (
+            if hour == 1 { 12 } else { hour - 1 },
+            (60 + minutes_past) as u32,
+        )
     } else {
         (hour, minutes_past as u32)
     };
@@ -797,6 +811,10 @@ mod tests {
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
         assert_eq!(nums("about a fortnight"), vec![2.0]);
+        let clock = |said: &str| find_numbers(&tokenize(said)).first().and_then(|m| m.clock);
+        assert_eq!(clock("ten past four"), Some((4, 10)));
+        assert_eq!(clock("twenty to eleven"), Some((10, 40)));
+        assert_eq!(clock("five to ten people"), None);
         assert_eq!(nums("Deposit's a couple hundred"), vec![200.0]);
         assert_eq!(nums("a couple of thousand"), vec![2000.0]);
         assert_eq!(nums("a couple of days"), Vec::<f64>::new());
