@@ -11,7 +11,7 @@ use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::spoken_amount::reads_as_cents;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
-use super::unit_fit::{counts_people, per_fit, unit_fit};
+use super::unit_fit::{another_period, counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
@@ -213,6 +213,9 @@ impl Analysis<'_, '_> {
                 } else {
                     None
                 };
+            if inherited.is_none() && another_period(number_profile, m) {
+                continue;
+            }
             score += match inherited {
                 Some(p) => per_fit(
                     number_profile,

@@ -96,3 +96,16 @@ pub(super) fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 
         _ => 0.0,
     }
 }
+
+/// Whether `m` is a rate over another period of time than the field's
+/// ("three hundred a week" for a monthly rent): no value of it.
+pub(super) fn another_period(number_profile: &NumberProfile, m: &NumberMention) -> bool {
+    const PERIODS: &[&str] = &["hour", "day", "night", "week", "month", "year"];
+    let have = m.per.as_deref().and_then(per_canonical);
+    match (number_profile.per, have) {
+        (Some(want), Some(have)) => {
+            want != have && PERIODS.contains(&want) && PERIODS.contains(&have)
+        }
+        _ => false,
+    }
+}

@@ -94,7 +94,12 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         FieldUnit::Count
     };
     let mut per = None;
-    for w in name_words {
+    // The name's words, and the description's first ("Monthly rent").
+    let opening = desc_lower
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_owned);
+    for w in name_words.iter().chain(opening.iter()) {
         per = per.or(match w.as_str() {
             "hourly" => Some("hour"),
             "daily" => Some("day"),

@@ -239,3 +239,20 @@ fn everyday_amounts() {
     );
     assert_eq!(party, json!(3));
 }
+
+/// "Three hundred a week" for a monthly rent: a rate over another period
+/// is no value of it.
+#[test]
+fn a_rate_over_another_period_is_no_value() {
+    let rent = |reply: &str| {
+        one_exchange(
+            "rent",
+            FieldType::Number,
+            "Monthly rent in dollars",
+            "What's the rent?",
+            reply,
+        )
+    };
+    assert_eq!(rent("Three hundred a week."), Value::Null);
+    assert_eq!(rent("Twelve hundred a month, plus utilities."), json!(1200));
+}
