@@ -444,8 +444,19 @@ impl Analysis<'_, '_> {
                 // "He was told forty-five dollars a mow. Is that still
                 // right?" "Yeah, that's right.": the asker's amount of the
                 // field, confirmed plainly.
+                // ("The listing says the rent is twelve hundred a month."
+                // "Correct.": a statement that ends the turn asks too.)
+                // (Only when the reply says nothing more: "Right. Oh, I
+                // wanted to add a tray" amends.)
+                let ends_the_turn = self.transcript.turns[turn].sentences.last()
+                    == Some(&item.sentence)
+                    && self
+                        .transcript
+                        .turns
+                        .get(turn.next().0)
+                        .is_some_and(|reply| reply.sentences.len() == 1);
                 let confirmed = self.transcript.turns[turn].speaker == Speaker::Agent
-                    && self.transcript.last_question(turn).is_some()
+                    && (self.transcript.last_question(turn).is_some() || ends_the_turn)
                     && self.confirmed_plainly(turn);
                 for candidate in &mut found {
                     if confirmed {
