@@ -104,7 +104,15 @@ impl Analysis<'_, '_> {
                 Role::Asker if self.answers_a_question_back(item.sentence) => continue,
                 role => {
                     // Bare-phrase answers ("Geometry.") only as replies to a question about the field.
-                    let fragments = role == Role::Answer && self.asks_about(field, item.region);
+                    // (Not in a reply that opens by asking back: "Oh, is
+                    // she the one with the big dog? Lovely dog, that.")
+                    let asks_back = self.transcript.turns
+                        [self.transcript.sentences[item.sentence].turn]
+                        .sentences
+                        .first()
+                        .is_some_and(|&first| self.transcript.sentences[first].question);
+                    let fragments =
+                        role == Role::Answer && !asks_back && self.asks_about(field, item.region);
                     self.string_candidates(
                         profile,
                         string_kind,

@@ -626,6 +626,16 @@ pub(super) fn generic_candidates(
         if lo >= hi {
             continue;
         }
+        // "…, I'm afraid.", "…, I think.": how it is said, no value.
+        let said_how: Vec<&str> = toks[lo..hi].iter().map(|t| t.lower.as_str()).collect();
+        if matches!(
+            said_how.as_slice(),
+            ["i'm", "afraid" | "sorry"]
+                | ["i", "think" | "guess" | "believe" | "suppose" | "reckon"]
+                | ["afraid", "so" | "not"]
+        ) {
+            continue;
+        }
         let core = &toks[lo..hi];
         let n = core.len();
         let first = core[0].lower.as_str();

@@ -455,7 +455,12 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         && matches!(
             word_at(toks, start - 2),
             Some("looking" | "look" | "looks" | "priced" | "you're" | "you'd")
-        );
+        )
+        // "With that you'd be at seven twenty."
+        || (prev == Some("at")
+            && start >= 3
+            && word_at(toks, start - 2) == Some("be")
+            && matches!(word_at(toks, start - 3), Some("you'd" | "you'll")));
     m.after_time_prep = !price_at
         && matches!(
             prev,

@@ -28,6 +28,8 @@ pub(crate) fn stem(word: &str) -> String {
         "mins" => Some("minut"),
         "hrs" => Some("hour"),
         "yrs" => Some("year"),
+        // "How can she pay?" asks the payment method.
+        "payment" | "payments" => Some("pay"),
         _ => None,
     };
     if let Some(s) = irregular {
@@ -69,6 +71,7 @@ pub(crate) fn stem(word: &str) -> String {
     {
         w = s.to_string();
     }
+
     if let Some(s) = w.strip_suffix("ly")
         && len(s) >= 3
     {
@@ -119,5 +122,6 @@ mod tests {
         assert_eq!(stem("located"), stem("location"));
         assert!(stems_match(&stem("satisfied"), &stem("satisfaction")));
         assert_eq!(stem("hourly"), "hour");
+        assert_eq!(stem("payment"), stem("pay"));
     }
 }

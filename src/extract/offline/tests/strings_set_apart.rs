@@ -86,3 +86,25 @@ fn a_day_the_question_puts_confirmed() {
     );
     assert_eq!(day("Is collection on Tuesday?", "No."), Value::Null);
 }
+
+/// "How can she pay?" asks the payment method; "…, I'm afraid." is how
+/// the answer is said; a reply that opens by asking back gives no
+/// fragment of an answer.
+#[test]
+fn how_to_pay_and_how_it_is_said() {
+    let method = |reply: &str| {
+        one_exchange(
+            "payment_method",
+            FieldType::String,
+            "Payment method required on the tariff",
+            "How would she need to pay?",
+            reply,
+        )
+    };
+    assert_eq!(method("Bank transfer."), json!("Bank transfer"));
+    assert_eq!(method("Direct debit, I'm afraid."), json!("Direct debit"));
+    assert_eq!(
+        method("Oh, is she the one with the big dog? Lovely dog, that."),
+        Value::Null
+    );
+}
