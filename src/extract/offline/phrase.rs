@@ -60,6 +60,30 @@ fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
                         && ws.get(i + 3).is_some_and(|after| *after == "way"))
             })
     }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])
+        // "It's on back order", "I can order one in", "the last one went".
+        || has_any_phrase(
+            text,
+            &[
+                "back order",
+                "backorder",
+                "backordered",
+                "back ordered",
+                "order one in",
+                "order it in",
+                "order them in",
+                "order some in",
+                "have to order",
+                "need to order",
+                "special order",
+                "last one went",
+                "last one sold",
+                "last one's gone",
+                "waiting on a delivery",
+                "waiting on stock",
+                "waiting for stock",
+                "waiting for a delivery",
+            ],
+        )
 }
 
 /// Negation or a refusal ("not", "won't work", "we're out"), without the

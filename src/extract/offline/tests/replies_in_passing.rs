@@ -233,3 +233,23 @@ fn sometimes_is_neither_yes_nor_no() {
         assert_eq!(delivers, Value::Null, "{reply}");
     }
 }
+
+/// "It's on back order.", "I can order one in.", "Last one went
+/// yesterday.": not in stock, said without a "no".
+#[test]
+fn not_in_stock_without_a_no() {
+    for reply in [
+        "It's on back order.",
+        "We're waiting on a delivery.",
+        "I can order one in.",
+        "Last one went yesterday.",
+    ] {
+        let stocked = yes_no(
+            "in_stock",
+            "Whether the part is in stock",
+            "Do you have the part in stock?",
+            reply,
+        );
+        assert_eq!(stocked, json!(false), "{reply}");
+    }
+}
