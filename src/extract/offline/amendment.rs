@@ -6,8 +6,8 @@
 
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
-    CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DEPENDS, DODGES, HEDGES, HOLDS, RETRACTIONS,
-    REVISION_CUES, STOPWORDS,
+    BELIEFS, CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DEPENDS, DODGES, HEDGES, HOLDS,
+    RETRACTIONS, REVISION_CUES, STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -424,7 +424,8 @@ impl Analysis<'_, '_> {
             let text = sent.lower_text();
             !about_another
                 && (has_any_phrase(&text, HEDGES)
-                    || (!wants_one_end && has_any_phrase(&text, DEPENDS)))
+                    || (!wants_one_end && has_any_phrase(&text, DEPENDS))
+                    || (other == sentence && has_any_phrase(&text, BELIEFS)))
         })
     }
 

@@ -203,6 +203,11 @@ pub(super) const HEDGES: &[&str] = &[
     "can't tell you how much", "couldn't tell you how much", "can't tell you what", "couldn't tell you what",
 ];
 
+/// An amount said as a belief ("Forty-five, I think."): a hedge in its
+/// own sentence only ("A couple dozen, I think. … Thirty-one so far.").
+#[rustfmt::skip]
+pub(super) const BELIEFS: &[&str] = &["i think", "i believe", "i guess", "i reckon"];
+
 /// "Depends what the sky's doing": the amount varies with something. A
 /// hedge, unless the field asks for one end of the range it spans.
 #[rustfmt::skip]

@@ -622,3 +622,26 @@ fn one_sentence_answers_two_fields_clause_by_clause() {
     assert_eq!(out["install_price"], json!(349));
     assert_eq!(out["monthly_monitoring"], json!(29.99));
 }
+
+/// "Forty-five, I think.": an amount said as a belief is no value; a
+/// belief in an earlier sentence of the reply is superseded ("A couple
+/// dozen, I think. … Thirty-one so far.").
+#[test]
+fn an_amount_said_as_a_belief() {
+    let price = one_exchange(
+        "service_price",
+        FieldType::Number,
+        "Price of the service, in dollars",
+        "How much is the service?",
+        "Forty-five, I think.",
+    );
+    assert_eq!(price, Value::Null);
+    let guests = one_exchange(
+        "guest_count",
+        FieldType::Number,
+        "Number of guests expected",
+        "How many guests are you expecting?",
+        "A couple dozen, I think. Let me look at the list... oh, more than I thought. Thirty-one so far.",
+    );
+    assert_eq!(guests, json!(31));
+}
