@@ -5,9 +5,9 @@
 use super::days::days_of_word;
 use super::evidence::{Analysis, Role, Source};
 use super::options::said_for_own_option;
-use super::phrase::is_negated_text;
+use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, NumberProfile, RangePreference, text_words};
-use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
+use super::transcript::{ClauseId, Sentence, SentenceIndex, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::number_pairs::{ClockTime, window_opening};
 use crate::extract::text::numbers::NumberMention;
@@ -27,6 +27,13 @@ impl Analysis<'_, '_> {
         let sentences: Vec<SentenceIndex> = evidence
             .iter()
             .filter(|e| e.role != Role::Question)
+            .map(|e| e.sentence)
+            .collect();
+        // "What time do you open?" "Nine.": a bare hour answering a
+        // question about the time of day.
+        let time_answers: Vec<SentenceIndex> = evidence
+            .iter()
+            .filter(|e| e.role == Role::Answer && self.asks_the_time(e.region))
             .map(|e| e.sentence)
             .collect();
         // "Five o'clock. Saturdays we're open till noon.": a time said for
@@ -72,7 +79,14 @@ impl Analysis<'_, '_> {
             if sent.question || self.is_offer(sent, |t: &Sentence| clock_values(t).len()) {
                 continue;
             }
-            for (at, m) in sent.numbers.iter().enumerate().filter(|(_, m)| is_clock(m)) {
+            // (One number only: "Nine on weekdays, ten on Saturdays" is two.)
+            let bare_hours = time_answers.contains(&sentence) && sent.numbers.len() == 1;
+            for (at, m) in sent
+                .numbers
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| is_clock(m) || (bare_hours && is_bare_hour(m)))
+            {
                 let clause = sent
                     .token_clauses
                     .get(m.start)
@@ -83,7 +97,22 @@ impl Analysis<'_, '_> {
                 let in_window = m.range_with.is_some()
                     || window_opening(&sent.tokens, &sent.numbers, at).is_some()
                     || window_opening(&sent.tokens, &sent.numbers, at + 1).is_some();
+                // "… till half five" ends a window; "from nine" opens one.
+                let before = m
+                    .start
+                    .checked_sub(1)
+                    .and_then(|at| sent.tokens.get(at))
+                    .map(|t| t.lower.as_str());
+                // ("Boats don't go out till eight" opens the day.)
+                let other_end = !in_window
+                    && !is_negated_text(&sent.lower_text())
+                    && match number_profile.range {
+                        RangePreference::Lower => matches!(before, Some("till" | "til" | "until")),
+                        RangePreference::Upper => before == Some("from"),
+                        RangePreference::Neither => false,
+                    };
                 if refuses_the_time(clause_words)
+                    || other_end
                     || (!in_window && names_the_other_end(number_profile.range, clause_words))
                     || said_for_own_option(&self.profiles[field], sent, m.start) == Some(false)
                     || another_day(sent, m.start)
@@ -131,6 +160,24 @@ impl Analysis<'_, '_> {
             f64::from(hour) + f64::from(mm) / 60.0,
             Source::sentence(sentence),
         ))
+    }
+
+    /// Whether the question opening `region` asks for a time of day ("What
+    /// time do you open?", "When do you close?").
+    pub(super) fn asks_the_time(&self, region: TurnIndex) -> bool {
+        self.transcript
+            .last_question(region)
+            .is_some_and(|question| {
+                has_any_phrase(
+                    &question.lower_text(),
+                    &[
+                        "what time",
+                        "when do you open",
+                        "when do you close",
+                        "what hour",
+                    ],
+                )
+            })
     }
 
     /// A sentence offering several values ("Friday at nine or Saturday at two").
@@ -188,6 +235,17 @@ pub(super) fn is_clock(m: &NumberMention) -> bool {
             && (1.0..=12.0).contains(&m.value)
             && m.value.fract() == 0.0)
         || (m.clock.is_some() && matches!(m.unit, Unit::None | Unit::Clock))
+}
+
+/// A whole number from one to twelve said bare ("Nine."), which a
+/// question about the time makes an hour.
+pub(super) fn is_bare_hour(m: &NumberMention) -> bool {
+    m.unit == Unit::None
+        && !m.ordinal
+        && m.alt.is_none()
+        && m.per.is_none()
+        && (1.0..=12.0).contains(&m.value)
+        && m.value.fract() == 0.0
 }
 
 /// Hour `hour` of a time said with `pm` (am/pm, or neither) on the 24-hour

@@ -3,7 +3,7 @@
 
 use super::amendment::last_cue_with_followers;
 use super::boolean::Polarity;
-use super::clock::{format_clock, is_clock, refuses_the_time};
+use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
@@ -501,6 +501,14 @@ impl Analysis<'_, '_> {
                 push_values(self, sentence, &refs, &negated_clause, &mut out);
             }
             StringKind::Time { hour24 } => {
+                // "What time do you close?" "Five.": a bare hour answering.
+                let bare_hours = answerer
+                    && !sent.question
+                    && sent.numbers.len() == 1
+                    && sent
+                        .turn
+                        .previous()
+                        .is_some_and(|asked| self.asks_the_time(asked));
                 let vals: Vec<(usize, String)> = sent
                     .numbers
                     .iter()
@@ -512,7 +520,8 @@ impl Analysis<'_, '_> {
                             .checked_sub(2)
                             .and_then(|at| sent.tokens.get(at))
                             .is_some_and(|t| t.lower == "every");
-                        is_clock(m) && (m.per.is_none() || every)
+                        (is_clock(m) || (bare_hours && is_bare_hour(m)))
+                            && (m.per.is_none() || every)
                     })
                     .map(|m| {
                         // "around noon" is said best as "noon".

@@ -283,6 +283,20 @@ fn fraction_at(toks: &[Token], j: usize) -> Option<(f64, usize)> {
 fn spoken_clock(toks: &[Token], j: usize) -> Option<NumberMention> {
     let fraction = word_at(toks, j)?;
     let relation = word_at(toks, j + 1)?;
+    // "half eight" is half past eight.
+    if fraction == "half"
+        && let Some(NumberWord::Unit(hour) | NumberWord::Teen(hour)) =
+            classify_number_word(relation)
+        && (1..=12).contains(&hour)
+        && word_at(toks, j + 2)
+            .and_then(classify_number_word)
+            .is_none()
+    {
+        let mut m = simple_mention(j, j + 2, f64::from(hour) + 0.5);
+        m.unit = Unit::Clock;
+        m.clock = Some((hour, 30));
+        return Some(m);
+    }
     let minutes_past: i32 = match (fraction, relation) {
         ("quarter", "past" | "after") => 15,
         ("half", "past" | "after") => 30,
@@ -818,6 +832,7 @@ mod tests {
         assert_eq!(nums("about a fortnight"), vec![2.0]);
         let clock = |said: &str| find_numbers(&tokenize(said)).first().and_then(|m| m.clock);
         assert_eq!(clock("ten past four"), Some((4, 10)));
+        assert_eq!(clock("half eight"), Some((8, 30)));
         assert_eq!(clock("twenty to eleven"), Some((10, 40)));
         assert_eq!(clock("five to ten people"), None);
         assert_eq!(nums("Deposit's a couple hundred"), vec![200.0]);

@@ -277,3 +277,35 @@ fn a_statement_confirmed_stands() {
     assert_eq!(said("Correct."), json!(1200));
     assert_eq!(said("Right. Oh, and there's a parking fee."), Value::Null);
 }
+
+/// "What time do you open?" "Nine.": a bare hour answers a question
+/// about the time; "half eight" is half past eight; for an opening hour,
+/// a time after "till" ends the day, unless the day is said not to begin
+/// till then.
+#[test]
+fn hours_said_bare_and_the_british_way() {
+    let opens = |reply: &str| -> Value {
+        one_exchange(
+            "opening_hour",
+            FieldType::Number,
+            "Hour the shop opens, on a 24-hour clock",
+            "What time do you open?",
+            reply,
+        )
+    };
+    assert_eq!(opens("Nine."), json!(9));
+    assert_eq!(opens("Half eight."), json!(8.5));
+    assert_eq!(opens("Nine on weekdays, ten on Saturdays."), Value::Null);
+    assert_eq!(
+        opens("We open the doors at eight in the morning and we're there till half five."),
+        json!(8)
+    );
+    let closes = one_exchange(
+        "closing_time",
+        FieldType::String,
+        "Time the shop closes",
+        "What time do you close?",
+        "Half five.",
+    );
+    assert_eq!(closes, json!("5:30"));
+}
