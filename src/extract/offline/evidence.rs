@@ -5,8 +5,8 @@ use super::lexicon::{FILLERS, PUSH_BACKS, REVISION_CUES};
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, ValueKind};
 use super::relevance::{
-    TurnParts, is_bare_question, keyword_mask, keyword_score_in, mask_score, turn_parts,
-    turn_score, type_bonus,
+    TurnParts, is_bare_question, keyword_mask, keyword_score, keyword_score_in, mask_score,
+    turn_parts, turn_score, type_bonus,
 };
 use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript, TurnIndex};
 use super::value_kind::per_canonical;
@@ -166,7 +166,16 @@ impl<'d, 's> Analysis<'d, 's> {
         };
         analysis.raised = analysis
             .turn_indices()
-            .map(|turn| analysis.topics(turn, 0.6))
+            .map(|turn| {
+                let mut raised = analysis.topics(turn, 0.6);
+                for field in analysis.asked_clause_by_clause(turn) {
+                    if !raised.contains(&field) {
+                        raised.push(field);
+                    }
+                }
+                raised.sort_unstable();
+                raised
+            })
             .collect();
         let mut latest = None;
         analysis.last_raiser = analysis
@@ -261,6 +270,42 @@ impl<'d, 's> Analysis<'d, 's> {
                     && self.topic(field, turn) >= ratio * best
             })
             .collect()
+    }
+
+    /// "What does it cost to hire the hall, and is there a deposit?": the
+    /// field each clause of a question is most about, when it names it
+    /// well enough, so that a question asking two things raises both.
+    fn asked_clause_by_clause(&self, turn: TurnIndex) -> Vec<FieldIndex> {
+        let mut asked = Vec::new();
+        for &sentence in &self.transcript.turns[turn].sentences {
+            let sent = &self.transcript.sentences[sentence];
+            if !sent.question || sent.clause_ids().len() < 2 {
+                continue;
+            }
+            // The one field each clause is most about.
+            let mut by_clause: Vec<FieldIndex> = Vec::new();
+            for clause in sent.clause_ids() {
+                let stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);
+                let scores: Vec<(FieldIndex, f64)> = self
+                    .field_indices()
+                    .map(|field| (field, keyword_score(&self.profiles[field.0], stems)))
+                    .collect();
+                let best = scores.iter().map(|(_, score)| *score).fold(0.0, f64::max);
+                let top: Vec<FieldIndex> = scores
+                    .iter()
+                    .filter(|(_, score)| *score == best)
+                    .map(|(field, _)| *field)
+                    .collect();
+                if best >= TOPIC_THRESHOLD && top.len() == 1 && !by_clause.contains(&top[0]) {
+                    by_clause.push(top[0]);
+                }
+            }
+            // Only a question asking two things or more.
+            if by_clause.len() >= 2 {
+                asked.extend(by_clause);
+            }
+        }
+        asked
     }
 
     /// Whether `turn` asks a question about `field` itself (or a bare

@@ -645,3 +645,28 @@ fn an_amount_said_as_a_belief() {
     );
     assert_eq!(guests, json!(31));
 }
+
+/// "What does it cost to hire the hall, and is there a deposit?": a
+/// question asking two things, clause by clause, raises both fields.
+#[test]
+fn a_question_asking_two_things_raises_both() {
+    let fields = [
+        field(
+            "hire_price",
+            FieldType::Number,
+            "Price to hire the hall, in pounds",
+        ),
+        field(
+            "deposit",
+            FieldType::Number,
+            "Refundable deposit, in pounds",
+        ),
+    ];
+    let out = run(
+        &fields,
+        "Agent: What does it cost to hire the hall, and is there a deposit?\n\
+         Recipient: Two hundred for the evening, plus a fifty pound deposit you get back.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["deposit"], json!(50));
+}
