@@ -324,6 +324,15 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
     let tw: Vec<&str> = text_words(text).collect();
     let any = |ws: &[&str]| ws.iter().any(|w| tw.contains(w));
     let phrase = |p: &str| text.contains(p);
+    // "weekday_closing_time", "Time the cleaner closes on weekdays": a
+    // time whose name ends in "time" is one, whatever day it is for.
+    let time_head =
+        name_words.last().is_some_and(|w| w == "time") || text.trim_start().starts_with("time ");
+    if time_head {
+        return StringKind::Time {
+            hour24: asks_24_hour(&desc.to_lowercase()),
+        };
+    }
     if phrase("day of the week")
         || any(&["weekday"])
         || (name_words.iter().any(|w| w == "day") && !any(&["date"]))

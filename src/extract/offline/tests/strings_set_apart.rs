@@ -108,3 +108,17 @@ fn how_to_pay_and_how_it_is_said() {
         Value::Null
     );
 }
+
+/// "weekday_closing_time": a field whose name ends in "time" wants a time
+/// of day, whatever day it is for.
+#[test]
+fn a_time_for_weekdays_is_a_time() {
+    let closing = one_exchange(
+        "weekday_closing_time",
+        FieldType::String,
+        "Time the depot closes on weekdays",
+        "What time do you close on weekdays?",
+        "Half six, Monday to Friday.",
+    );
+    assert_eq!(closing, json!("6:30"));
+}
