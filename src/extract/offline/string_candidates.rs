@@ -712,8 +712,21 @@ pub(super) fn generic_candidates(
                     .count()
             })
             .sum();
-        let amount_only =
-            !asks_for_a_figure(profile) && figure_words && (money || digit_parts >= 3);
+        // "Seven yards." for the type of fabric: a quantity of something
+        // is no kind of it.
+        let asks_a_kind = ["type", "kind", "material", "brand", "make", "style", "sort"]
+            .iter()
+            .any(|word| profile.is_own_word(&stem(word)));
+        let quantity = core.len() <= 2
+            && (core.len() == 2 || asks_a_kind)
+            && (core[0].kind == TokenKind::Num
+                || core[0]
+                    .lower
+                    .split('-')
+                    .all(|part| classify_number_word(part).is_some()))
+            && !asks_for_a_figure(profile);
+        let amount_only = quantity
+            || (!asks_for_a_figure(profile) && figure_words && (money || digit_parts >= 3));
         if n > 4
             || pronoun_start
             || all_stop

@@ -122,3 +122,20 @@ fn a_time_for_weekdays_is_a_time() {
     );
     assert_eq!(closing, json!("6:30"));
 }
+
+/// "How much fabric should she buy?" "Seven yards.": a quantity is no
+/// type of fabric, nor a bare number of one.
+#[test]
+fn a_quantity_is_no_kind() {
+    let fabric = |reply: &str| {
+        one_exchange(
+            "fabric_type",
+            FieldType::String,
+            "Type of fabric Hannah is using",
+            "How much fabric should she buy?",
+            reply,
+        )
+    };
+    assert_eq!(fabric("Seven yards."), Value::Null);
+    assert_eq!(fabric("If it's a big pattern, eight."), Value::Null);
+}
