@@ -584,7 +584,9 @@ impl Analysis<'_, '_> {
                     if own
                         || (*person && no_person(sent, start, end))
                         || (*person && self.named_as_a_place(&txt))
-                        || (*person && objective_names(&txt))
+                        // (A make or brand is never the caller's client;
+                        // a name something is held under may be.)
+                        || ((*person || !profile.is_own_word("nam")) && objective_names(&txt))
                         || name_in_passing(profile, sent, start, end)
                     {
                         continue;

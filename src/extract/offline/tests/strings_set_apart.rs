@@ -2,7 +2,7 @@
 //! how an answer is said, what a condition names, names called he or she,
 //! and a day the question puts, confirmed.
 
-use super::one_exchange;
+use super::{field, one_exchange, run_for};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -138,4 +138,34 @@ fn a_quantity_is_no_kind() {
     };
     assert_eq!(fabric("Seven yards."), Value::Null);
     assert_eq!(fabric("If it's a big pattern, eight."), Value::Null);
+}
+
+/// "Irene, yes, the old Baxi.": the caller's client, named in the
+/// objective, is no make or brand; a name something is held under may be.
+#[test]
+fn the_client_is_no_brand() {
+    let fields = [
+        field("boiler_make", FieldType::String, "Make of the boiler"),
+        field(
+            "hold_name",
+            FieldType::String,
+            "Name the parcel will be held under",
+        ),
+    ];
+    let out = run_for(
+        "Book Irene Walsh's boiler service and hold the parcel for her.",
+        &fields,
+        "Agent: It's about Irene Walsh's boiler. What make is it?\n\
+         Recipient: Irene, yes, the old Baxi.\n\
+         Agent: And whose name will the parcel be held under?\n\
+         Recipient: Under Walsh.\n\
+         Agent: Thanks.",
+    );
+    assert_eq!(out["boiler_make"], json!("Baxi"));
+    assert!(
+        out["hold_name"]
+            .as_str()
+            .is_some_and(|name| name.contains("Walsh")),
+        "{out:?}"
+    );
 }
