@@ -77,6 +77,10 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["single", "one-off", "drop-in"],
         &["block", "blocks", "bundle", "bundles"],
     ],
+    &[&["internal", "in-house"], &["external", "outside"]],
+    &[&["domestic"], &["international", "overseas"]],
+    &[&["residential", "domestic"], &["commercial", "business"]],
+    &[&["one-way"], &["return", "round-trip"]],
     &[
         &["studio", "studios", "one-bed", "one-beds", "one-bedroom", "one-bedroomed"],
         &["two-bed", "two-beds", "two-bedroom", "two-bedroomed"],

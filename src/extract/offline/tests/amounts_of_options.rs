@@ -303,3 +303,17 @@ fn a_named_qualifier_is_an_option() {
     );
     assert_eq!(french("A French bustle is ninety-five."), json!(95));
 }
+
+/// "For internal labs it's a hundred and ten per sample. External rates
+/// are higher.": internal and external are options.
+#[test]
+fn internal_and_external_are_options() {
+    let external = one_exchange(
+        "external_price_per_sample",
+        FieldType::Number,
+        "Price per sample for external customers, in dollars",
+        "What's the price per sample?",
+        "For internal labs it's a hundred and ten per sample. External rates are higher, and finance is revising them.",
+    );
+    assert_eq!(external, Value::Null);
+}
