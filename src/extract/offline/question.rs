@@ -3,8 +3,9 @@
 //! from the field's other side, and a question asked in the negative.
 
 use super::boolean::Polarity;
+use super::charges::claims_inclusion;
 use super::evidence::{Analysis, Evidence};
-use super::lexicon::{FILLERS, NEGATIONS, NEGATIVE_STATES, SHORT_ECHOES, STRONG_YES};
+use super::lexicon::{DETERMINERS, FILLERS, NEGATIONS, NEGATIVE_STATES, SHORT_ECHOES, STRONG_YES};
 use super::options::asked_from_the_other_side;
 use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, text_words};
@@ -148,10 +149,21 @@ impl Analysis<'_, '_> {
                 .iter()
                 .any(|st| profile.is_strong_keyword(st));
             let text = clause_text(statement, clause);
+            let words: Vec<&str> = text.split(' ').collect();
+            // "So thirteen twenty-five, plus the permit.": what comes on
+            // top is not included.
+            let added_on = claims_inclusion(profile)
+                && words.windows(3).any(|three| {
+                    three[0] == "plus"
+                        && (profile.is_strong_keyword(&stem(three[1]))
+                            || (DETERMINERS.contains(&three[1])
+                                && profile.is_strong_keyword(&stem(three[2]))))
+                });
             names_field
-                && text
-                    .split(' ')
-                    .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"))
+                && (added_on
+                    || words
+                        .iter()
+                        .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't")))
                 && !has_any_phrase(text, &["no problem", "no worries", "no way around"])
         });
         if !negated {

@@ -253,3 +253,19 @@ fn not_in_stock_without_a_no() {
         assert_eq!(stocked, json!(false), "{reply}");
     }
 }
+
+/// "So thirteen twenty-five, plus the permit." "Correct.": confirming a
+/// statement that puts the field's thing on top confirms no inclusion.
+#[test]
+fn confirming_plus_the_thing_is_no_inclusion() {
+    let fields = [field(
+        "permit_included",
+        FieldType::Boolean,
+        "Whether the city permit is included in the quote",
+    )];
+    let out = run(
+        &fields,
+        "Agent: So thirteen twenty-five, plus the permit.\nRecipient: Correct.\nAgent: Thanks.",
+    );
+    assert_ne!(out["permit_included"], json!(true));
+}
