@@ -720,10 +720,13 @@ pub(super) fn generic_candidates(
         let quantity = core.len() <= 2
             && (core.len() == 2 || asks_a_kind)
             && (core[0].kind == TokenKind::Num
-                || core[0]
-                    .lower
-                    .split('-')
-                    .all(|part| classify_number_word(part).is_some()))
+                || core[0].lower.split('-').all(|part| {
+                    // ("Second floor" is a place, no quantity.)
+                    !matches!(
+                        classify_number_word(part),
+                        None | Some(NumberWord::Ordinal(_))
+                    )
+                }))
             && !asks_for_a_figure(profile);
         let amount_only = quantity
             || (!asks_for_a_figure(profile) && figure_words && (money || digit_parts >= 3));
