@@ -7,7 +7,7 @@
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
     BELIEFS, CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DEPENDS, DODGES, HEDGES, HOLDS,
-    RETRACTIONS, REVISION_CUES, STOPWORDS,
+    OUTGROWN, RETRACTIONS, REVISION_CUES, STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -422,10 +422,30 @@ impl Analysis<'_, '_> {
                         && !profile.is_keyword(&stem(pair[0]))
                 });
             let text = sent.lower_text();
-            !about_another
-                && (has_any_phrase(&text, HEDGES)
-                    || (!wants_one_end && has_any_phrase(&text, DEPENDS))
-                    || (other == sentence && has_any_phrase(&text, BELIEFS)))
+            // "Depends what the sky's doing": in the amount's own sentence,
+            // or a sentence that is only that (not "the final bill depends
+            // on the guests", said of something else).
+            let opening = text
+                .split(' ')
+                .find(|w| !matches!(*w, "ah" | "oh" | "well" | "um" | "uh" | "so" | "but"));
+            let depends = !wants_one_end
+                && has_any_phrase(&text, DEPENDS)
+                && (other == sentence || matches!(opening, Some("depends" | "it" | "that")));
+            // "It'll be more" (not "if you want a Saturday it'll be more").
+            let outgrown = has_any_phrase(&text, OUTGROWN) && !sent.conditional;
+            // "Forty-five, I think." or "I think it's forty-five" (not "I
+            // think that includes the nail trim").
+            let belief = other == sentence
+                && sent.clause_ids().into_iter().any(|clause| {
+                    let clause = clause_text(sent, clause);
+                    BELIEFS.iter().any(|belief| {
+                        clause == *belief
+                            || clause.starts_with(&format!("{belief} it's"))
+                            || clause.starts_with(&format!("{belief} it is"))
+                            || clause.starts_with(&format!("{belief} it was"))
+                    })
+                });
+            !about_another && (has_any_phrase(&text, HEDGES) || depends || outgrown || belief)
         })
     }
 

@@ -198,9 +198,14 @@ pub(super) const HEDGES: &[&str] = &[
     "haven't set", "hasn't been set", "not been set", "not set yet", "yet to be set", "yet to set",
     "think it's different", "it's different for", "it'd be different", "it'll be different",
     "that's different for",
-    // The amount said no longer holds, and the new one is not known.
-    "it'll be more", "it'll be higher", "it'll be less", "going to be more", "gonna be more",
     "can't tell you how much", "couldn't tell you how much", "can't tell you what", "couldn't tell you what",
+];
+
+/// The amount said no longer holds ("It'll be more."): a hedge, unless
+/// said on a condition ("if you want a Saturday it'll be more").
+#[rustfmt::skip]
+pub(super) const OUTGROWN: &[&str] = &[
+    "it'll be more", "it'll be higher", "it'll be less", "going to be more", "gonna be more",
 ];
 
 /// An amount said as a belief ("Forty-five, I think."): a hedge in its

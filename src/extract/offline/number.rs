@@ -3,7 +3,7 @@
 
 use super::amendment::suppress_before_cues;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
-use super::phrase::has_any_phrase;
+use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::transcript::{ClauseId, Sentence, SentenceIndex, Speaker, TurnIndex, clause_text};
@@ -153,7 +153,12 @@ impl Analysis<'_, '_> {
                             .last()
                             .is_some_and(|&last| self.transcript.sentences[last].question)
                 };
-                asked_back && !sent.numbers.is_empty() && sent.word_lowers().any(|w| w == "then")
+                // (One amount, said plainly: not "then we can drop it by
+                // two, and it's free on orders over fifty".)
+                asked_back
+                    && sent.numbers.len() == 1
+                    && !sent.conditional
+                    && sent.word_lowers().any(|w| w == "then")
             })
             .map(|e| e.sentence)
             .collect()
@@ -188,7 +193,19 @@ impl Analysis<'_, '_> {
                     .is_some_and(|w| matches!(w.lower.as_str(), "is" | "would" | "will")),
             ),
         };
-        replies && copula && profile.heads.iter().any(|h| stems_match(h, &stem(&head)))
+        // The amount in that opening clause, which says it plainly
+        // ("Deposit's not refundable, and cancelling costs fifty" states no
+        // deposit).
+        let opening = sent.token_clauses.first().copied().unwrap_or(ClauseId(0));
+        let amount_in_opening = sent
+            .numbers
+            .iter()
+            .any(|m| sent.token_clauses.get(m.start) == Some(&opening));
+        replies
+            && copula
+            && amount_in_opening
+            && !is_negated_text(clause_text(sent, opening))
+            && profile.heads.iter().any(|h| stems_match(h, &stem(&head)))
     }
 
     /// Whether the asker's turn right after the other side's `turn`
@@ -444,19 +461,8 @@ impl Analysis<'_, '_> {
                 // "He was told forty-five dollars a mow. Is that still
                 // right?" "Yeah, that's right.": the asker's amount of the
                 // field, confirmed plainly.
-                // ("The listing says the rent is twelve hundred a month."
-                // "Correct.": a statement that ends the turn asks too.)
-                // (Only when the reply says nothing more: "Right. Oh, I
-                // wanted to add a tray" amends.)
-                let ends_the_turn = self.transcript.turns[turn].sentences.last()
-                    == Some(&item.sentence)
-                    && self
-                        .transcript
-                        .turns
-                        .get(turn.next().0)
-                        .is_some_and(|reply| reply.sentences.len() == 1);
                 let confirmed = self.transcript.turns[turn].speaker == Speaker::Agent
-                    && (self.transcript.last_question(turn).is_some() || ends_the_turn)
+                    && self.transcript.last_question(turn).is_some()
                     && self.confirmed_plainly(turn);
                 for candidate in &mut found {
                     if confirmed {

@@ -346,6 +346,12 @@ impl Analysis<'_, '_> {
                         .described_amounts
                         .iter()
                         .any(|d| same_amount(d.value, other.value))
+                    // (Nor when the threshold is said of the field's own
+                    // people: "for groups of ten or more" for a group price,
+                    // "kids three and up" for a child's ticket.)
+                    && !sent.stems[other.start.saturating_sub(3)..other.start]
+                        .iter()
+                        .any(|st| profile.is_own_word(st))
                     && {
                         let after: Vec<&str> = (other.end..(other.end + 2).min(m.start))
                             .filter_map(|at| sent.tokens.get(at))
@@ -446,13 +452,17 @@ impl Analysis<'_, '_> {
                             && words[i - 1] == "the"
                     }
                     // "Garden waste costs nothing."
+                    // (Not "it costs nothing to look", nor "membership
+                    // costs nothing" for a class.)
                     "nothing" => {
                         number_profile.unit == FieldUnit::Money
                             && i.checked_sub(1)
                                 .and_then(|at| words.get(at))
                                 .is_some_and(|w| {
-                                    matches!(*w, "costs" | "cost" | "charge" | "charges" | "pay")
+                                    matches!(*w, "costs" | "cost" | "charge" | "charges")
                                 })
+                            && words.get(i + 1).is_none()
+                            && words[..i].iter().any(|w| profile.is_own_word(&stem(w)))
                     }
                     _ => false,
                 };

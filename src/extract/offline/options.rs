@@ -365,11 +365,15 @@ pub(super) fn said_for_own_option(
     // "Our standard American bustle is a hundred and twenty-five" for a
     // French bustle.
     if let Some((qualifier, head)) = &options.named {
+        let first_word = sentence.tokens.iter().position(|t| t.is_word());
         for (position, pair) in sentence.tokens.windows(2).enumerate() {
             let [word, noun] = pair else {
                 continue;
             };
-            if word.is_word()
+            // (Not a sentence's first word: "The bustle is ninety-five.")
+            if Some(position) != first_word
+                && !STOPWORDS.contains(&word.lower.as_str())
+                && word.is_word()
                 && word.is_capitalized()
                 && noun.is_word()
                 && !noun.is_capitalized()

@@ -60,8 +60,10 @@ fn says_out_of_stock(ws: &[&str], text: &str) -> bool {
                         && ws.get(i + 3).is_some_and(|after| *after == "way"))
             })
     }) && !has_any_phrase(text, &["out front", "out back", "out there", "out here"])
-        // "It's on back order", "I can order one in", "the last one went".
-        || has_any_phrase(
+        // "It's on back order", "I can order one in", "the last one went"
+        // (not "it was on back order, but it came in").
+        || !has_any_phrase(text, &["was on back order", "were on back order", "came in", "arrived"])
+            && has_any_phrase(
             text,
             &[
                 "back order",

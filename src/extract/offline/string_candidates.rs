@@ -81,7 +81,18 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         let initial = Some(start) == first_word;
         // "Marcus, he's our senior guy.": a word the next clause calls
         // he or she is someone.
-        let called_a_person = toks.get(end).is_some_and(|t| t.is_punct(','))
+        // (Not an adverb: "Unfortunately, he's booked", "Normally, she's in".)
+        let adverb = end - start == 1 && {
+            let l = toks[start].lower.as_str();
+            [
+                "ally", "ately", "ously", "ently", "antly", "stly", "itely", "ably", "ibly", "ily",
+            ]
+            .iter()
+            .any(|ending| l.ends_with(ending))
+                && !matches!(l, "emily" | "lily" | "sally" | "molly" | "holly" | "kelly")
+        };
+        let called_a_person = !adverb
+            && toks.get(end).is_some_and(|t| t.is_punct(','))
             && toks.get(end + 1).is_some_and(|t| {
                 matches!(
                     t.lower.as_str(),

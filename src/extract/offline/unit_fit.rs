@@ -101,8 +101,10 @@ pub(super) fn per_fit(number_profile: &NumberProfile, m: &NumberMention) -> f64 
 /// ("three hundred a week" for a monthly rent): no value of it.
 pub(super) fn another_period(number_profile: &NumberProfile, m: &NumberMention) -> bool {
     const PERIODS: &[&str] = &["hour", "day", "night", "week", "month", "year"];
-    let have = m.per.as_deref().and_then(per_canonical);
-    match (number_profile.per, have) {
+    // A night's stay is a day's ("ninety-five a night" for a daily rate).
+    let day = |period: &'static str| if period == "night" { "day" } else { period };
+    let have = m.per.as_deref().and_then(per_canonical).map(day);
+    match (number_profile.per.map(day), have) {
         (Some(want), Some(have)) => {
             want != have && PERIODS.contains(&want) && PERIODS.contains(&have)
         }

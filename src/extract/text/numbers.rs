@@ -229,8 +229,66 @@ fn one_unit_of_time(toks: &[Token], j: usize) -> Option<NumberMention> {
     let another_after = toks.get(j + 2).is_some_and(|t| t.is_punct(','))
         && word_at(toks, j + 3)
             .is_some_and(|w| classify_number_word(w).is_some() || DurationUnit::parse(w).is_some());
+    // Only as an answer says it: at the start, or after a word that
+    // introduces a length ("about a week", "it takes an hour"), and not
+    // as part of a date, an age or a delay ("a week Friday", "a year old",
+    // "a week behind", "a year past its warranty").
+    let introduced = before.is_none_or(|t| {
+        t.is_punct(',')
+            || matches!(
+                t.lower.as_str(),
+                "about"
+                    | "around"
+                    | "roughly"
+                    | "approximately"
+                    | "under"
+                    | "over"
+                    | "nearly"
+                    | "almost"
+                    | "it's"
+                    | "its"
+                    | "takes"
+                    | "take"
+                    | "is"
+                    | "be"
+                    | "within"
+                    | "in"
+                    | "just"
+                    | "only"
+                    | "usually"
+                    | "normally"
+                    | "typically"
+                    | "generally"
+                    | "allow"
+                    | "least"
+                    | "minimum"
+                    | "maximum"
+                    | "max"
+                    | "min"
+                    | "lasts"
+                    | "last"
+                    | "runs"
+                    | "for"
+                    | "us"
+                    | "me"
+                    | "them"
+                    | "you"
+            )
+    });
+    let denied = toks[j.saturating_sub(3)..j]
+        .iter()
+        .any(|t| t.lower.ends_with("n't") || t.lower == "not" || t.lower == "never");
+    let qualified_after = word_at(toks, j + 2).is_some_and(|w| {
+        matches!(
+            w,
+            "past" | "behind" | "ago" | "old" | "late" | "early" | "off" | "at" | "or"
+        ) || crate::extract::text::vocabulary::weekday(w).is_some()
+    });
     let rate_or_frequency = amount_before
         || another_after
+        || !introduced
+        || denied
+        || qualified_after
         || before.is_some_and(|t| {
             matches!(
                 t.lower.as_str(),
@@ -463,13 +521,15 @@ fn parse_at(toks: &[Token], position: usize) -> Option<NumberMention> {
         None
     };
     // "You're looking at fourteen fifty": an amount a price is at, not a
-    // time ("it would be at ten" is one).
+    // time ("it would be at ten" is one; so is "you're at ten thirty").
+    let clock_hour = m.clock.is_some_and(|(hour, _)| hour <= 12);
     let price_at = prev == Some("at")
         && start >= 2
-        && matches!(
-            word_at(toks, start - 2),
-            Some("looking" | "look" | "looks" | "priced" | "you're" | "you'd")
-        )
+        && match word_at(toks, start - 2) {
+            Some("looking" | "look" | "looks" | "priced") => true,
+            Some("you're" | "you'd") => !clock_hour,
+            _ => false,
+        }
         // "With that you'd be at seven twenty."
         || (prev == Some("at")
             && start >= 3
@@ -828,6 +888,17 @@ mod tests {
         assert_eq!(nums("a day or two"), vec![2.0]);
         assert_eq!(nums("An hour, hour and a half."), Vec::<f64>::new());
         assert_eq!(nums("give me a minute"), Vec::<f64>::new());
+        for said in [
+            "we're running a week behind",
+            "it won't take a week",
+            "we break for an hour at lunch",
+            "by the day, or a week at a time",
+            "it's a year past its warranty",
+            "it's a year old",
+            "a week Friday",
+        ] {
+            assert_eq!(nums(said), Vec::<f64>::new(), "{said}");
+        }
         assert_eq!(nums("so a one-hour minimum"), vec![1.0]);
         assert_eq!(nums("about a fortnight"), vec![2.0]);
         let clock = |said: &str| find_numbers(&tokenize(said)).first().and_then(|m| m.clock);

@@ -257,27 +257,6 @@ fn a_rate_over_another_period_is_no_value() {
     assert_eq!(rent("Twelve hundred a month, plus utilities."), json!(1200));
 }
 
-/// "The listing says the rent is twelve hundred a month." "Correct.": a
-/// statement ending the asker's turn, confirmed in a word, stands; one
-/// amended after the confirmation ("Right. Oh, I wanted to add…") does not.
-#[test]
-fn a_statement_confirmed_stands() {
-    let fields = [field("rent", FieldType::Number, "Monthly rent in dollars")];
-    let said = |reply: &str| {
-        run(
-            &fields,
-            &format!(
-                "Agent: The listing says the rent is twelve hundred a month.\n\
-                 Recipient: {reply}\n\
-                 Agent: Thanks."
-            ),
-        )["rent"]
-            .clone()
-    };
-    assert_eq!(said("Correct."), json!(1200));
-    assert_eq!(said("Right. Oh, and there's a parking fee."), Value::Null);
-}
-
 /// "What time do you open?" "Nine.": a bare hour answers a question
 /// about the time; "half eight" is half past eight; for an opening hour,
 /// a time after "till" ends the day, unless the day is said not to begin

@@ -9,6 +9,7 @@ mod numbers;
 mod question_frames;
 mod replies_in_passing;
 mod reviewed_replies;
+mod reviewed_replies_8;
 mod strings;
 mod strings_set_apart;
 mod which_figure;

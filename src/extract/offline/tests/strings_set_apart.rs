@@ -87,9 +87,8 @@ fn a_day_the_question_puts_confirmed() {
     assert_eq!(day("Is collection on Tuesday?", "No."), Value::Null);
 }
 
-/// "How can she pay?" asks the payment method; "…, I'm afraid." is how
-/// the answer is said; a reply that opens by asking back gives no
-/// fragment of an answer.
+/// "…, I'm afraid." is how the answer is said; a reply that opens by
+/// asking back gives no fragment of an answer.
 #[test]
 fn how_to_pay_and_how_it_is_said() {
     let method = |reply: &str| {
@@ -97,7 +96,7 @@ fn how_to_pay_and_how_it_is_said() {
             "payment_method",
             FieldType::String,
             "Payment method required on the tariff",
-            "How would she need to pay?",
+            "What payment method do you need?",
             reply,
         )
     };
