@@ -73,6 +73,7 @@ mod relevance;
 mod spoken_amount;
 mod string;
 mod string_candidates;
+mod string_questions;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -4,9 +4,9 @@
 
 use super::evidence::Analysis;
 use super::lexicon::DETERMINERS;
+use super::names::{join_tokens, proper_spans};
 use super::profile::FieldProfile;
 use super::string::StringCandidate;
-use super::string_candidates::{join_tokens, proper_spans};
 use super::transcript::SentenceIndex;
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::number_words::classify_number_word;

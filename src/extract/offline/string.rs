@@ -2,19 +2,19 @@
 //! them, and fallbacks for values that are unmistakable anywhere.
 
 use super::amendment::last_cue_with_followers;
-use super::boolean::Polarity;
 use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{DODGES, FILLERS, REVISION_CUES, TENTATIVE};
+use super::lexicon::TENTATIVE;
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
+use super::names::{join_tokens, proper_spans};
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
+use super::phrase::{has_any_phrase, is_negated_text, option_in};
 use super::places::{asks_where, names_a_time};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
-    address_candidates, code_candidates, generic_candidates, join_tokens, modifier_candidates,
-    option_choice, proper_spans, quote_candidates,
+    address_candidates, code_candidates, generic_candidates, modifier_candidates, option_choice,
+    quote_candidates,
 };
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
@@ -240,117 +240,6 @@ impl Analysis<'_, '_> {
             finish_string(string_kind, &text),
             Source::sentence(sentence),
         ))
-    }
-
-    /// Whether the reply to the question in turn `open` is a clear yes.
-    fn answered_yes(&self, profile: &FieldProfile, open: TurnIndex) -> bool {
-        let Some(region) = self.region(open) else {
-            return false;
-        };
-        let asker = self.transcript.turns[open].speaker;
-        let Some(&reply) = region
-            .turns
-            .iter()
-            .find(|&&turn| self.transcript.turns[turn].speaker != asker)
-        else {
-            return false;
-        };
-        self.reply_polarity(
-            profile,
-            &self.transcript.turns[reply].sentences,
-            false,
-            reply == open.next(),
-            true,
-        ) == Some(Polarity::Yes)
-    }
-
-    /// A reply that opens with a refusal or a dodge ("No, nothing's
-    /// settled", "No idea at all") carries no value for a string field.
-    fn reply_refuses(&self, sentence: SentenceIndex) -> bool {
-        let sent = &self.transcript.sentences[sentence];
-        let turn = &self.transcript.turns[sent.turn];
-        let Some(&first) = turn.sentences.first() else {
-            return false;
-        };
-        let first_sent = &self.transcript.sentences[first];
-        let Some(first_clause) = first_sent.clause_ids().into_iter().find(|&clause| {
-            clause_text(first_sent, clause)
-                .split(' ')
-                .any(|w| !w.is_empty() && !set!(FILLERS).contains(w))
-        }) else {
-            return false;
-        };
-        let text = clause_text(first_sent, first_clause);
-        let opens_no = text
-            .split(' ')
-            .find(|w| !set!(FILLERS).contains(w))
-            .is_some_and(|w| matches!(w, "no" | "nope" | "nah"))
-            && !has_any_phrase(text, &["no problem", "no worries"]);
-        let first_text: String = first_sent.lower_text();
-        let dodge = has_split_phrase(&first_text, phrases!(DODGES));
-        // Only when nothing after a correction cue rescues it.
-        let later_cue = turn.sentences.iter().any(|&other| {
-            let other_sent = &self.transcript.sentences[other];
-            other_sent.clause_ids().into_iter().any(|clause| {
-                let text = clause_text(other_sent, clause);
-                (other != first || clause != first_clause)
-                    && (has_split_phrase(text, phrases!(REVISION_CUES))
-                        || has_any_phrase(text, &["sorry", "rather", "make it"]))
-            })
-        });
-        (opens_no || dodge) && !later_cue
-    }
-
-    /// Values a question itself proposes, for when the reply is a plain yes.
-    fn question_candidates(
-        &self,
-        profile: &FieldProfile,
-        string_kind: &StringKind,
-        sentence: SentenceIndex,
-    ) -> Vec<StringCandidate> {
-        let sent = &self.transcript.sentences[sentence];
-        let mut out = Vec::new();
-        match string_kind {
-            StringKind::Name { common, person, .. } => {
-                for (start, end) in proper_spans(sent, self.transcript) {
-                    if *person
-                        && (no_person(sent, start, end)
-                            || self.named_as_a_place(&join_tokens(&sent.tokens[start..end])))
-                    {
-                        continue;
-                    }
-                    out.push(self.candidate_at(
-                        sentence,
-                        start,
-                        join_tokens(&sent.tokens[start..end]),
-                        1,
-                    ));
-                }
-                if out.is_empty() && *common {
-                    out.extend(modifier_candidates(self, profile, sentence, true));
-                }
-            }
-            StringKind::Generic => out.extend(modifier_candidates(self, profile, sentence, true)),
-            // "Is collection on Tuesday?" "Yes.": the day, time, date or
-            // colour the question puts, when it puts one.
-            StringKind::Weekday
-            | StringKind::Month
-            | StringKind::Date
-            | StringKind::Time { .. }
-            | StringKind::Color => {
-                let mut offered = Vec::new();
-                out.extend(self.string_candidates(
-                    profile,
-                    string_kind,
-                    sentence,
-                    Role::Answer,
-                    false,
-                    &mut offered,
-                ));
-            }
-            _ => {}
-        }
-        out
     }
 
     /// A candidate at token `tok` of `sentence`.

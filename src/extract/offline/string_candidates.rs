@@ -3,154 +3,19 @@
 
 use super::evidence::Analysis;
 use super::lexicon::{
-    ACCEPT_WORDS, CAPITALISED_NON_NAMES, CLOSINGS, DODGES, FILLERS, LEAD_PHRASES, STOPWORDS,
-    STREET_SUFFIXES, TAIL_PHRASES, VERB_WORDS,
+    ACCEPT_WORDS, CLOSINGS, DODGES, FILLERS, LEAD_PHRASES, STOPWORDS, STREET_SUFFIXES,
+    TAIL_PHRASES, VERB_WORDS,
 };
+use super::names::join_tokens;
 use super::phrase::{has_split_phrase, is_refusal_text};
 use super::profile::FieldProfile;
 use super::string::StringCandidate;
-use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript, clause_text};
+use super::transcript::{Sentence, SentenceIndex, Speaker, clause_text};
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind};
 use crate::extract::text::units::Unit;
 use crate::extract::text::vocabulary;
-
-/// Spans of capitalised words that look like names. Sentence-initial words
-/// count only when followed by another capitalised word or seen capitalised
-/// mid-sentence elsewhere in the transcript.
-pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let toks = &sent.tokens;
-    let first_word = toks.iter().position(|t| t.is_word());
-    let is_cap = |i: usize| -> bool {
-        let Some(t) = toks.get(i) else { return false };
-        if !t.is_word() || !t.is_capitalized() {
-            return false;
-        }
-        let l = t.lower.as_str();
-        if set!(CAPITALISED_NON_NAMES).contains(l)
-            || vocabulary::weekday(l).is_some()
-            || vocabulary::month(t).is_some()
-        {
-            return false;
-        }
-        // "That's", "We'll": sentence openers, not names (a possessive "Kim's" is fine).
-        let base = l.strip_suffix("'s").unwrap_or(l);
-        if set!(STOPWORDS).contains(l)
-            || set!(STOPWORDS).contains(base)
-            || set!(FILLERS).contains(base)
-            || base.contains('\'')
-        {
-            return false;
-        }
-        // Spelled-out letters ("K-O-V") are not names.
-        let letters = t.text.chars().filter(|c| c.is_alphabetic()).count();
-        if letters <= 1 {
-            return false;
-        }
-        // The letters of a code ("AB-4719", "XK22") are not a name either.
-        let code_prefix = t.text.chars().all(|c| c.is_ascii_uppercase())
-            && toks.get(i + 1).is_some_and(|next| {
-                !next.space_before && (next.is_punct('-') || next.kind == TokenKind::Num)
-            });
-        if code_prefix {
-            return false;
-        }
-        if classify_number_word(l).is_some() {
-            return false;
-        }
-        true
-    };
-    let mut i = 0;
-    while i < toks.len() {
-        let title = toks.get(i).is_some_and(|t| {
-            matches!(t.lower.as_str(), "mr" | "ms" | "mrs" | "dr") && t.is_capitalized()
-        });
-        let starts_name = is_cap(i) || (title && is_cap(i + 1));
-        if !starts_name {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        while is_cap(i) && toks.get(i).is_some_and(|t| t.space_before) {
-            i += 1;
-        }
-        let end = i;
-        let initial = Some(start) == first_word;
-        // "Marcus, he's our senior guy.": a word the next clause calls
-        // he or she is someone.
-        // (Not an adverb: "Unfortunately, he's booked", "Normally, she's in".)
-        let adverb = end - start == 1 && {
-            let l = toks[start].lower.as_str();
-            [
-                "ally", "ately", "ously", "ently", "antly", "stly", "itely", "ably", "ibly", "ily",
-            ]
-            .iter()
-            .any(|ending| l.ends_with(ending))
-                && !matches!(l, "emily" | "lily" | "sally" | "molly" | "holly" | "kelly")
-        };
-        let called_a_person = !adverb
-            && toks.get(end).is_some_and(|t| t.is_punct(','))
-            && toks.get(end + 1).is_some_and(|t| {
-                matches!(
-                    t.lower.as_str(),
-                    "he" | "she" | "he's" | "she's" | "he'll" | "she'll" | "he'd" | "she'd"
-                )
-            });
-        if initial
-            && end - start == 1
-            && !called_a_person
-            && !seen_mid_sentence(transcript, &toks[start].text)
-        {
-            continue;
-        }
-        if initial && end - start == 1 && STOPWORDS.contains(&toks[start].lower.as_str()) {
-            continue;
-        }
-        let span_end = end;
-        // Possessive "Kim's" → "Kim".
-        spans.push((start, span_end));
-    }
-    spans
-}
-
-/// Whether `text` appears capitalised somewhere other than at a sentence start.
-fn seen_mid_sentence(transcript: &Transcript, text: &str) -> bool {
-    let base = text.strip_suffix("'s").unwrap_or(text);
-    transcript.sentences.iter().any(|s| {
-        let first = s.tokens.iter().position(|t| t.is_word());
-        s.tokens.iter().enumerate().any(|(i, t)| {
-            Some(i) != first
-                && t.is_word()
-                && t.is_capitalized()
-                && t.text.strip_suffix("'s").unwrap_or(&t.text) == base
-        })
-    })
-}
-
-/// Joins a name span, dropping a possessive "'s" that ends it ("Kim's"
-/// in "Kim's car" is "Kim"), not one inside the name ("Miller's Ford"),
-/// nor the one of a saint's name, which names a place ("St. Aidan's").
-pub(super) fn join_tokens(toks: &[Token]) -> String {
-    let saints = toks
-        .first()
-        .is_some_and(|t| matches!(t.lower.as_str(), "st" | "st." | "saint"));
-    let mut out = String::new();
-    for (i, t) in toks.iter().enumerate() {
-        if i > 0 && t.space_before {
-            out.push(' ');
-        }
-        let text = if i + 1 == toks.len() && !saints {
-            t.text.strip_suffix("'s").unwrap_or(&t.text)
-        } else {
-            &t.text
-        };
-        out.push_str(text);
-    }
-    out
-}
 
 /// Street addresses: a house number followed by capitalised words, or a named street.
 pub(super) fn address_candidates(

@@ -10,6 +10,7 @@ pub(crate) mod number_pairs;
 pub(crate) mod number_words;
 pub(crate) mod numbers;
 pub(crate) mod opposites;
+mod spoken_time;
 pub(crate) mod stem;
 pub(crate) mod tokens;
 pub(crate) mod units;
