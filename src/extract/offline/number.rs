@@ -34,8 +34,9 @@ pub(super) struct NumberCandidate {
     pub(super) echo: bool,
     /// Read from a reply to a turn that raised the field (or its echo).
     pub(super) answered: bool,
-    /// One unit implied by an article ("an hour", "about a week").
-    pub(super) implied_one: bool,
+    /// An amount of time said by its article alone ("an hour", "about a
+    /// week", "a fortnight").
+    pub(super) by_its_article: bool,
 }
 
 impl Analysis<'_, '_> {
@@ -51,9 +52,9 @@ impl Analysis<'_, '_> {
             return self.extract_clock_number(field, number_profile);
         }
         let mut candidates = self.scored_candidates(field, number_profile)?;
-        // "Two hours, then she can't drive for an hour": one unit implied
-        // by an article counts only when its turn says no other amount.
-        candidates.retain(|c| !c.implied_one || !self.turn_says_another_amount(c.turn));
+        // "Two hours, then she can't drive for an hour": an amount said by
+        // its article alone counts only when its turn says no other.
+        candidates.retain(|c| !c.by_its_article || !self.turn_says_another_amount(c.turn));
         // The asker's own figure ("Their budget is about seventy pounds
         // per person") competes only when the other side said it too.
         let said_by_other_side = |value: f64| {
@@ -120,12 +121,12 @@ impl Analysis<'_, '_> {
         Some(self.apply_not_corrections(said, value))
     }
 
-    /// Whether `turn` says an amount other than one unit implied by an
-    /// article ("an hour").
+    /// Whether `turn` says an amount other than one said by its article
+    /// alone ("an hour").
     fn turn_says_another_amount(&self, turn: TurnIndex) -> bool {
         self.transcript.turns[turn].sentences.iter().any(|at| {
             let sent = &self.transcript.sentences[*at];
-            sent.numbers.iter().any(|m| !implies_one(sent, m))
+            sent.numbers.iter().any(|m| !said_by_its_article(sent, m))
         })
     }
 
@@ -170,12 +171,10 @@ impl Analysis<'_, '_> {
     fn opens_with_the_field(&self, profile: &FieldProfile, sentence: SentenceIndex) -> bool {
         let sent = &self.transcript.sentences[sentence];
         let turn = sent.turn;
-        let replies = turn.0 > 0
-            && self.transcript.turns[TurnIndex(turn.0 - 1)].speaker == Speaker::Agent
-            && self
-                .transcript
-                .last_question(TurnIndex(turn.0 - 1))
-                .is_some();
+        let replies = turn.previous().is_some_and(|asked| {
+            self.transcript.turns[asked].speaker == Speaker::Agent
+                && self.transcript.last_question(asked).is_some()
+        });
         let mut words = sent
             .tokens
             .iter()
@@ -621,7 +620,7 @@ impl Analysis<'_, '_> {
 
 /// "an hour", "about a week", "a fortnight": an amount of time implied by
 /// an article.
-pub(super) fn implies_one(sent: &Sentence, m: &NumberMention) -> bool {
+pub(super) fn said_by_its_article(sent: &Sentence, m: &NumberMention) -> bool {
     // (Only the article and the unit: "an hour and a half" is said outright.)
     matches!(m.unit, Unit::Duration(_))
         && m.end == m.start + 2

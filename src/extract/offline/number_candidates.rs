@@ -4,7 +4,7 @@
 use super::evidence::Analysis;
 use super::lexicon::{CHARGE_NOUNS, NAMING_NOUNS, STOPWORDS};
 use super::not_an_amount::names_no_amount;
-use super::number::{NumberCandidate, implies_one};
+use super::number::{NumberCandidate, said_by_its_article};
 use super::options::said_for_own_option;
 use super::phrase::has_any_phrase;
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -368,7 +368,7 @@ impl Analysis<'_, '_> {
             if sent.conditional || under_threshold || past_threshold {
                 score -= 1.0;
             }
-            let implied_one = implies_one(sent, m);
+            let by_its_article = said_by_its_article(sent, m);
             // "up to thirty kilos" for a maximum, "at least ten" for a minimum.
             let before: Vec<&str> = (m.start.saturating_sub(2)..m.start)
                 .filter_map(|i| sent.tokens.get(i))
@@ -406,7 +406,7 @@ impl Analysis<'_, '_> {
                 score,
                 echo: false,
                 answered: false,
-                implied_one,
+                by_its_article,
             });
         }
         // "no fee", "free", "no charge": zero (unless the sentence states an
@@ -482,7 +482,7 @@ impl Analysis<'_, '_> {
                         score: 1.0,
                         echo: false,
                         answered: false,
-                        implied_one: false,
+                        by_its_article: false,
                     });
                     break;
                 }
