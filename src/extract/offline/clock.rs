@@ -7,7 +7,7 @@ use super::evidence::{Analysis, Role, Source};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, NumberProfile, RangePreference, text_words};
-use super::transcript::{ClauseId, Sentence, SentenceIndex, TurnIndex, clause_text};
+use super::transcript::{Sentence, SentenceIndex, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::number_pairs::{ClockTime, window_opening};
 use crate::extract::text::numbers::NumberMention;
@@ -81,17 +81,14 @@ impl Analysis<'_, '_> {
             }
             // (One number only: "Nine on weekdays, ten on Saturdays" is two.)
             let bare_hours = time_answers.contains(&sentence) && sent.numbers.len() == 1;
+            let sentence_negated = is_negated_text(&sent.lower_text());
             for (at, m) in sent
                 .numbers
                 .iter()
                 .enumerate()
                 .filter(|(_, m)| is_clock(m) || (bare_hours && is_bare_hour(m)))
             {
-                let clause = sent
-                    .token_clauses
-                    .get(m.start)
-                    .copied()
-                    .unwrap_or(ClauseId(0));
+                let clause = sent.clause_at(m.start);
                 let clause_words = clause_text(sent, clause);
                 // A window ("open six to ten") names both of its ends.
                 let in_window = m.range_with.is_some()
@@ -105,7 +102,7 @@ impl Analysis<'_, '_> {
                     .map(|t| t.lower.as_str());
                 // ("Boats don't go out till eight" opens the day.)
                 let other_end = !in_window
-                    && !is_negated_text(&sent.lower_text())
+                    && !sentence_negated
                     && match number_profile.range {
                         RangePreference::Lower => matches!(before, Some("till" | "til" | "until")),
                         RangePreference::Upper => before == Some("from"),

@@ -3,7 +3,7 @@
 //! close at nine", "free on orders over five hundred").
 
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
-use super::transcript::{ClauseId, Sentence, clause_text};
+use super::transcript::{Sentence, clause_text};
 use crate::extract::text::numbers::NumberMention;
 use crate::extract::text::units::{DurationUnit, Unit};
 use crate::extract::text::vocabulary;
@@ -234,12 +234,7 @@ impl Said<'_> {
     /// "Twenty-three, as long as they've held a licence two years": a
     /// figure in a clause that sets a condition on the answer.
     fn is_in_condition(&self) -> bool {
-        let clause = self
-            .sent
-            .token_clauses
-            .get(self.m.start)
-            .copied()
-            .unwrap_or(ClauseId(0));
+        let clause = self.sent.clause_at(self.m.start);
         let text = clause_text(self.sent, clause);
         [
             "as long as ",

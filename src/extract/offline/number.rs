@@ -195,11 +195,11 @@ impl Analysis<'_, '_> {
         // The amount in that opening clause, which says it plainly
         // ("Deposit's not refundable, and cancelling costs fifty" states no
         // deposit).
-        let opening = sent.token_clauses.first().copied().unwrap_or(ClauseId(0));
+        let opening = sent.clause_at(0);
         let amount_in_opening = sent
             .numbers
             .iter()
-            .any(|m| sent.token_clauses.get(m.start) == Some(&opening));
+            .any(|m| sent.clause_at(m.start) == opening);
         replies
             && copula
             && amount_in_opening
@@ -273,11 +273,7 @@ impl Analysis<'_, '_> {
             .iter()
             .filter(|m| same_amount(m.value, value))
             .all(|m| {
-                let clause = sent
-                    .token_clauses
-                    .get(m.start)
-                    .copied()
-                    .unwrap_or(ClauseId(0));
+                let clause = sent.clause_at(m.start);
                 let per_own = m.per.as_deref().is_some_and(|per| profile.is_own_word(per));
                 (field_is_a_limit || !has_any_phrase(clause_text(sent, clause), QUALIFIERS))
                     && (per_fit(number_profile, m) >= 0.0 || per_own)

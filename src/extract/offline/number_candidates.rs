@@ -10,7 +10,7 @@ use super::phrase::has_any_phrase;
 use super::profile::{FieldProfile, FieldUnit, NumberProfile, RangePreference};
 use super::relevance::keyword_score;
 use super::spoken_amount::reads_as_cents;
-use super::transcript::{ClauseId, Sentence, SentenceIndex, clause_text};
+use super::transcript::{Sentence, SentenceIndex, clause_text};
 use super::unit_fit::{another_period, counts_people, per_fit, unit_fit};
 use super::value_kind::per_canonical;
 use crate::extract::text::numbers::{NumberMention, same_amount};
@@ -271,15 +271,7 @@ impl Analysis<'_, '_> {
             // of seats: an amount a charge comes to is money, no count.
             let clause_before: Vec<&str> = sent
                 .tokens
-                .get(
-                    sent.clause_range(
-                        sent.token_clauses
-                            .get(m.start)
-                            .copied()
-                            .unwrap_or(ClauseId(0)),
-                    )
-                    .start..m.start,
-                )
+                .get(sent.clause_range(sent.clause_at(m.start)).start..m.start)
                 .unwrap_or(&[])
                 .iter()
                 .filter(|t| t.is_word())
@@ -299,11 +291,7 @@ impl Analysis<'_, '_> {
                 }
                 score += 0.5;
             }
-            let clause = sent
-                .token_clauses
-                .get(m.start)
-                .copied()
-                .unwrap_or(ClauseId(0));
+            let clause = sent.clause_at(m.start);
             // "The hog would've been thirteen": what would have been is no
             // amount of what was agreed.
             if has_any_phrase(
@@ -467,11 +455,7 @@ impl Analysis<'_, '_> {
                     _ => false,
                 };
                 if zero {
-                    let clause = sent
-                        .token_clauses
-                        .get(token)
-                        .copied()
-                        .unwrap_or(ClauseId(0));
+                    let clause = sent.clause_at(token);
                     out.push(NumberCandidate {
                         sentence,
                         turn: sent.turn,

@@ -377,7 +377,7 @@ pub(super) fn said_for_own_option(
                 && word.is_capitalized()
                 && noun.is_word()
                 && !noun.is_capitalized()
-                && stem(&noun.lower) == *head
+                && sentence.stems.get(position + 1) == Some(head)
             {
                 consider(position, word.lower == *qualifier);
             }

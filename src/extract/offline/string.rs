@@ -156,11 +156,7 @@ impl Analysis<'_, '_> {
         // back you'd rather use": what a condition names is no value.
         candidates.retain(|c| {
             let sent = &self.transcript.sentences[c.sentence];
-            let clause = sent
-                .token_clauses
-                .get(c.token)
-                .copied()
-                .unwrap_or(ClauseId(0));
+            let clause = sent.clause_at(c.token);
             let first = clause_text(sent, clause).split(' ').next().unwrap_or("");
             // (An opening "if" clause may hold its consequence too: "If
             // it's old I'd swap it for a Thermalux.")
@@ -254,7 +250,7 @@ impl Analysis<'_, '_> {
         StringCandidate {
             sentence,
             turn: sent.turn,
-            clause: sent.token_clauses.get(tok).copied().unwrap_or(ClauseId(0)),
+            clause: sent.clause_at(tok),
             token: tok,
             text,
             rank,
@@ -285,14 +281,8 @@ impl Analysis<'_, '_> {
         }
         let mut out: Vec<StringCandidate> = Vec::new();
         let lower_words = sent.indexed_word_lowers();
-        let negated_clause = |token: usize| -> bool {
-            let clause = sent
-                .token_clauses
-                .get(token)
-                .copied()
-                .unwrap_or(ClauseId(0));
-            is_negated_text(clause_text(sent, clause))
-        };
+        let clause_words = |token: usize| clause_text(sent, sent.clause_at(token));
+        let negated_clause = |token: usize| is_negated_text(clause_words(token));
         match string_kind {
             StringKind::Weekday => {
                 // "Let me know by Friday": a deadline, not the day asked
@@ -332,7 +322,7 @@ impl Analysis<'_, '_> {
                             && matches!(word_before(1), Some("by" | "before" | "until" | "till"));
                         // "I'll send the contract by Friday" is about the field.
                         let about_field = || {
-                            let clause = sent.token_clauses.get(*i).copied().unwrap_or(ClauseId(0));
+                            let clause = sent.clause_at(*i);
                             sent.stems
                                 .get(sent.clause_range(clause))
                                 .unwrap_or(&[])
@@ -424,14 +414,7 @@ impl Analysis<'_, '_> {
                     })
                     .collect();
                 let refs: Vec<(usize, &str)> = vals.iter().map(|(i, d)| (*i, d.as_str())).collect();
-                let refuses = |token: usize| {
-                    let clause = sent
-                        .token_clauses
-                        .get(token)
-                        .copied()
-                        .unwrap_or(ClauseId(0));
-                    refuses_the_time(clause_text(sent, clause))
-                };
+                let refuses = |token: usize| refuses_the_time(clause_words(token));
                 push_values(self, sentence, &refs, &refuses, &mut out);
             }
             StringKind::Options(opts) => {
@@ -527,11 +510,7 @@ impl Analysis<'_, '_> {
                     .is_some_and(|next| next.is_punct('?'))
         };
         let tentative = |token: usize| {
-            let clause = sent
-                .token_clauses
-                .get(token)
-                .copied()
-                .unwrap_or(ClauseId(0));
+            let clause = sent.clause_at(token);
             guessed(token) || has_any_phrase(clause_text(sent, clause), TENTATIVE)
         };
         // "Tuesdays I've got four already, so not Tuesdays", "Not Word,

@@ -142,6 +142,14 @@ impl Sentence {
             || last_time
     }
 
+    /// The clause token `token` is in (the first clause past the end).
+    pub(super) fn clause_at(&self, token: usize) -> ClauseId {
+        self.token_clauses
+            .get(token)
+            .copied()
+            .unwrap_or(ClauseId(0))
+    }
+
     /// Token range of `clause`.
     pub(super) fn clause_range(&self, clause: ClauseId) -> std::ops::Range<usize> {
         let start = self
