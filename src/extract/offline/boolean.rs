@@ -724,7 +724,33 @@ impl Analysis<'_, '_> {
                                 .split(' ')
                                 .find(|w| !matches!(*w, "um" | "uh" | "oh" | "well"))
                                 .is_some_and(|w| w == "just");
-                        let pol = if !own && exclusive { Polarity::No } else { pol };
+                        let by_exclusion = !own && exclusive;
+                        // "Only Biscuit." to "Any pets?": a name after
+                        // "only" may be one of the field's own kind, so it
+                        // says neither yes nor no.
+                        let names_one = sent
+                            .tokens
+                            .get(sent.clause_range(clause))
+                            .unwrap_or(&[])
+                            .iter()
+                            .skip(1)
+                            .any(|t| t.is_word() && t.is_capitalized() && !t.text.starts_with('I'));
+                        if by_exclusion && names_one {
+                            continue;
+                        }
+                        let pol = if by_exclusion { Polarity::No } else { pol };
+                        // "We don't hold keys for that block" to "Does he
+                        // need to be home?": an implied no that names
+                        // nothing of the field is a reason, not an answer;
+                        // only a yes is read by implication.
+                        // ("Not at that rate." opens on the no itself.)
+                        let opens_negated =
+                            matches!(first_word, Some("not" | "no" | "never" | "nothing"));
+                        let eligible = eligible
+                            && (pol == Polarity::Yes
+                                || mentions_field
+                                || by_exclusion
+                                || opens_negated);
                         // A later implicit answer replaces an earlier one only if it names the field.
                         let replaces = !matches!(state, State::Weak(_)) || mentions_field;
                         // "Friday's a bank holiday, the whole building is

@@ -278,10 +278,14 @@ pub(super) const STRONG_YES: &[&str] = &[
 /// clause, not inside a longer one ("we do deliveries on Fridays").
 #[rustfmt::skip]
 pub(super) const SHORT_ECHOES: &[&str] = &[
-    "we do", "we can", "i can", "i do", "i will", "we will", "it is", "they are", "it does", "we are",
-    "i am", "she can", "he can", "she will", "he will", "they can", "we have", "it has", "she would",
-    "he would", "they would", "we would", "it would", "they will", "it will", "there is",
-    "there are", "he does", "she does", "you do", "you can",
+    "i do", "i can", "i will", "i would", "i am", "i have", "i should",
+    "you do", "you can", "you will", "you would", "you are", "you have", "you should", "you must",
+    "we do", "we can", "we will", "we would", "we are", "we have", "we should",
+    "they do", "they can", "they will", "they would", "they are", "they have", "they should", "they must",
+    "he does", "he can", "he will", "he would", "he is", "he has", "he should", "he must",
+    "she does", "she can", "she will", "she would", "she is", "she has", "she should", "she must",
+    "it does", "it can", "it will", "it would", "it is", "it has",
+    "there is", "there are", "there will",
 ];
 
 /// Phrases that answer no outright.

@@ -60,9 +60,12 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["member", "members"], &["non-member", "non-members", "nonmember", "nonmembers"]],
     &[
         &["single", "solo", "individual"],
-        &["shared", "sharing", "double", "twin", "tandem", "tandems"],
+        &["shared", "sharing", "double", "twin", "tandem", "tandems", "both"],
     ],
-    &[&["private"], &["shared", "sharing", "group", "communal", "squad", "squads"]],
+    &[
+        &["private", "one-to-one", "one-to-ones", "one-on-one", "one-on-ones", "1-to-1"],
+        &["shared", "sharing", "group", "communal", "squad", "squads"],
+    ],
     &[&["half-day"], &["full-day"]],
     &[
         &["small", "smaller", "smallest"],

@@ -282,7 +282,20 @@ impl Analysis<'_, '_> {
         let mut out: Vec<StringCandidate> = Vec::new();
         let lower_words = sent.indexed_word_lowers();
         let clause_words = |token: usize| clause_text(sent, sent.clause_at(token));
-        let negated_clause = |token: usize| is_negated_text(clause_words(token));
+        // "When's the earliest?" "Not before June.": a bound that denies
+        // what comes before the value names the earliest.
+        let earliest_field = ["earliest", "soonest"]
+            .iter()
+            .any(|word| profile.is_own_word(&stem(word)));
+        let bound_from = |token: usize| {
+            earliest_field
+                && matches!(
+                    (sent.lower_before(token, 2), sent.lower_before(token, 1)),
+                    (Some("not"), Some("before" | "until" | "till"))
+                )
+        };
+        let negated_clause =
+            |token: usize| is_negated_text(clause_words(token)) && !bound_from(token);
         match string_kind {
             StringKind::Weekday => {
                 // "Let me know by Friday": a deadline, not the day asked
@@ -488,7 +501,30 @@ impl Analysis<'_, '_> {
                                     .map(str::to_lowercase)
                                     .collect();
                                 let words: Vec<&str> = words.iter().map(String::as_str).collect();
-                                !where_field || !names_a_time(&words)
+                                // "It's on the sheet here": a phrase of place
+                                // answers no question but "Where…?".
+                                let placed = matches!(
+                                    words.as_slice(),
+                                    [
+                                        "on" | "in" | "at" | "under" | "behind" | "inside" | "near",
+                                        "the"
+                                            | "a"
+                                            | "my"
+                                            | "our"
+                                            | "your"
+                                            | "her"
+                                            | "his"
+                                            | "their"
+                                            | "this"
+                                            | "that",
+                                        ..
+                                    ]
+                                );
+                                if where_field {
+                                    !names_a_time(&words)
+                                } else {
+                                    !placed
+                                }
                             }),
                     );
                 } else {

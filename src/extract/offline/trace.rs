@@ -12,13 +12,13 @@ use serde_json::Value;
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never the frozen held-out set (`h12-…`): nobody tunes on it.
+    // Never the frozen held-out set (`h13-…`): nobody tunes on it.
     let dir = match id.split_once('-') {
         Some(("extra", _)) => "extraction_extra".to_owned(),
         Some(("dev", _)) => "extraction-dev".to_owned(),
         Some(("d2", _)) => "extraction-dev-2".to_owned(),
         Some(("heldout", _)) => "extraction-heldout".to_owned(),
-        Some(("h12", _)) => return,
+        Some(("h13", _)) => return,
         Some((set, _)) if set.starts_with('h') => format!("extraction-heldout-{}", &set[1..]),
         _ => "extraction".to_owned(),
     };
@@ -113,7 +113,7 @@ fn trace_case() {
 /// of the call is left out (`ch_val`, `ch_null`, and where: `cv_…`), and
 /// the label. `SETS=extraction-heldout-7,…` picks other sets; for a frozen
 /// set, read only aggregate figures. The set kept for first contact (the
-/// twelfth) is never dumped.
+/// thirteenth) is never dumped.
 #[test]
 #[ignore = "analysis aid"]
 fn dump_features() {
@@ -136,7 +136,7 @@ fn dump_features() {
         .as_deref()
         .map_or_else(|| default_dirs.to_vec(), |s| s.split(',').collect())
         .into_iter()
-        .filter(|d| *d != "extraction-heldout-12")
+        .filter(|d| *d != "extraction-heldout-13")
         .collect();
     let mut rows = vec![
         "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question\tch_val\tch_null\tcv_before\tcv_q\tcv_self\tcv_next\tcv_after"
@@ -313,7 +313,7 @@ fn dump_mentions() {
     dirs.sort();
     for dir in dirs
         .iter()
-        .filter(|d| d.is_dir() && !d.ends_with("extraction-heldout-12"))
+        .filter(|d| d.is_dir() && !d.ends_with("extraction-heldout-13"))
     {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;

@@ -8,6 +8,7 @@ mod implied_amounts;
 mod numbers;
 mod question_frames;
 mod replies_in_passing;
+mod replies_read_narrowly;
 mod reviewed_replies;
 mod reviewed_replies_8;
 mod strings;

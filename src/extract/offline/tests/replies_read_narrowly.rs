@@ -1,0 +1,191 @@
+//! The ninth round's rules: replies that a looser reading turned into a
+//! value; each is read as a careful person would, or left `null`.
+
+use super::{field, one_exchange, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::Boolean, desc, question, reply)
+}
+
+fn text(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::String, desc, question, reply)
+}
+
+/// A pronoun and its auxiliary ("They do.") contradict a question asked in
+/// the negative, whatever regret or detail follows them.
+#[test]
+fn an_echo_contradicts_a_negative_question() {
+    let question = "They don't need a food hygiene certificate as well, do they?";
+    for reply in [
+        "They do, I'm afraid.",
+        "They do, I'm afraid. Level two minimum for everyone on the van.",
+        "Yes they do, level two minimum.",
+        "She does, sadly.",
+    ] {
+        assert_eq!(
+            yes_no(
+                "certificate_required",
+                "Whether a food hygiene certificate is required",
+                question,
+                reply
+            ),
+            json!(true),
+            "{reply}"
+        );
+    }
+}
+
+/// A no read by implication must name the field or open on the no
+/// itself: a reason that names nothing of the field is no answer.
+#[test]
+fn an_implied_no_names_the_field() {
+    let home = "Whether Mr. Nowak needs to be home for the inspection";
+    assert_eq!(
+        yes_no(
+            "tenant_home_required",
+            home,
+            "Does Mr. Nowak need to be home for that?",
+            "We don't hold keys for that block."
+        ),
+        Value::Null
+    );
+    // Still a no: opening on the no, or naming the field.
+    assert_eq!(
+        yes_no(
+            "breakfast_included",
+            "Whether breakfast is included in the rate",
+            "Is breakfast included in the rate?",
+            "Not at that rate."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        yes_no(
+            "tenant_home_required",
+            home,
+            "Does Mr. Nowak need to be home for that?",
+            "He doesn't need to be home, we hold keys."
+        ),
+        json!(false)
+    );
+}
+
+/// "Only Biscuit." to "Any pets?": a name after "only" may be one of the
+/// field's own kind, so it says no no (what follows may still say yes);
+/// a common noun still says no ("Just a rabbit." to "Any birds?").
+#[test]
+fn only_a_name_says_neither() {
+    assert_eq!(
+        yes_no(
+            "has_pets",
+            "Whether there are pets in the home",
+            "Any pets we should know about?",
+            "Only Biscuit."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        yes_no(
+            "has_pets",
+            "Whether there are pets in the home",
+            "Any pets we should know about?",
+            "Only Biscuit. She'll hide under the bed the whole time."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "has_birds",
+            "Whether there are birds in the home",
+            "Any birds in the house?",
+            "Just a rabbit."
+        ),
+        json!(false)
+    );
+}
+
+/// A price said for one sweep, or for one-to-ones, is not the price of
+/// both, or of the group course.
+#[test]
+fn single_and_group_options_are_told_apart() {
+    let fields = [field(
+        "two_flue_price",
+        FieldType::Number,
+        "Price to sweep both chimneys (both flues), in dollars",
+    )];
+    let call = "Agent: How much to sweep both chimneys?\n\
+                Recipient: Single flue sweep is one sixty-five.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["two_flue_price"], Value::Null);
+    let fields = [field(
+        "course_price",
+        FieldType::Number,
+        "Price of the six-week group puppy course, in dollars",
+    )];
+    let call = "Agent: What does the six-week group course cost?\n\
+                Recipient: So one-to-ones are fifty-five an hour.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["course_price"], Value::Null);
+}
+
+/// A phrase of place ("on the sheet here") answers only "Where…?"; a
+/// preposition before a word of time ("in the year he was born") names no
+/// place.
+#[test]
+fn a_phrase_of_place_answers_only_where() {
+    assert_eq!(
+        text(
+            "wood_species",
+            "Wood the cabinets are made of",
+            "Which wood is going into them?",
+            "Yeah, she switched, it's on the sheet here."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        text(
+            "heater_location",
+            "Where the water heater is located",
+            "Where is the water heater?",
+            "We put it in the year Sam was born."
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        text(
+            "heater_location",
+            "Where the water heater is located",
+            "Where is the water heater?",
+            "In the garage, behind the bikes."
+        ),
+        json!("garage")
+    );
+}
+
+/// "Not before June" names the earliest month; for any other field a
+/// negated month is still no value.
+#[test]
+fn not_before_names_the_earliest() {
+    let question = "When is the earliest you could start?";
+    let reply = "Not before June. I've got a cathedral job through May.";
+    assert_eq!(
+        text(
+            "earliest_start_month",
+            "Earliest month the studio can start the work",
+            question,
+            reply
+        ),
+        json!("June")
+    );
+    assert_eq!(
+        text(
+            "start_month",
+            "Month the studio will start the work",
+            "Which month will you start?",
+            "Not June, that's for sure."
+        ),
+        Value::Null
+    );
+}
