@@ -409,8 +409,23 @@ impl Analysis<'_, '_> {
             &self.profiles[field].kind,
             ValueKind::Number(number) if number.range != RangePreference::Neither
         );
+        let amounts_in_turn: usize = self.transcript.turns[turn]
+            .sentences
+            .iter()
+            .map(|&other| self.transcript.sentences[other].numbers.len())
+            .sum();
         self.transcript.turns[turn].sentences.iter().any(|&other| {
             let sent = &self.transcript.sentences[other];
+            // "Forty, I think? Or fifty.": an amount offered as another
+            // guess leaves both in doubt.
+            let another_guess = amounts_in_turn >= 2
+                && !sent.numbers.is_empty()
+                && sent.word_lowers().next() == Some("or")
+                // (Not another option: "Or one sixty with the wine pairing.")
+                && sent.word_lowers().count() <= 4;
+            if another_guess {
+                return true;
+            }
             // "Fifteen a signature. The trip charge is on top, it depends
             // on the mileage.": a hedge about another charge.
             let profile = &self.profiles[field];

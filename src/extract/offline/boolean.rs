@@ -7,6 +7,7 @@ use super::charges::{
 use super::clause_polarity::{
     clause_polarity, contrasted_reading, corrects_a_figure, is_hypothetical, states_the_field,
 };
+use super::days::offers_a_later_day;
 use super::evidence::{Analysis, Role, Source};
 use super::lexicon::{
     ACCEPT_WORDS, CONFIRMATIONS, DETERMINERS, FAREWELLS, FILLERS, HOLDS, NEGATIONS, PASS_ONS,
@@ -143,6 +144,18 @@ impl Analysis<'_, '_> {
                             .any(|sent| denies_a_charge(profile, &sent.lower_text()))
                     {
                         Some((Polarity::Yes, false))
+                    } else {
+                        reading
+                    };
+                    // "Could you come tomorrow?" "… Earliest I can do is
+                    // Monday, sorry.": another first free day is a no.
+                    let reading = if direct_reply
+                        && !matches!(reading, Some((Polarity::No, _)))
+                        && sentences
+                            .iter()
+                            .any(|sent| offers_a_later_day(profile.definition, sent))
+                    {
+                        Some((Polarity::No, false))
                     } else {
                         reading
                     };
@@ -538,6 +551,8 @@ impl Analysis<'_, '_> {
         let mut weak_sentence: Option<SentenceIndex> = None;
         // Whether an earlier sentence of the reply named the field.
         let mut field_named = false;
+        // The sentences of the reply that said yes, no or a dodge in words.
+        let mut polar: Vec<SentenceIndex> = Vec::new();
         for &sentence in sentences {
             let sent = &self.transcript.sentences[sentence];
             let spoke_of_field = field_named;
@@ -579,6 +594,26 @@ impl Analysis<'_, '_> {
                     continue;
                 }
                 if corrects_a_figure(&texts, clause_position) {
+                    continue;
+                }
+                // "We do, a big batch came in. Wild-caught, from Colombia.
+                // No, wait, that was the rummynoses.": after an answer, a
+                // no that opens a self-correction takes back the detail
+                // said just before it ("Yes. No, wait, sorry, they sold out"
+                // takes back the yes).
+                let after_a_detail = sentence.0.checked_sub(1).is_some_and(|previous| {
+                    self.transcript.sentences[previous].turn == sent.turn
+                        && !polar.contains(&SentenceIndex(previous))
+                });
+                let corrects_itself = matches!(text, "no" | "oh no" | "no no")
+                    && state != State::Empty
+                    && after_a_detail
+                    && texts.get(clause_position + 1).is_some_and(|next| {
+                        ["wait", "sorry", "actually", "hang on", "hold on"]
+                            .iter()
+                            .any(|opening| next.starts_with(opening))
+                    });
+                if corrects_itself {
                     continue;
                 }
                 let clause_stems = sent.stems.get(sent.clause_range(clause)).unwrap_or(&[]);
@@ -785,6 +820,9 @@ impl Analysis<'_, '_> {
                         }
                     }
                     _ => {}
+                }
+                if matches!(p, Some((_, true))) {
+                    polar.push(sentence);
                 }
                 if !content.is_empty() && p.is_some() {
                     seen_informative = true;

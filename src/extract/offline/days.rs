@@ -239,3 +239,27 @@ mod tests {
         );
     }
 }
+
+/// "Earliest I can do is Monday", "first slot I've got is Thursday": a
+/// clause of `sentence` that offers a first free day other than the one
+/// day the field asks about ("…tomorrow", "…on Saturday").
+pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Sentence) -> bool {
+    let asked_day = field_day(definition);
+    let asks_a_day = asked_day.is_some()
+        || field_words(definition)
+            .iter()
+            .any(|word| matches!(word.as_str(), "tomorrow" | "today" | "tonight"));
+    if !asks_a_day {
+        return false;
+    }
+    let words: Vec<&str> = sentence.word_lowers().collect();
+    let first_free = words.iter().any(|w| matches!(*w, "earliest" | "soonest"))
+        || words
+            .windows(2)
+            .any(|pair| matches!(pair, ["first" | "next", "available" | "slot" | "opening"]));
+    first_free
+        && words
+            .iter()
+            .filter_map(|word| weekday_of(word))
+            .any(|day| Some(day) != asked_day)
+}

@@ -199,6 +199,9 @@ pub(super) const HEDGES: &[&str] = &[
     "think it's different", "it's different for", "it'd be different", "it'll be different",
     "that's different for",
     "can't tell you how much", "couldn't tell you how much", "can't tell you what", "couldn't tell you what",
+    // Not known until someone looks ("I'd have to go look at the sticker").
+    "have to go look", "have to look", "need to look", "have to check", "need to check",
+    "don't quote me",
 ];
 
 /// The amount said no longer holds ("It'll be more."): a hedge, unless

@@ -39,6 +39,14 @@ impl Analysis<'_, '_> {
         {
             side.extend_from_slice(WAIVED);
         }
+        // "You don't exclude mattresses, do you?" "Mattresses are fine.":
+        // for a field about what is allowed, calling it fine is its side.
+        if side
+            .iter()
+            .any(|w| matches!(*w, "allowed" | "accepted" | "permitted" | "included"))
+        {
+            side.extend_from_slice(&["fine", "welcome"]);
+        }
         reply
             .iter()
             .flat_map(|s| s.word_lowers())

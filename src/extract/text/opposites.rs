@@ -11,7 +11,7 @@ use crate::extract::text::tokens::tokenize;
 /// Pairs of opposite sides of one yes/no question: the business provides
 /// it or the customer brings (arranges, collects) their own; it is
 /// included or paid extra; it is required or optional; open or closed;
-/// allowed or refused; kept or lost; given or missed; standard or special.
+/// allowed or refused; included or excluded; kept or lost; given or missed; standard or special.
 #[rustfmt::skip]
 const OPPOSITES: &[(&[&str], &[&str])] = &[
     (
@@ -31,7 +31,11 @@ const OPPOSITES: &[(&[&str], &[&str])] = &[
     (
         &["allowed", "permitted", "accepted", "accept", "accepts", "welcome"],
         &["refuse", "refused", "reject", "rejected", "banned", "ban", "prohibited", "forbidden",
-          "against"],
+          "against", "exclude", "excluded", "excludes", "excluding"],
+    ),
+    (
+        &["included", "include", "includes", "inclusion"],
+        &["exclude", "excluded", "excludes", "excluding", "exclusion"],
     ),
     (&["kept", "keep", "retained", "retain", "preserved"], &["lose", "lost", "discarded", "discard"]),
     (&["given", "administered"], &["missed", "skipped"]),

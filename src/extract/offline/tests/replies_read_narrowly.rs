@@ -189,3 +189,118 @@ fn not_before_names_the_earliest() {
         Value::Null
     );
 }
+
+fn amount(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::Number, desc, question, reply)
+}
+
+/// An amount the speaker would have to go and look up, or offers beside
+/// another guess, is no answer; another option offered with its own
+/// condition leaves the first amount standing.
+#[test]
+fn an_amount_to_be_looked_up_or_guessed_is_no_answer() {
+    let question = "Do you know the tank size in gallons?";
+    for reply in [
+        "Fifty. I'd have to go look at the sticker.",
+        "Forty, I think? Or fifty.",
+        "Fifty, but don't quote me.",
+    ] {
+        assert_eq!(
+            amount("tank_gallons", "Tank size in gallons", question, reply),
+            Value::Null,
+            "{reply}"
+        );
+    }
+    assert_eq!(
+        amount(
+            "set_menu_price",
+            "Price of the set menu per person, in dollars",
+            "How much is the set menu?",
+            "It's one twenty-five per person. Or one sixty with the wine pairing."
+        ),
+        json!(125)
+    );
+}
+
+/// Excluding is the other side of including or accepting; calling the
+/// thing fine speaks from the field's side.
+#[test]
+fn excluding_is_the_other_side_of_accepting() {
+    let desc = "Whether a mattress can be included in the collection";
+    for (question, reply, expected) in [
+        ("Do you exclude mattresses?", "No.", true),
+        (
+            "Do you exclude mattresses?",
+            "Yes, mattresses are excluded.",
+            false,
+        ),
+        ("You don't exclude mattresses, do you?", "Nah.", true),
+        (
+            "You don't exclude mattresses, do you?",
+            "Nah, mattresses are fine, as long as they're dry.",
+            true,
+        ),
+        (
+            "You don't exclude mattresses, do you?",
+            "Mattresses are fine.",
+            true,
+        ),
+    ] {
+        assert_eq!(
+            yes_no("mattress_accepted", desc, question, reply),
+            json!(expected),
+            "{question} {reply}"
+        );
+    }
+}
+
+/// After an answer and a detail, "No, wait, …" takes back the detail,
+/// not the answer; right after the answer it takes back the answer.
+#[test]
+fn a_self_correction_takes_back_what_it_follows() {
+    let desc = "Whether cardinal tetras are in stock";
+    let question = "Do you have cardinal tetras in stock?";
+    assert_eq!(
+        yes_no(
+            "tetras_in_stock",
+            desc,
+            question,
+            "We do, a big batch came in last week. Wild-caught, from Colombia. \
+             No, wait, that was the rummynoses. The cardinals are from Brazil."
+        ),
+        json!(true)
+    );
+    assert_ne!(
+        yes_no(
+            "tetras_in_stock",
+            desc,
+            question,
+            "Yes. No, wait, sorry, they sold out this morning."
+        ),
+        json!(true)
+    );
+}
+
+/// Asked about one day, a reply that offers another as the first free one
+/// says no; offering the day asked about does not.
+#[test]
+fn another_first_free_day_is_a_no() {
+    assert_eq!(
+        yes_no(
+            "can_come_tomorrow",
+            "Whether the plumber can come to look at the job tomorrow",
+            "Could you come and look at it tomorrow?",
+            "My lad's off sick so I'm on my own this week. Earliest I can do is Monday, sorry."
+        ),
+        json!(false)
+    );
+    assert_ne!(
+        yes_no(
+            "can_come_monday",
+            "Whether the plumber can come on Monday",
+            "Could you come on Monday?",
+            "Earliest I can do is Monday, first thing."
+        ),
+        json!(false)
+    );
+}
