@@ -34,6 +34,31 @@ impl Analysis<'_, '_> {
             .filter_map(|r| r.parse::<f64>().ok())
             .collect();
         let priced_per = profile.priced_per();
+        // "Expected number of weeks": for a usual amount, "it's usually
+        // about three weeks" is the answer.
+        let asks_the_usual = [
+            "expected", "typical", "usual", "usually", "normally", "average",
+        ]
+        .iter()
+        .any(|word| profile.is_own_word(&stem(word)));
+        // "Twenty-one hundred with fitting, before tax" for a cost "before
+        // tax": what the field sets apart, named after "before", restates
+        // the field's own limit.
+        let sets_apart = |at: usize| {
+            at.checked_sub(1)
+                .and_then(|before| sent.tokens.get(before))
+                .is_some_and(|t| {
+                    matches!(
+                        t.lower.as_str(),
+                        "before" | "excluding" | "without" | "minus" | "less" | "ex" | "pre"
+                    )
+                })
+        };
+        let excluded_at = |at: usize| {
+            sent.stems.get(at).is_some_and(|st| {
+                profile.excluded.iter().any(|ex| stems_match(ex, st)) && !sets_apart(at)
+            })
+        };
         for (mention_index, m) in sent.numbers.iter().enumerate() {
             // The second end of a range is handled with the first.
             if m.range_with.is_some_and(|o| o < mention_index) {
@@ -109,7 +134,7 @@ impl Analysis<'_, '_> {
                     .described_amounts
                     .iter()
                     .any(|d| d.said_as_in(&sent.tokens, m.start, m.end, m.value))
-                || sent.habitual_before(m.start)
+                || (sent.habitual_before(m.start) && !asks_the_usual)
                 || said_for_own_option(profile, sent, m.start) == Some(false)
             {
                 continue;
@@ -139,12 +164,7 @@ impl Analysis<'_, '_> {
             let named_end = (m.end..(m.end + 3).min(sent.stems.len()))
                 .find(|&at| sent.tokens.get(at).is_some_and(|t| t.lower == "plus"))
                 .unwrap_or((m.end + 3).min(sent.stems.len()));
-            let named = sent.stems.get(m.end..named_end);
-            if named.is_some_and(|after| {
-                after
-                    .iter()
-                    .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
-            }) {
+            if (m.end..named_end).any(excluded_at) {
                 continue;
             }
             // "There's a bonus on top, last year it was about four grand" for
@@ -155,9 +175,7 @@ impl Analysis<'_, '_> {
             let added_on_from = (m.end..sent.tokens.len())
                 .find(|&at| sent.tokens[at].lower == "plus")
                 .unwrap_or(sent.stems.len());
-            let excluded_subject = sent.stems[..added_on_from.min(sent.stems.len())]
-                .iter()
-                .any(|st| profile.excluded.iter().any(|ex| stems_match(ex, st)))
+            let excluded_subject = (0..added_on_from.min(sent.stems.len())).any(excluded_at)
                 && !sent
                     .stems
                     .iter()

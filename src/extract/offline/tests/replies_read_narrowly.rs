@@ -304,3 +304,50 @@ fn another_first_free_day_is_a_no() {
         json!(false)
     );
 }
+
+/// For an expected or usual amount, "it's usually about three weeks" is the
+/// answer; for this case's own amount, a usual one is not.
+#[test]
+fn a_usual_amount_answers_what_is_expected() {
+    let reply = "Standard is up to ten weeks, but once the certificate's in, \
+                 it's usually about three weeks from there.";
+    assert_eq!(
+        amount(
+            "weeks_after_document",
+            "Expected number of weeks until he receives the passport once the document arrives",
+            "How long until he receives the passport?",
+            reply
+        ),
+        json!(3)
+    );
+    assert_eq!(
+        amount(
+            "delivery_fee",
+            "Delivery fee for this order, in dollars",
+            "What's the delivery fee?",
+            "We usually charge forty, I'd have to see the address."
+        ),
+        Value::Null
+    );
+}
+
+/// "Before tax" after an amount restates the field's own limit (a cost
+/// "before tax"); a tax named as the subject is still set apart.
+#[test]
+fn before_what_the_field_sets_apart_restates_its_limit() {
+    let fields = [field(
+        "repair_cost",
+        FieldType::Number,
+        "Quoted repair cost before tax, in dollars",
+    )];
+    let call = "Agent: What's the quote for the repair?\n\
+                Recipient: Twenty-one hundred with fitting, before tax. \
+                Pump on its own is sixteen hundred, so it's mostly the part.\n\
+                Agent: Twenty-one hundred before tax. Will it be ready this week?\n\
+                Recipient: Hard to say.";
+    assert_eq!(run(&fields, call)["repair_cost"], json!(2100));
+    let call = "Agent: What's the quote for the repair?\n\
+                Recipient: The tax on it is two hundred and ten.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["repair_cost"], Value::Null);
+}
