@@ -5,7 +5,10 @@
 //! still open).
 
 use super::evidence::{Analysis, Source};
-use super::lexicon::{BUSINESS_WORDS, CAPITALISED_NON_NAMES, FILLERS, STOPWORDS, STREET_SUFFIXES};
+use super::lexicon::{
+    BUSINESS_WORDS, CAPITALISED_NON_NAMES, FILLERS, STOPWORDS, STREET_SUFFIXES, STRONG_NO,
+    STRONG_YES,
+};
 use super::profile::{FieldProfile, NamePart, StringKind, ValueKind, text_words};
 use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript};
 use crate::extract::text::number_words::classify_number_word;
@@ -265,8 +268,31 @@ impl Analysis<'_, '_> {
 /// count only when followed by another capitalised word or seen capitalised
 /// mid-sentence elsewhere in the transcript.
 pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usize, usize)> {
+    spans_of_names(sent, transcript, false)
+}
+
+/// [`proper_spans`] of a reply to a question asking for the name: there a
+/// capitalised word that opens the sentence and stands alone ("Rheem.",
+/// "Rheem, nearly always.") is the name given.
+pub(super) fn proper_spans_of_answer(
+    sent: &Sentence,
+    transcript: &Transcript,
+) -> Vec<(usize, usize)> {
+    spans_of_names(sent, transcript, true)
+}
+
+fn spans_of_names(
+    sent: &Sentence,
+    transcript: &Transcript,
+    opening_answers: bool,
+) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let toks = &sent.tokens;
+    // The word ends the sentence or its clause.
+    let set_off = |end: usize| {
+        toks.get(end)
+            .is_none_or(|t| t.is_punct(',') || t.is_punct('.') || t.is_punct('!'))
+    };
     let first_word = toks.iter().position(|t| t.is_word());
     let is_cap = |i: usize| -> bool {
         let Some(t) = toks.get(i) else { return false };
@@ -347,6 +373,10 @@ pub(super) fn proper_spans(sent: &Sentence, transcript: &Transcript) -> Vec<(usi
         if initial
             && end - start == 1
             && !called_a_person
+            && !(opening_answers
+                && !adverb
+                && set_off(end)
+                && !a_word_of_manner(&toks[start].lower))
             && !seen_mid_sentence(transcript, &toks[start].text)
         {
             continue;
@@ -395,4 +425,42 @@ pub(super) fn join_tokens(toks: &[Token]) -> String {
         out.push_str(text);
     }
     out
+}
+
+/// A word that opens a reply as how it is said, not what ("Sure.",
+/// "Always.", "Lovely.", "Outdoors."): no name, even where it stands
+/// alone.
+fn a_word_of_manner(word: &str) -> bool {
+    word.ends_with("ly")
+        || phrases!(STRONG_YES).iter().any(|p| p.as_slice() == [word])
+        || phrases!(STRONG_NO).iter().any(|p| p.as_slice() == [word])
+        || matches!(
+            word,
+            "always"
+                | "never"
+                | "sometimes"
+                | "often"
+                | "outdoors"
+                | "indoors"
+                | "outside"
+                | "inside"
+                | "anywhere"
+                | "everywhere"
+                | "whatever"
+                | "nothing"
+                | "everything"
+                | "anything"
+                | "both"
+                | "either"
+                | "neither"
+                | "none"
+                | "all"
+                | "fine"
+                | "great"
+                | "perfect"
+                | "brilliant"
+                | "wonderful"
+                | "cheers"
+                | "thanks"
+        )
 }

@@ -7,7 +7,7 @@ use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::TENTATIVE;
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
-use super::names::{join_tokens, proper_spans};
+use super::names::{join_tokens, proper_spans, proper_spans_of_answer};
 use super::options::said_for_own_option;
 use super::phrase::{has_any_phrase, is_negated_text, option_in};
 use super::places::{asks_where, names_a_time};
@@ -460,7 +460,12 @@ impl Analysis<'_, '_> {
                         .objective_lower
                         .contains(&txt.to_lowercase())
                 };
-                for (start, end) in proper_spans(sent, self.transcript) {
+                let spans = if fragments {
+                    proper_spans_of_answer(sent, self.transcript)
+                } else {
+                    proper_spans(sent, self.transcript)
+                };
+                for (start, end) in spans {
                     let txt = join_tokens(&sent.tokens[start..end]);
                     // Names containing the field's own words are the organisation ("Birchfield Bakery").
                     let own = sent.stems.get(start..end).unwrap_or(&[]).iter().any(|st| {

@@ -351,3 +351,40 @@ fn before_what_the_field_sets_apart_restates_its_limit() {
                 Agent: Thanks.";
     assert_eq!(run(&fields, call)["repair_cost"], Value::Null);
 }
+
+/// Asked for a name, a capitalised word that opens the reply and stands
+/// alone is the name given; a word of manner there ("Sure.", "Always.",
+/// "Lovely.") is none.
+#[test]
+fn a_name_may_open_the_reply() {
+    let brand = |reply: &str| {
+        text(
+            "heater_brand",
+            "Brand of water heater they would install",
+            "Which brand would you put in?",
+            reply,
+        )
+    };
+    assert_eq!(brand("Rheem."), json!("Rheem"));
+    assert_eq!(
+        brand("Rheem, nearly always. Parts are easy to get."),
+        json!("Rheem")
+    );
+    for reply in [
+        "Sure, I'll check.",
+        "Always the same one.",
+        "Lovely question.",
+    ] {
+        assert_eq!(brand(reply), Value::Null, "{reply}");
+    }
+    // Not said in answer to the name: no name.
+    assert_eq!(
+        text(
+            "heater_brand",
+            "Brand of water heater they would install",
+            "When could you come?",
+            "Rheem. Thursday, say."
+        ),
+        Value::Null
+    );
+}
