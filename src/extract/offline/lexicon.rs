@@ -492,7 +492,8 @@ pub(super) const LEAD_PHRASES: &[&str] = &[
 pub(super) const TAIL_PHRASES: &[&str] = &[
     "for me", "for her", "for him", "for us", "please", "got it", "thanks", "thank you", "i guess",
     "i think", "that kind of thing", "honestly", "for sure", "then", "mostly", "i suppose", "if possible",
-    "too",
+    "too", "for all of them", "for all of us", "for everyone", "for everybody", "across the board",
+    "as standard", "these days", "nowadays",
 ];
 
 /// Words that, ending a proper name, make it a business's, never a

@@ -54,9 +54,28 @@ impl Analysis<'_, '_> {
                     )
                 })
         };
-        let excluded_at = |at: usize| {
+        // "Fourteen fifty, with the permit and deposit separate": said to
+        // be apart after the amount (not "The fabric's separate; the moss
+        // is forty-four a yard", which prices what is apart).
+        let said_apart = |at: usize, amount_end: usize| {
+            at >= amount_end
+                && has_any_phrase(
+                    clause_text(sent, sent.clause_at(at)),
+                    &[
+                        "separate",
+                        "separately",
+                        "on top",
+                        "not included",
+                        "excluded",
+                        "extra",
+                    ],
+                )
+        };
+        let excluded_at = |at: usize, amount_end: usize| {
             sent.stems.get(at).is_some_and(|st| {
-                profile.excluded.iter().any(|ex| stems_match(ex, st)) && !sets_apart(at)
+                profile.excluded.iter().any(|ex| stems_match(ex, st))
+                    && !sets_apart(at)
+                    && !said_apart(at, amount_end)
             })
         };
         for (mention_index, m) in sent.numbers.iter().enumerate() {
@@ -164,7 +183,7 @@ impl Analysis<'_, '_> {
             let named_end = (m.end..(m.end + 3).min(sent.stems.len()))
                 .find(|&at| sent.tokens.get(at).is_some_and(|t| t.lower == "plus"))
                 .unwrap_or((m.end + 3).min(sent.stems.len()));
-            if (m.end..named_end).any(excluded_at) {
+            if (m.end..named_end).any(|at| excluded_at(at, m.end)) {
                 continue;
             }
             // "There's a bonus on top, last year it was about four grand" for
@@ -175,7 +194,8 @@ impl Analysis<'_, '_> {
             let added_on_from = (m.end..sent.tokens.len())
                 .find(|&at| sent.tokens[at].lower == "plus")
                 .unwrap_or(sent.stems.len());
-            let excluded_subject = (0..added_on_from.min(sent.stems.len())).any(excluded_at)
+            let excluded_subject = (0..added_on_from.min(sent.stems.len()))
+                .any(|at| excluded_at(at, m.end))
                 && !sent
                     .stems
                     .iter()

@@ -12,6 +12,7 @@ use super::profile::FieldProfile;
 use super::transcript::Sentence;
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
+use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::numbers::{NumberMention, find_numbers, same_amount};
 use crate::extract::text::opposites::asks_the_other_side;
 use crate::extract::text::stem::stem;
@@ -179,7 +180,22 @@ impl FieldOptions {
                 }
             }
         }
-        let qualifiers = find_numbers(&tokenize(&field_words(definition).join(" ")))
+        // "Price of one eight-inch trophy": "one" there is an article, not
+        // a digit of "eighteen".
+        let words = field_words(definition);
+        let qualifier_words: Vec<&str> = words
+            .iter()
+            .enumerate()
+            .filter(|(at, word)| {
+                !(word.as_str() == "one"
+                    && words
+                        .get(at + 1)
+                        .and_then(|next| next.split('-').next())
+                        .is_some_and(|next| classify_number_word(next).is_some()))
+            })
+            .map(|(_, word)| word.as_str())
+            .collect();
+        let qualifiers = find_numbers(&tokenize(&qualifier_words.join(" ")))
             .into_iter()
             .filter(|m| matches!(m.unit, Unit::Duration(_) | Unit::Count(_)))
             .map(|m| (m.value, m.unit))

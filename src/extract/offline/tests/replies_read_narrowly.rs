@@ -388,3 +388,59 @@ fn a_name_may_open_the_reply() {
         Value::Null
     );
 }
+
+/// "Shavings for all of them.": who a value holds for is a tail, not
+/// part of the value.
+#[test]
+fn who_a_value_holds_for_is_a_tail() {
+    assert_eq!(
+        text(
+            "bedding_type",
+            "Type of bedding provided in the stables",
+            "What bedding do you use?",
+            "Shavings for all of them."
+        ),
+        json!("Shavings")
+    );
+}
+
+/// "Price of one eight-inch trophy": "one" is an article, so an amount
+/// said for the eight-inch ones is said for the field's option.
+#[test]
+fn one_before_a_size_is_an_article() {
+    assert_eq!(
+        amount(
+            "price_per_trophy",
+            "Price of one eight-inch figure trophy in dollars",
+            "What do the eight-inch figure trophies cost?",
+            "Eight-inch are twelve fifty apiece. The ten-inch run sixteen."
+        ),
+        json!(12.5)
+    );
+}
+
+/// What the field sets apart, said after the amount to be separate,
+/// restates the field's limit; said before it, the amount prices it.
+#[test]
+fn said_to_be_separate_after_the_amount() {
+    let fields = [field(
+        "quote_total",
+        FieldType::Number,
+        "Quoted total for the sign in dollars, excluding permit and deposit",
+    )];
+    let call = "Agent: What would the total come to?\n\
+                Recipient: For the panel and lettering, fourteen hundred and fifty.\n\
+                Agent: Fourteen hundred fifty, with the permit and deposit separate. \
+                What's the panel made of?\n\
+                Recipient: Yes. Aluminium composite.";
+    assert_eq!(run(&fields, call)["quote_total"], json!(1450));
+    let fields = [field(
+        "labor_cost",
+        FieldType::Number,
+        "Labor cost to reupholster the chair, in dollars, not counting fabric",
+    )];
+    let call = "Agent: What's the labor cost?\n\
+                Recipient: The fabric's separate; the moss is forty-four a yard.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["labor_cost"], Value::Null);
+}
