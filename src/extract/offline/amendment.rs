@@ -346,10 +346,10 @@ impl Analysis<'_, '_> {
         let revises = |turn: TurnIndex| {
             self.revises(turn)
                 || turns[turn].sentences.iter().any(|&sentence| {
-                    has_split_phrase(
-                        &self.transcript.sentences[sentence].lower_text(),
-                        phrases!(HOLDS),
-                    )
+                    let text = self.transcript.sentences[sentence].lower_text();
+                    has_split_phrase(&text, phrases!(HOLDS))
+                        // "Sorry, that one just got taken": the value is gone.
+                        || has_any_phrase(&text, &["got taken", "been taken", "just went"])
                 })
         };
         let mut agreed: Option<StringCandidate> = None;
@@ -373,11 +373,14 @@ impl Analysis<'_, '_> {
                 .sentences
                 .iter()
                 .filter(|&&sentence| {
-                    self.transcript.sentences[sentence].question
-                        && has_any_phrase(
-                            &self.transcript.sentences[sentence].lower_text(),
-                            CHANGE_OFFERS,
-                        )
+                    let asked = &self.transcript.sentences[sentence];
+                    // ("Friday at half five?": a bare other value, offered;
+                    // "Oh, sorry, that one just got taken. Next one's
+                    // Thursday.": another value said outright.)
+                    (asked.question
+                        && (has_any_phrase(&asked.lower_text(), CHANGE_OFFERS)
+                            || asked.word_lowers().count() <= 5))
+                        || !asked.question
                 })
                 .flat_map(|&sentence| {
                     self.string_candidates(

@@ -209,11 +209,17 @@ impl Analysis<'_, '_> {
         // value was read where the other side said it, if it did.
         // The words are the other side's too, when they said more ("Yeah,
         // Accessible Beige." repeated as "beige").
+        // ("B7704, Lowell, yes, that's him.": said back in the next turn.)
+        let said_back = |sentence: &SentenceIndex| {
+            *sentence > chosen.sentence
+                && self.transcript.sentences[sentence.0].turn == chosen.turn.next()
+        };
         let (sentence, text) = if chosen.echo || by_agent(chosen.turn) {
             said.iter()
                 .rev()
                 .find(|(sentence, text)| {
-                    *sentence < chosen.sentence && same_text(text, &chosen.text)
+                    (*sentence < chosen.sentence || said_back(sentence))
+                        && same_text(text, &chosen.text)
                 })
                 .map_or(
                     (chosen.sentence, chosen.text.clone()),

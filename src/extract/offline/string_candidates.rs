@@ -135,7 +135,40 @@ pub(super) fn code_candidates(
                 && sent.tokens.get(j + 1).is_some_and(|next| {
                     !next.space_before && (next.is_punct('-') || next.kind == TokenKind::Num)
                 });
-            if single_letter || joined_prefix {
+            // "B7704", "XK22" written as one word: capitals and digits.
+            let written_code = t.is_word()
+                && t.text.chars().any(|c| c.is_ascii_digit())
+                && t.text.chars().any(|c| c.is_ascii_uppercase())
+                && t.text
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase());
+            // "B as in bravo", "K for kilo": a letter said with its word.
+            let letter_word = code.chars().last().is_some_and(|c| c.is_ascii_alphabetic())
+                && sent
+                    .tokens
+                    .get(j.wrapping_sub(1))
+                    .is_some_and(|before| before.is_word() && before.text.chars().count() == 1);
+            if letter_word
+                && t.lower == "as"
+                && sent
+                    .tokens
+                    .get(j + 1)
+                    .is_some_and(|next| next.lower == "in")
+                && sent.tokens.get(j + 2).is_some_and(Token::is_word)
+            {
+                j += 3;
+                continue;
+            }
+            if letter_word
+                && t.lower == "for"
+                && sent.tokens.get(j + 1).is_some_and(|next| {
+                    next.is_word() && classify_number_word(&next.lower).is_none()
+                })
+            {
+                j += 2;
+                continue;
+            }
+            if single_letter || joined_prefix || written_code {
                 code.push_str(&t.text);
             } else if t.is_word()
                 && let Some(NumberWord::Unit(v)) = classify_number_word(&t.lower)
@@ -513,6 +546,11 @@ pub(super) fn generic_candidates(
             continue;
         }
         let core = &toks[lo..hi];
+        // "F-H, dash, zero zero eight": a word that joins the parts of a
+        // spelled code is none of its value.
+        if core.iter().all(|t| vocabulary::is_code_bridge(&t.lower)) {
+            continue;
+        }
         let n = core.len();
         let first = core[0].lower.as_str();
         let pronoun_start = matches!(

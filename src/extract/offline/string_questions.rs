@@ -4,7 +4,7 @@
 
 use super::boolean::Polarity;
 use super::evidence::{Analysis, Role};
-use super::lexicon::{DODGES, FILLERS, REVISION_CUES};
+use super::lexicon::{DODGES, FILLERS, HOLDS, REVISION_CUES};
 use super::names::{join_tokens, no_person, proper_spans};
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldProfile, StringKind};
@@ -58,7 +58,20 @@ impl Analysis<'_, '_> {
             .is_some_and(|w| matches!(w, "no" | "nope" | "nah"))
             && !has_any_phrase(text, &["no problem", "no worries"]);
         let first_text: String = first_sent.lower_text();
-        let dodge = has_split_phrase(&first_text, phrases!(DODGES));
+        // "Let me pull it up… B7704, yes.": a hold that the turn goes on
+        // past is a search, and what follows it answers.
+        let clauses_in_turn: usize = turn
+            .sentences
+            .iter()
+            .map(|&other| self.transcript.sentences[other].clause_ids().len())
+            .sum();
+        let hold_then_answer = has_split_phrase(text, phrases!(HOLDS))
+            && !phrases!(DODGES)
+                .iter()
+                .filter(|dodge| !phrases!(HOLDS).contains(dodge))
+                .any(|dodge| has_split_phrase(&first_text, std::slice::from_ref(dodge)))
+            && clauses_in_turn > 1;
+        let dodge = has_split_phrase(&first_text, phrases!(DODGES)) && !hold_then_answer;
         // Only when nothing after a correction cue rescues it.
         let later_cue = turn.sentences.iter().any(|&other| {
             let other_sent = &self.transcript.sentences[other];

@@ -260,10 +260,12 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
         })
         .collect();
     // "min_hours_per_month": "min" is the minimum when another unit of
-    // time is named.
+    // time is named, or when the description says "minimum"
+    // ("free_delivery_min_bags").
+    let says_minimum = ws.iter().any(|w| *w == "minimum");
     units
         .iter()
-        .find(|(w, _)| !matches!(*w, "min" | "mins") || units.len() == 1)
+        .find(|(w, _)| !matches!(*w, "min" | "mins") || (units.len() == 1 && !says_minimum))
         .map(|&(_, unit)| unit)
 }
 

@@ -444,3 +444,101 @@ fn said_to_be_separate_after_the_amount() {
                 Agent: Thanks.";
     assert_eq!(run(&fields, call)["labor_cost"], Value::Null);
 }
+
+/// "min" in a field's name is the minimum when the description says so,
+/// not minutes.
+#[test]
+fn min_may_be_the_minimum() {
+    assert_eq!(
+        amount(
+            "free_delivery_min_bags",
+            "Minimum number of bags for free delivery",
+            "How many bags does he need for free delivery?",
+            "Twenty bags or more and it's free. Under that it's a fifteen-dollar charge."
+        ),
+        json!(20)
+    );
+}
+
+/// A code written as one word ("B7704") or spelled with the words of its
+/// letters ("B as in bravo, seven-seven-zero-four") is read whole; a word
+/// that joins its parts ("dash") is none of it.
+#[test]
+fn codes_written_whole_or_spelled_with_words() {
+    let code = |question: &str, reply: &str| {
+        text("account_number", "Customer account number", question, reply)
+    };
+    assert_eq!(code("What's his account number?", "B7704."), json!("B7704"));
+    let fields = [field(
+        "account_number",
+        FieldType::String,
+        "Customer account number",
+    )];
+    let confirmed = "Agent: His account number is B as in bravo, seven-seven-zero-four.                      Is that right?
+                     Recipient: B7704, Lowell, yes, that's him.
+                     Agent: Thanks.";
+    assert_eq!(run(&fields, confirmed)["account_number"], json!("B7704"));
+    assert_ne!(
+        text(
+            "asset_tag",
+            "Asset tag on the laptop",
+            "What does the asset tag say?",
+            "Hang on. It says F-H, dash, zero zero eight eight one."
+        ),
+        json!("dash")
+    );
+}
+
+/// "Let me pull it up… B7704, yes, that's him.": a hold the turn goes on
+/// past is a search, and what follows answers; a hold alone is none.
+#[test]
+fn a_hold_then_the_answer() {
+    let question = "What's the account number?";
+    assert_eq!(
+        text(
+            "account_number",
+            "Customer account number",
+            question,
+            "Let me pull it up... B7704, Lowell, yes, that's him."
+        ),
+        json!("B7704")
+    );
+    assert_eq!(
+        text(
+            "account_number",
+            "Customer account number",
+            question,
+            "Let me pull it up."
+        ),
+        Value::Null
+    );
+}
+
+/// A day given, then taken back with another offered (as a bare question
+/// or said outright) and accepted, is the other day.
+#[test]
+fn another_day_offered_and_accepted() {
+    let fields = [field(
+        "install_day",
+        FieldType::String,
+        "Day of the week the installation is booked",
+    )];
+    let said_outright = "Agent: Which day could you install?\n\
+        Recipient: Let me look... Wednesday the ninth, morning slot.\n\
+        Agent: Wednesday works for him.\n\
+        Recipient: Oh, sorry, that one just got taken while I was looking. \
+        Next one's Thursday, same time.\n\
+        Agent: Thursday morning is fine. Please book that.\n\
+        Recipient: Done.";
+    assert_eq!(
+        run(&fields, said_outright)["install_day"],
+        json!("Thursday")
+    );
+    let asked = "Agent: Which day could you install?\n\
+        Recipient: Let me look... I've got Saturday at eleven.\n\
+        Agent: Saturday at eleven works.\n\
+        Recipient: Oh wait, sorry, Saturday's gone. Friday at half five?\n\
+        Agent: Friday at five thirty, that's fine.\n\
+        Recipient: Lovely.";
+    assert_eq!(run(&fields, asked)["install_day"], json!("Friday"));
+}
