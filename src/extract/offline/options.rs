@@ -82,6 +82,8 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["block", "blocks", "bundle", "bundles"],
     ],
     &[&["internal", "in-house"], &["external", "outside"]],
+    // "Ninety-five a year first car. Second car's one forty."
+    &[&["first"], &["second", "third", "additional", "subsequent"]],
     &[&["domestic"], &["international", "overseas"]],
     &[&["residential", "domestic"], &["commercial", "business"]],
     &[&["one-way"], &["return", "round-trip"]],

@@ -5,15 +5,28 @@
 use super::number_words::{NumberWord, classify_number_word};
 use super::numbers::{NumberMention, simple_mention, word_at};
 use super::tokens::{Token, TokenKind};
-use super::units::{DurationUnit, Unit};
+use super::units::{self, DurationUnit, Unit};
 
 /// "an hour and a half" (1.5 hours) or "half an hour" / "half a day" (0.5)
 /// at token `j`.
 pub(super) fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
+    // "Hour and a half.", "Inch and a half, roughly.": the article dropped
+    // at the start of a clause.
+    let opens_clause = j
+        .checked_sub(1)
+        .and_then(|before| toks.get(before))
+        .is_none_or(|t| !t.is_word());
     let (value, unit_at, end) = match word_at(toks, j)? {
         "a" | "an" if word_at(toks, j + 2) == Some("and") => {
             let (fraction, length) = fraction_at(toks, j + 3)?;
             (1.0 + fraction, j + 1, j + 3 + length)
+        }
+        unit if opens_clause
+            && word_at(toks, j + 1) == Some("and")
+            && (DurationUnit::parse(unit).is_some() || MEASURES.contains(&unit)) =>
+        {
+            let (fraction, length) = fraction_at(toks, j + 2)?;
+            (1.0 + fraction, j, j + 2 + length)
         }
         "half" if matches!(word_at(toks, j + 1), Some("a" | "an")) => (0.5, j + 2, j + 3),
         // "a quarter of an hour", "three-quarters of an hour"
@@ -27,11 +40,22 @@ pub(super) fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
             (fraction, of + 2, of + 3)
         }
     };
-    let unit = DurationUnit::parse(word_at(toks, unit_at)?)?;
+    let unit_word = word_at(toks, unit_at)?;
     let mut m = simple_mention(j, end, value);
-    m.unit = Unit::Duration(unit);
+    if let Some(unit) = DurationUnit::parse(unit_word) {
+        m.unit = Unit::Duration(unit);
+    } else if !(MEASURES.contains(&unit_word) && units::unit_word(unit_word, &mut m)) {
+        return None;
+    }
     Some(m)
 }
+
+/// Units of measure said like units of time ("an inch and a half", "a
+/// mile and a half").
+const MEASURES: &[&str] = &[
+    "inch", "foot", "mile", "yard", "metre", "meter", "kilo", "litre", "liter", "gallon", "ton",
+    "tonne", "cup", "pint", "acre",
+];
 
 /// "an hour", "a week" at token `j`: one unit of time, when nothing before
 /// it makes it a rate or a frequency ("forty an hour", "twice a week") and

@@ -160,7 +160,7 @@ pub(super) fn attach_rate(toks: &[Token], mention: &mut NumberMention) {
 }
 
 /// Applies a unit word to `m`; returns whether the word was consumed.
-fn unit_word(word: &str, mention: &mut NumberMention) -> bool {
+pub(super) fn unit_word(word: &str, mention: &mut NumberMention) -> bool {
     match word {
         "dollar" | "dollars" | "buck" | "bucks" | "usd" | "euro" | "euros" | "quid" => {
             mention.unit = Unit::Money

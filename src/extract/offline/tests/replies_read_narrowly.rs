@@ -542,3 +542,56 @@ fn another_day_offered_and_accepted() {
         Recipient: Lovely.";
     assert_eq!(run(&fields, asked)["install_day"], json!("Friday"));
 }
+
+/// "An inch and a half", "Hour and a half.": one and a half of a unit of
+/// measure or time, with or without the article at the start of a reply.
+#[test]
+fn one_and_a_half_of_a_unit() {
+    for reply in [
+        "An inch and a half.",
+        "Inch and a half. Enough for the sleeves.",
+    ] {
+        assert_eq!(
+            amount(
+                "shadow_box_depth_inches",
+                "Depth of the shadow box in inches",
+                "How deep is the shadow box?",
+                reply
+            ),
+            json!(1.5),
+            "{reply}"
+        );
+    }
+    assert_eq!(
+        amount(
+            "rental_hours",
+            "Length of the rental in hours",
+            "How long is the rental?",
+            "Hour and a half."
+        ),
+        json!(1.5)
+    );
+}
+
+/// An amount said for the second car is not the first car's.
+#[test]
+fn first_and_second_are_options() {
+    assert_eq!(
+        amount(
+            "permit_cost",
+            "Annual cost in pounds of a resident permit for his first car",
+            "How much does a resident permit cost?",
+            "Ninety-five a year first car. Second car's one forty."
+        ),
+        json!(95)
+    );
+    assert_eq!(
+        amount(
+            "permit_cost",
+            "Annual cost in pounds of a resident permit for his first car",
+            "How much does a resident permit cost?",
+            "Second car's one forty."
+        ),
+        Value::Null
+    );
+}
