@@ -240,16 +240,22 @@ mod tests {
     }
 }
 
-/// "Earliest I can do is Monday", "first slot I've got is Thursday": a
-/// clause of `sentence` that offers a first free day other than the one
+/// "Earliest I can do is Monday", "Tomorrow morning's the first
+/// opening": a sentence that offers a first free day other than the one
 /// day the field asks about ("…tomorrow", "…on Saturday").
 pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Sentence) -> bool {
-    let asked_day = field_day(definition);
-    let asks_a_day = asked_day.is_some()
-        || field_words(definition)
-            .iter()
-            .any(|word| matches!(word.as_str(), "tomorrow" | "today" | "tonight"));
-    if !asks_a_day {
+    // A day said as a weekday or as today, tonight or tomorrow.
+    fn day_of(word: &str) -> Option<String> {
+        let word = word.strip_suffix("'s").unwrap_or(word);
+        weekday_of(word)
+            .map(|day| day.to_string())
+            .or_else(|| matches!(word, "today" | "tonight" | "tomorrow").then(|| word.to_owned()))
+    }
+    let asked: Vec<String> = field_words(definition)
+        .iter()
+        .filter_map(|word| day_of(word))
+        .collect();
+    if asked.is_empty() {
         return false;
     }
     let words: Vec<&str> = sentence.word_lowers().collect();
@@ -260,6 +266,6 @@ pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Senten
     first_free
         && words
             .iter()
-            .filter_map(|word| weekday_of(word))
-            .any(|day| Some(day) != asked_day)
+            .filter_map(|word| day_of(word))
+            .any(|day| !asked.contains(&day))
 }

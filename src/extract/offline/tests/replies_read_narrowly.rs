@@ -294,6 +294,15 @@ fn another_first_free_day_is_a_no() {
         ),
         json!(false)
     );
+    assert_eq!(
+        yes_no(
+            "available_today",
+            "Whether a plumber can come today",
+            "Could someone come out today?",
+            "Today we're slammed. Tomorrow morning's the first opening."
+        ),
+        json!(false)
+    );
     assert_ne!(
         yes_no(
             "can_come_monday",
