@@ -705,6 +705,29 @@ impl Analysis<'_, '_> {
                         if matches!(state, State::Strong(held) if held != pol)
                             && text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
                             && !mentions_field => {}
+                    // "Let me pull up the calendar. Hmm, yeah, so we've
+                    // already got a wedding": after a search, "yeah, so"
+                    // is the speaker reading, not an answer.
+                    Some((Polarity::Yes, true))
+                        if matches!(
+                            text.split(' ')
+                                .filter(|w| !matches!(*w, "hmm" | "um" | "uh" | "oh"))
+                                .collect::<Vec<_>>()
+                                .as_slice(),
+                            ["yeah" | "yes" | "yep" | "right" | "okay"]
+                        ) && texts
+                            .get(clause_position + 1)
+                            .is_some_and(|next| next.starts_with("so "))
+                            && self.transcript.turns[sent.turn]
+                                .sentences
+                                .iter()
+                                .take_while(|&&earlier| earlier <= sentence)
+                                .any(|&earlier| {
+                                    has_split_phrase(
+                                        &self.transcript.sentences[earlier].lower_text(),
+                                        phrases!(HOLDS),
+                                    )
+                                }) => {}
                     Some((pol, true)) => {
                         let stands = matches!(state, State::Strong(held) if held != pol)
                             && opened_strong.is_some_and(|first| first != sentence)

@@ -294,7 +294,7 @@ pub(super) const SHORT_ECHOES: &[&str] = &[
 /// Phrases that answer no outright.
 #[rustfmt::skip]
 pub(super) const STRONG_NO: &[&str] = &[
-    "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid",
+    "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid", "oh dear",
     "i don't think so", "unfortunately", "won't work", "doesn't work", "not going to work", "can't make it",
     "wish i could", "not right now", "not today", "not yet", "no longer", "not anymore", "say no", "never",
     "don't think so", "not this", "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't",

@@ -604,3 +604,42 @@ fn first_and_second_are_options() {
         Value::Null
     );
 }
+
+/// "Let me pull up the calendar. Hmm, yeah, so we've already got a
+/// wedding": after a search, "yeah, so" is the speaker reading; "Oh dear"
+/// opens bad news.
+#[test]
+fn reading_aloud_and_dismay() {
+    let desc = "Whether the venue is free for the wedding on Saturday, June 14";
+    let question = "Is the venue free on Saturday, June fourteenth?";
+    assert_eq!(
+        yes_no(
+            "saturday_available",
+            desc,
+            question,
+            "Oh, June fourteenth... let me pull up the calendar. Hmm, yeah, so we've \
+             actually already got a wedding on the property that day. The Friday \
+             before is wide open though."
+        ),
+        json!(false)
+    );
+    assert_eq!(
+        yes_no(
+            "saturday_available",
+            desc,
+            question,
+            "Let me look in the book... Oh dear, the Kellys have the 14th. I've the 21st free."
+        ),
+        json!(false)
+    );
+    // A plain "yeah" still answers.
+    assert_eq!(
+        yes_no(
+            "saturday_available",
+            desc,
+            question,
+            "Let me pull up the calendar. Yeah, it's free that day."
+        ),
+        json!(true)
+    );
+}
