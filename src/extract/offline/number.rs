@@ -37,6 +37,9 @@ pub(super) struct NumberCandidate {
     /// An amount of time said by its article alone ("an hour", "about a
     /// week", "a fortnight").
     pub(super) by_its_article: bool,
+    /// A small whole number said bare for a price ("three"): a rival, but
+    /// never the price itself.
+    pub(super) bare_small: bool,
 }
 
 impl Analysis<'_, '_> {
@@ -112,6 +115,7 @@ impl Analysis<'_, '_> {
                 && c.clause >= pick.clause
         });
         if rivals.count() > 0
+            || pick.bare_small
             || self.reply_hedges(field, said)
             || self.withdrawn(pick, &candidates)
             || self.left_unanswered(field, pick, &candidates)

@@ -97,6 +97,15 @@ impl Analysis<'_, '_> {
             {
                 continue;
             }
+            // "Three." for a price: a small whole number said with no
+            // currency, no cents and no rate is a count more often than a
+            // price (still a rival to the others).
+            let bare_small = number_profile.unit == FieldUnit::Money
+                && m.unit == Unit::None
+                && m.alt.is_none()
+                && m.per.is_none()
+                && (1.0..10.0).contains(&m.value)
+                && m.value.fract() == 0.0;
             if names_no_amount(profile, number_profile, sent, m) {
                 continue;
             }
@@ -433,6 +442,7 @@ impl Analysis<'_, '_> {
                 echo: false,
                 answered: false,
                 by_its_article,
+                bare_small,
             });
         }
         // "no fee", "free", "no charge": zero (unless the sentence states an
@@ -505,6 +515,7 @@ impl Analysis<'_, '_> {
                         echo: false,
                         answered: false,
                         by_its_article: false,
+                        bare_small: false,
                     });
                     break;
                 }

@@ -643,3 +643,21 @@ fn reading_aloud_and_dismay() {
         json!(true)
     );
 }
+
+/// A small whole number said bare is a count more often than a price: it
+/// is never read as the price, though it still stands against another
+/// amount of the reply; zero and amounts said as money still count.
+#[test]
+fn a_small_bare_number_is_no_price() {
+    let price = |reply: &str| {
+        amount(
+            "full_clean_price",
+            "Price of a full clean, in dollars",
+            "What would a full clean cost?",
+            reply,
+        )
+    };
+    assert_eq!(price("Three. Three bedrooms, you said?"), Value::Null);
+    assert_eq!(price("Nine dollars."), json!(9));
+    assert_eq!(price("Right, zero. The warranty covers it."), json!(0));
+}
