@@ -80,7 +80,26 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         || desc_lower.contains("clock")
         || desc_lower.contains("hour of")
         || desc_lower.contains("time of day")
-        || (has_word(text, "hour") && any(&["start", "begin", "arrival", "pickup"]))
+        || (has_word(text, "hour")
+            && any(&[
+                "start",
+                "begin",
+                "arrival",
+                "pickup",
+                "open",
+                "opens",
+                "opening",
+                "close",
+                "closes",
+                "closing",
+                "departure",
+                "depart",
+                "leave",
+                "leaves",
+                "finish",
+                "finishes",
+                "vacate",
+            ]))
     {
         FieldUnit::Clock
     } else if opens_on_a_count(desc_lower) {

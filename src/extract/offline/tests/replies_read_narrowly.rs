@@ -661,3 +661,19 @@ fn a_small_bare_number_is_no_price() {
     assert_eq!(price("Nine dollars."), json!(9));
     assert_eq!(price("Right, zero. The warranty covers it."), json!(0));
 }
+
+/// "Hour the library opens": an hour of the day, so a length of days said
+/// near it is none of it.
+#[test]
+fn an_hour_something_opens_is_a_time_of_day() {
+    let fields = [field(
+        "saturday_opening_hour",
+        FieldType::Number,
+        "Hour the library opens on Saturdays",
+    )];
+    let call = "Agent: How long will you hold the book?\n\
+                Recipient: We keep them seven days, so that takes her to Saturday.\n\
+                Agent: What time do you open on Saturdays?\n\
+                Recipient: Nine o'clock.";
+    assert_eq!(run(&fields, call)["saturday_opening_hour"], json!(9));
+}
