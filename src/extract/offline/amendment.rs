@@ -364,9 +364,15 @@ impl Analysis<'_, '_> {
                 || words.iter().any(|w| *w == "not" || w.ends_with("n't"))
                 || (words.first() == Some(&"no")
                     && !matches!(words.get(1), Some(&("problem" | "worries" | "bother"))));
-            if refused || !has_any_phrase(&answer, ACCEPTANCES) {
+            if refused {
                 continue;
             }
+            // "Wednesday, eight to noon. I'll let her know.": saying the
+            // value back first accepts it too.
+            let accepts = |value: &str| {
+                has_any_phrase(&answer, ACCEPTANCES)
+                    || normalize_words(&answer).starts_with(&normalize_words(value))
+            };
             let mut offered = Vec::new();
             let standing = agreed.as_ref().unwrap_or(chosen);
             let repeated: Vec<StringCandidate> = turns[proposal]
@@ -394,6 +400,7 @@ impl Analysis<'_, '_> {
                 })
                 .filter(|c| !same_text(&c.text, &standing.text))
                 .filter(|c| normalize_words(&answer).contains(&normalize_words(&c.text)))
+                .filter(|c| accepts(&c.text))
                 .collect();
             if let [one] = repeated.as_slice() {
                 agreed = Some(one.clone());

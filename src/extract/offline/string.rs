@@ -5,7 +5,7 @@ use super::amendment::last_cue_with_followers;
 use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
 use super::days::day_span_ends;
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::TENTATIVE;
+use super::lexicon::{NEGATIVE_STATES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::names::{join_tokens, proper_spans, proper_spans_of_answer};
 use super::options::said_for_own_option;
@@ -186,6 +186,37 @@ impl Analysis<'_, '_> {
             .filter(|c| !c.echo && !by_agent(c.turn))
             .map(|c| (c.sentence, c.text.clone()))
             .collect();
+        // "Saturdays we're nine to five. Sundays we're closed, though." for
+        // the day the shop is closed: of several days (months, dates,
+        // times) in one reply, those said in a clause that names the field
+        // come first.
+        let mut candidates = candidates;
+        if matches!(
+            string_kind,
+            StringKind::Weekday | StringKind::Month | StringKind::Date | StringKind::Time { .. }
+        ) {
+            let names_field: Vec<bool> = candidates
+                .iter()
+                .map(|c| {
+                    let sent = &self.transcript.sentences[c.sentence];
+                    sent.stems
+                        .get(sent.clause_range(c.clause))
+                        .unwrap_or(&[])
+                        .iter()
+                        .any(|st| profile.is_strong_keyword(st))
+                })
+                .collect();
+            for at in 0..candidates.len() {
+                let another_named = (0..candidates.len()).any(|other| {
+                    names_field[other]
+                        && candidates[other].turn == candidates[at].turn
+                        && !same_text(&candidates[other].text, &candidates[at].text)
+                });
+                if !names_field[at] && another_named {
+                    candidates[at].rank = candidates[at].rank.saturating_add(1);
+                }
+            }
+        }
         let mut chosen = pick_string(self, candidates)?;
         if let Some(agreed) = self.agreed_change(profile, string_kind, &chosen) {
             chosen = agreed;
@@ -300,8 +331,16 @@ impl Analysis<'_, '_> {
                     (Some("not"), Some("before" | "until" | "till"))
                 )
         };
-        let negated_clause =
-            |token: usize| is_negated_text(clause_words(token)) && !bound_from(token);
+        // "Sundays we're closed" for the day the shop is closed: a state
+        // the field names is its value, no refusal.
+        let states_the_field = |token: usize| {
+            clause_words(token).split(' ').any(|word| {
+                set!(NEGATIVE_STATES).contains(word) && profile.is_own_word(&stem(word))
+            })
+        };
+        let negated_clause = |token: usize| {
+            is_negated_text(clause_words(token)) && !bound_from(token) && !states_the_field(token)
+        };
         match string_kind {
             StringKind::Weekday => {
                 // "Let me know by Friday": a deadline, not the day asked

@@ -677,3 +677,46 @@ fn an_hour_something_opens_is_a_time_of_day() {
                 Recipient: Nine o'clock.";
     assert_eq!(run(&fields, call)["saturday_opening_hour"], json!(9));
 }
+
+/// "Sundays we're closed" for the day the shop is closed: a state the
+/// field names is its value, not a refusal of the day.
+#[test]
+fn a_state_the_field_names_is_its_value() {
+    assert_eq!(
+        text(
+            "closed_day",
+            "Day of the week the shop is closed",
+            "Which day are you closed?",
+            "Saturdays we're nine to five. Sundays we're closed, though."
+        ),
+        json!("Sunday")
+    );
+    assert_eq!(
+        text(
+            "visit_day",
+            "Day of the week the technician will come",
+            "Which day could the technician come?",
+            "Tuesdays we're closed. Wednesday, then."
+        ),
+        json!("Wednesday")
+    );
+}
+
+/// A day taken back and another given, said back first by the other side,
+/// is agreed.
+#[test]
+fn a_day_said_back_is_accepted() {
+    let fields = [field(
+        "visit_day",
+        FieldType::String,
+        "Day of the week the technician will come",
+    )];
+    let call = "Agent: When could someone come out?\n\
+                Recipient: I can get someone out Tuesday.\n\
+                Agent: Tuesday works. I'll put her down for Tuesday, then.\n\
+                Recipient: Oh, hang on, I was looking at the wrong week. Tuesday's full. \
+                Wednesday, same window, eight to noon.\n\
+                Agent: Wednesday, eight to noon. I'll let her know.\n\
+                Recipient: Bye now.";
+    assert_eq!(run(&fields, call)["visit_day"], json!("Wednesday"));
+}
