@@ -3,7 +3,7 @@
 
 use super::amendment::last_cue_with_followers;
 use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
-use super::days::day_span_ends;
+use super::days::{day_span_ends, field_day};
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{NEGATIVE_STATES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
@@ -366,6 +366,7 @@ impl Analysis<'_, '_> {
                             "deadline" | "due" | "latest" | "before" | "until"
                         )
                     });
+                let given_day = field_day(definition);
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
@@ -388,6 +389,12 @@ impl Analysis<'_, '_> {
                                 .any(|st| profile.is_keyword(st))
                         };
                         !after_by || deadline_field || about_field()
+                    })
+                    // "Day the boots would be ready if dropped off this
+                    // Saturday": the day the field names is given, not asked.
+                    .filter(|(_, day)| {
+                        given_day
+                            .is_none_or(|given| day.parse::<chrono::Weekday>().ok() != Some(given))
                     })
                     .collect();
                 // "We'd put it up on the Friday, so it's ready and dry for

@@ -720,3 +720,19 @@ fn a_day_said_back_is_accepted() {
                 Recipient: Bye now.";
     assert_eq!(run(&fields, call)["visit_day"], json!("Wednesday"));
 }
+
+/// "Day the boots would be ready if dropped off this Saturday": the day
+/// the field names is given, so a reply naming it gives no answer by it.
+#[test]
+fn the_day_a_field_names_is_given() {
+    let desc = "Day of the week the boots would be ready if dropped off this Saturday";
+    let question = "If he drops them off this Saturday, which day would they be ready?";
+    assert_eq!(
+        text("ready_day", desc, question, "Saturday, I'd say."),
+        Value::Null
+    );
+    assert_eq!(
+        text("ready_day", desc, question, "They'd be ready Tuesday."),
+        json!("Tuesday")
+    );
+}
