@@ -409,7 +409,7 @@ fn offline_extraction_on_the_tenth_held_out_set() {
 fn offline_extraction_on_the_eleventh_held_out_set() {
     let floor = Floor {
         fields: 312,
-        right: 230,
+        right: 231,
         wrong: 17,
     };
     holds("extraction-heldout-11", 64, true, floor);

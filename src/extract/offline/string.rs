@@ -664,7 +664,12 @@ impl Analysis<'_, '_> {
             !refused_in_turn(&candidate.text)
                 && !tentative(candidate.token)
                 && !sent.habitual_before(candidate.token)
-                && said_for_own_option(profile, sent, candidate.token) != Some(false)
+                // (A day is the value of a day field, not another option
+                // of the one day the field names; "a weekend class" still
+                // leaves out weekdays.)
+                && ((matches!(string_kind, StringKind::Weekday)
+                    && field_day(profile.definition).is_some())
+                    || said_for_own_option(profile, sent, candidate.token) != Some(false))
         });
         out
     }

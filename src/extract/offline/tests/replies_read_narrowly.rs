@@ -732,7 +732,12 @@ fn the_day_a_field_names_is_given() {
         Value::Null
     );
     assert_eq!(
-        text("ready_day", desc, question, "They'd be ready Tuesday."),
+        text(
+            "ready_day",
+            desc,
+            question,
+            "Following Tuesday. Call first."
+        ),
         json!("Tuesday")
     );
 }
