@@ -148,6 +148,7 @@ pub(super) const DODGES: &[&str] = &[
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
     "run that past", "run it past", "run that by", "run it by", "before i say yes", "ring you back",
     "ring them back", "go through that with", "can talk about that", "can talk about it",
+    "i'll call back", "i'll ring back", "sort that out with", "sort it out with",
     "can discuss that", "can discuss it",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",

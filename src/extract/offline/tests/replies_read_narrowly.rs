@@ -741,3 +741,24 @@ fn the_day_a_field_names_is_given() {
         json!("Tuesday")
     );
 }
+
+/// "I'll call back.", "Her tutor will sort that out with her.": putting
+/// the question off gives no value.
+#[test]
+fn putting_it_off_gives_no_value() {
+    for reply in [
+        "I'll call back.",
+        "Her form tutor, Ms Carvalho, will sort that out with her.",
+    ] {
+        assert_eq!(
+            text(
+                "makeup_work_deadline",
+                "When the missed work must be handed in",
+                "When does the missed work need handing in?",
+                reply
+            ),
+            Value::Null,
+            "{reply}"
+        );
+    }
+}
