@@ -82,6 +82,12 @@ const CONTRASTS: &[&[&[&str]]] = &[
         &["block", "blocks", "bundle", "bundles"],
     ],
     &[&["internal", "in-house"], &["external", "outside"]],
+    &[
+        &["in-person", "face-to-face"],
+        &["video", "online", "virtual", "remote", "zoom"],
+    ],
+    &[&["bridal", "bride", "bride's"], &["bridesmaid", "bridesmaids", "bridesmaids'"]],
+    &[&["solo"], &["group", "groups", "pack"]],
     // "Ninety-five a year first car. Second car's one forty."
     &[&["first"], &["second", "third", "additional", "subsequent"]],
     &[&["domestic"], &["international", "overseas"]],

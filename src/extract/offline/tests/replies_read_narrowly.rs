@@ -762,3 +762,40 @@ fn putting_it_off_gives_no_value() {
         );
     }
 }
+
+/// Video and in person, the bride's and the bridesmaids', solo and group
+/// are options: an amount said for one is not the other's.
+#[test]
+fn more_options_told_apart() {
+    for (name, desc, question, reply) in [
+        (
+            "in_person_hourly_rate",
+            "Hourly rate for in-person tutoring, in dollars",
+            "What's the rate for in-person sessions?",
+            "Video is sixty-five an hour.",
+        ),
+        (
+            "bridal_bouquet_price",
+            "Price of the bridal bouquet, in dollars",
+            "How much is the bridal bouquet?",
+            "The bridesmaids' ones are sixty-five each.",
+        ),
+        (
+            "solo_walk_price",
+            "Price of a solo dog walk, in pounds",
+            "What do you charge for a solo walk?",
+            "So, group walks are twelve pounds an hour.",
+        ),
+    ] {
+        assert_eq!(amount(name, desc, question, reply), Value::Null, "{reply}");
+    }
+    assert_eq!(
+        amount(
+            "solo_walk_price",
+            "Price of a solo dog walk, in pounds",
+            "What do you charge for a solo walk?",
+            "Solo walks are eighteen pounds, group walks are twelve."
+        ),
+        json!(18)
+    );
+}
