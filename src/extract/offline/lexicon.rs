@@ -203,6 +203,8 @@ pub(super) const HEDGES: &[&str] = &[
     // Not known until someone looks ("I'd have to go look at the sticker").
     "have to go look", "have to look", "need to look", "have to check", "need to check",
     "don't quote me",
+    // Varies with the occasion ("a hundred and twenty some nights").
+    "some nights", "some days", "some weeks", "on a good day", "on a good one", "on a bad day",
 ];
 
 /// The amount said no longer holds ("It'll be more."): a hedge, unless

@@ -204,6 +204,7 @@ fn an_amount_to_be_looked_up_or_guessed_is_no_answer() {
         "Fifty. I'd have to go look at the sticker.",
         "Forty, I think? Or fifty.",
         "Fifty, but don't quote me.",
+        "Fifty some weeks, sixty on a good one.",
     ] {
         assert_eq!(
             amount("tank_gallons", "Tank size in gallons", question, reply),
