@@ -701,9 +701,12 @@ impl Analysis<'_, '_> {
                     // "Cake's fine, yeah. Just no outside pizza.": after a
                     // clear answer, a limit on something the field does not
                     // name leaves the answer standing.
+                    // ("Yeah, no sandals, no heels." for closed-toe shoes:
+                    // what is ruled out spells the yes out.)
                     Some((pol, true))
                         if matches!(state, State::Strong(held) if held != pol)
-                            && text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
+                            && (text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
+                                || (text.starts_with("no ") && text.split(' ').count() >= 2))
                             && !mentions_field => {}
                     // "Let me pull up the calendar. Hmm, yeah, so we've
                     // already got a wedding": after a search, "yeah, so"

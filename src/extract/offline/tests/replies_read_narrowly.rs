@@ -800,3 +800,29 @@ fn more_options_told_apart() {
         json!(18)
     );
 }
+
+/// "Yeah, no sandals, no heels.": after a clear yes, what is ruled out
+/// spells the yes out; a "no" that names the field still answers.
+#[test]
+fn what_is_ruled_out_spells_out_the_yes() {
+    let desc = "Whether drivers must wear closed-toe shoes";
+    let question = "Do drivers need closed-toe shoes?";
+    assert_eq!(
+        yes_no(
+            "closed_toe_required",
+            desc,
+            question,
+            "Yeah, no sandals, no heels."
+        ),
+        json!(true)
+    );
+    assert_eq!(
+        yes_no(
+            "closed_toe_required",
+            desc,
+            question,
+            "Yeah, well, no, closed-toe shoes aren't needed."
+        ),
+        json!(false)
+    );
+}
