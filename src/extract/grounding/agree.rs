@@ -432,7 +432,12 @@ pub(super) fn polarity(text: &str) -> Option<bool> {
     }
     let clause = first_clause(&tokens);
     let plain_yes = clause.iter().any(|w| YES.contains(w));
-    (negation_count(&clause) % 2 == 1 && !plain_yes).then_some(false)
+    // "The cat can't get into the boxes, so yeah, it's fine": a yes drawn
+    // from the first clause makes its negation a reason.
+    let concluded_yes = words
+        .windows(2)
+        .any(|pair| pair[0] == "so" && YES.contains(&pair[1]));
+    (negation_count(&clause) % 2 == 1 && !plain_yes && !concluded_yes).then_some(false)
 }
 
 /// Whether, in `tokens`, the clause ends right after the first `length`

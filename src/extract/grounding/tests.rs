@@ -645,3 +645,25 @@ fn a_question_of_the_replys_own_neither_confirms_nor_takes_back() {
     ));
     assert!(!agree::confirms(said, "Forty-five? Who told him that?"));
 }
+
+/// "The cat can't get into the boxes, so yeah, it's fine": the negation of
+/// a reason a yes is drawn from does not make the quote a no.
+#[test]
+fn a_yes_drawn_from_a_negated_reason_is_a_yes() {
+    let call = "Agent: Is it safe with a cat?\n\
+                Recipient: The cat can't get into the boxes, so yeah, it's fine.";
+    let quote = || Quote::recipient("The cat can't get into the boxes, so yeah, it's fine.");
+    assert!(check(FieldType::Boolean, &json!(true), &quote(), call).is_ok());
+    // Without the drawn yes, the negation still answers no.
+    let call = "Agent: Can the cat get into the boxes?\n\
+                Recipient: The cat can't get into the boxes.";
+    assert_eq!(
+        check(
+            FieldType::Boolean,
+            &json!(true),
+            &Quote::recipient("The cat can't get into the boxes."),
+            call
+        ),
+        Err(Unsupported::OppositeAnswer)
+    );
+}
