@@ -383,10 +383,9 @@ impl Analysis<'_, '_> {
                     // ("Friday at half five?": a bare other value, offered;
                     // "Oh, sorry, that one just got taken. Next one's
                     // Thursday.": another value said outright.)
-                    (asked.question
-                        && (has_any_phrase(&asked.lower_text(), CHANGE_OFFERS)
-                            || asked.word_lowers().count() <= 5))
-                        || !asked.question
+                    !asked.question
+                        || has_any_phrase(&asked.lower_text(), CHANGE_OFFERS)
+                        || asked.word_lowers().count() <= 5
                 })
                 .flat_map(|&sentence| {
                     self.string_candidates(

@@ -187,6 +187,36 @@ pub(super) fn day_mentions(sentence: &Sentence) -> Vec<(usize, Days)> {
     mentions
 }
 
+/// "Earliest I can do is Monday", "Tomorrow morning's the first
+/// opening": a sentence that offers a first free day other than the one
+/// day the field asks about ("…tomorrow", "…on Saturday").
+pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Sentence) -> bool {
+    // A day said as a weekday or as today, tonight or tomorrow.
+    fn day_of(word: &str) -> Option<String> {
+        let word = word.strip_suffix("'s").unwrap_or(word);
+        weekday_of(word)
+            .map(|day| day.to_string())
+            .or_else(|| matches!(word, "today" | "tonight" | "tomorrow").then(|| word.to_owned()))
+    }
+    let asked: Vec<String> = field_words(definition)
+        .iter()
+        .filter_map(|word| day_of(word))
+        .collect();
+    if asked.is_empty() {
+        return false;
+    }
+    let words: Vec<&str> = sentence.word_lowers().collect();
+    let first_free = words.iter().any(|w| matches!(*w, "earliest" | "soonest"))
+        || words
+            .windows(2)
+            .any(|pair| matches!(pair, ["first" | "next", "available" | "slot" | "opening"]));
+    first_free
+        && words
+            .iter()
+            .filter_map(|word| day_of(word))
+            .any(|day| !asked.contains(&day))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,34 +268,4 @@ mod tests {
             [vec![Tue, Wed, Thu, Fri, Sat, Sun]]
         );
     }
-}
-
-/// "Earliest I can do is Monday", "Tomorrow morning's the first
-/// opening": a sentence that offers a first free day other than the one
-/// day the field asks about ("…tomorrow", "…on Saturday").
-pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Sentence) -> bool {
-    // A day said as a weekday or as today, tonight or tomorrow.
-    fn day_of(word: &str) -> Option<String> {
-        let word = word.strip_suffix("'s").unwrap_or(word);
-        weekday_of(word)
-            .map(|day| day.to_string())
-            .or_else(|| matches!(word, "today" | "tonight" | "tomorrow").then(|| word.to_owned()))
-    }
-    let asked: Vec<String> = field_words(definition)
-        .iter()
-        .filter_map(|word| day_of(word))
-        .collect();
-    if asked.is_empty() {
-        return false;
-    }
-    let words: Vec<&str> = sentence.word_lowers().collect();
-    let first_free = words.iter().any(|w| matches!(*w, "earliest" | "soonest"))
-        || words
-            .windows(2)
-            .any(|pair| matches!(pair, ["first" | "next", "available" | "slot" | "opening"]));
-    first_free
-        && words
-            .iter()
-            .filter_map(|word| day_of(word))
-            .any(|day| !asked.contains(&day))
 }

@@ -370,13 +370,13 @@ fn spans_of_names(
                     "he" | "she" | "he's" | "she's" | "he'll" | "she'll" | "he'd" | "she'd"
                 )
             });
+        // (Asked for the name, a word standing alone at the opening is one.)
+        let answers_with_it =
+            opening_answers && !adverb && set_off(end) && !a_word_of_manner(&toks[start].lower);
         if initial
             && end - start == 1
             && !called_a_person
-            && !(opening_answers
-                && !adverb
-                && set_off(end)
-                && !a_word_of_manner(&toks[start].lower))
+            && !answers_with_it
             && !seen_mid_sentence(transcript, &toks[start].text)
         {
             continue;

@@ -190,7 +190,6 @@ impl Analysis<'_, '_> {
         // the day the shop is closed: of several days (months, dates,
         // times) in one reply, those said in a clause that names the field
         // come first.
-        let mut candidates = candidates;
         if matches!(
             string_kind,
             StringKind::Weekday | StringKind::Month | StringKind::Date | StringKind::Time { .. }

@@ -281,7 +281,7 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
     // "min_hours_per_month": "min" is the minimum when another unit of
     // time is named, or when the description says "minimum"
     // ("free_delivery_min_bags").
-    let says_minimum = ws.iter().any(|w| *w == "minimum");
+    let says_minimum = ws.contains(&"minimum");
     units
         .iter()
         .find(|(w, _)| !matches!(*w, "min" | "mins") || (units.len() == 1 && !says_minimum))
