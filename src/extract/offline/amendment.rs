@@ -12,7 +12,8 @@ use super::lexicon::{
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::{FieldIndex, FieldProfile, RangePreference, StringKind, ValueKind};
-use super::string::{StringCandidate, normalize_words, same_text};
+use super::string::StringCandidate;
+use super::string_text::{normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::number_words::classify_number_word;
 use crate::extract::text::numbers::same_amount;

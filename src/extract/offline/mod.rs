@@ -70,10 +70,12 @@ mod places;
 mod profile;
 mod question;
 mod relevance;
+mod reply_reading;
 mod spoken_amount;
 mod string;
 mod string_candidates;
 mod string_questions;
+mod string_text;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -16,6 +16,7 @@ use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, modifier_candidates, option_choice,
     quote_candidates,
 };
+use super::string_text::{finish_string, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
 use crate::extract::text::stem::{stem, stems_match};
@@ -730,24 +731,6 @@ impl Analysis<'_, '_> {
     }
 }
 
-/// The requested part of a person's name, without titles.
-fn name_part(name: &str, part: NamePart) -> String {
-    let ws: Vec<&str> = name
-        .split_whitespace()
-        .filter(|w| {
-            !matches!(
-                w.to_lowercase().trim_end_matches('.'),
-                "mr" | "ms" | "mrs" | "dr"
-            )
-        })
-        .collect();
-    match part {
-        NamePart::First => ws.first().map(|w| w.to_string()).unwrap_or_default(),
-        NamePart::Last => ws.last().map(|w| w.to_string()).unwrap_or_default(),
-        NamePart::Full => ws.join(" "),
-    }
-}
-
 /// Adds one candidate per value unless the sentence offers several or negates it.
 fn push_values(
     analysis: &Analysis,
@@ -772,22 +755,6 @@ fn push_values(
     }
 }
 
-/// Whether one text contains the other, compared word stem by word stem.
-pub(super) fn same_text(a: &str, b: &str) -> bool {
-    let na = normalize_words(a);
-    let nb = normalize_words(b);
-    !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na))
-}
-
-/// Stems of the words of `s`, space-joined.
-pub(super) fn normalize_words(s: &str) -> String {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(stem)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Within a reply, candidates after the last correction cue win; then the
 /// best-ranked, earliest one. Across replies the last wins.
 fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<StringCandidate> {
@@ -806,16 +773,4 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
         .collect();
     group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
     group.into_iter().next()
-}
-
-/// Trims punctuation and keeps the requested name part.
-fn finish_string(string_kind: &StringKind, text: &str) -> String {
-    let trimmed = text.trim().trim_matches(|c: char| {
-        c.is_ascii_punctuation() && c != '\'' && c != '"' && c != ')' && c != '('
-    });
-    let trimmed = trimmed.trim();
-    match string_kind {
-        StringKind::Name { part, .. } => name_part(trimmed, *part),
-        _ => trimmed.to_string(),
-    }
 }
