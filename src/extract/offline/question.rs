@@ -294,6 +294,7 @@ impl Analysis<'_, '_> {
         // short echo that opens the reply contradicts the question, what
         // ever regret follows it.
         // ("Sure we do, just come in.": after a yes word too.)
+        let mut echo_of_another = false;
         let echo_opens = texts.first().is_some_and(|text| {
             let words: Vec<&str> = text
                 .split(' ')
@@ -303,12 +304,32 @@ impl Analysis<'_, '_> {
                 ["sure" | "yes" | "yeah" | "yep" | "oh", rest @ ..] => rest,
                 all => all,
             };
-            phrases!(SHORT_ECHOES)
+            // ("You don't…, do you?" "They do, the Main Street shop": an
+            // echo about someone else answers nothing of the one asked.)
+            let asked_of = asked.iter().rev().find_map(|w| match *w {
+                "you" => Some(&["i", "we", "you"][..]),
+                "they" => Some(&["they"][..]),
+                "he" => Some(&["he"][..]),
+                "she" => Some(&["she"][..]),
+                "it" => Some(&["it"][..]),
+                "there" => Some(&["there"][..]),
+                "we" => Some(&["you", "we"][..]),
+                _ => None,
+            });
+            let same_subject = words
+                .first()
+                .is_some_and(|subject| asked_of.is_none_or(|subjects| subjects.contains(subject)));
+            let echoes = phrases!(SHORT_ECHOES)
                 .iter()
-                .any(|echo| echo.as_slice() == words)
+                .any(|echo| echo.as_slice() == words);
+            echo_of_another = echoes && !same_subject;
+            same_subject && echoes
         });
         if echo_opens {
             return Some(Polarity::Yes);
+        }
+        if echo_of_another {
+            return Some(Polarity::Dodge);
         }
         if contradicts {
             return None;

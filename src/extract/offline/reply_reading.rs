@@ -10,7 +10,7 @@ use super::clause_polarity::{
 };
 use super::evidence::Analysis;
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, PASS_ONS, REVISION_CUES, SUBJECT_CHANGES,
+    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES, SUBJECT_CHANGES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::FieldProfile;
@@ -341,11 +341,22 @@ impl Analysis<'_, '_> {
                         // ("Not at that rate." opens on the no itself.)
                         let opens_negated =
                             matches!(first_word, Some("not" | "no" | "never" | "nothing"));
+                        // ("It's on back order.", "We're all out this
+                        // week.": a state that is a no, not a verb negated.)
+                        let a_negative_state = !text
+                            .split(' ')
+                            .any(|w| set!(NEGATIONS).contains(w) || w.ends_with("n't"));
+                        // ("That won't work for me": "that" is what was
+                        // asked.)
+                        let of_what_was_asked =
+                            matches!(first_word, Some("that" | "that's" | "it" | "it's" | "this"));
                         let eligible = eligible
                             && (pol == Polarity::Yes
                                 || mentions_field
                                 || by_exclusion
-                                || opens_negated);
+                                || opens_negated
+                                || a_negative_state
+                                || of_what_was_asked);
                         // A later implicit answer replaces an earlier one only if it names the field.
                         let replaces = !matches!(state, State::Weak(_)) || mentions_field;
                         // "Friday's a bank holiday, the whole building is

@@ -11,11 +11,8 @@ use super::units::{self, DurationUnit, Unit};
 /// at token `j`.
 pub(super) fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
     // "Hour and a half.", "Inch and a half, roughly.": the article dropped
-    // at the start of a clause.
-    let opens_clause = j
-        .checked_sub(1)
-        .and_then(|before| toks.get(before))
-        .is_none_or(|t| !t.is_word());
+    // at the start of what is said ("An hour, hour and a half" gives two).
+    let opens_clause = toks[..j.min(toks.len())].iter().all(|t| !t.is_word());
     let (value, unit_at, end) = match word_at(toks, j)? {
         "a" | "an" if word_at(toks, j + 2) == Some("and") => {
             let (fraction, length) = fraction_at(toks, j + 3)?;
@@ -44,7 +41,10 @@ pub(super) fn unit_fraction(toks: &[Token], j: usize) -> Option<NumberMention> {
     let mut m = simple_mention(j, end, value);
     if let Some(unit) = DurationUnit::parse(unit_word) {
         m.unit = Unit::Duration(unit);
-    } else if !(MEASURES.contains(&unit_word) && units::unit_word(unit_word, &mut m)) {
+    } else if value < 1.0 || !(MEASURES.contains(&unit_word) && units::unit_word(unit_word, &mut m))
+    {
+        // (Only one and a half of a measure: "a quarter of a mile" is
+        // left to the words around it.)
         return None;
     }
     Some(m)

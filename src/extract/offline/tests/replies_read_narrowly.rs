@@ -23,7 +23,7 @@ fn an_echo_contradicts_a_negative_question() {
         "They do, I'm afraid.",
         "They do, I'm afraid. Level two minimum for everyone on the van.",
         "Yes they do, level two minimum.",
-        "She does, sadly.",
+        "They do, sadly.",
     ] {
         assert_eq!(
             yes_no(
