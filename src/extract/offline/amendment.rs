@@ -384,9 +384,13 @@ impl Analysis<'_, '_> {
                     // ("Friday at half five?": a bare other value, offered;
                     // "Oh, sorry, that one just got taken. Next one's
                     // Thursday.": another value said outright.)
+                    // (Not "Monday for the old one?": of another thing.)
                     !asked.question
                         || has_any_phrase(&asked.lower_text(), CHANGE_OFFERS)
-                        || asked.word_lowers().count() <= 5
+                        || (asked.word_lowers().count() <= 5
+                            && !asked
+                                .word_lowers()
+                                .any(|w| matches!(w, "for" | "with" | "of")))
                 })
                 .flat_map(|&sentence| {
                     self.string_candidates(
@@ -419,6 +423,10 @@ impl Analysis<'_, '_> {
             &self.profiles[field].kind,
             ValueKind::Number(number) if number.range != RangePreference::Neither
         );
+        let guessed = self.transcript.turns[turn].sentences.iter().any(|&other| {
+            let sent = &self.transcript.sentences[other];
+            sent.question || has_any_phrase(&sent.lower_text(), &["i think", "maybe", "probably"])
+        });
         let amounts_in_turn: usize = self.transcript.turns[turn]
             .sentences
             .iter()
@@ -428,11 +436,16 @@ impl Analysis<'_, '_> {
             let sent = &self.transcript.sentences[other];
             // "Forty, I think? Or fifty.": an amount offered as another
             // guess leaves both in doubt.
+            // (Not another option: "Or one sixty with the wine pairing.",
+            // "Fifty dollars. Or forty cash.": only after a guess.)
             let another_guess = amounts_in_turn >= 2
                 && !sent.numbers.is_empty()
                 && sent.word_lowers().next() == Some("or")
-                // (Not another option: "Or one sixty with the wine pairing.")
-                && sent.word_lowers().count() <= 4;
+                && sent.word_lowers().count() <= 4
+                && !sent
+                    .word_lowers()
+                    .any(|w| matches!(w, "cash" | "card" | "with" | "for" | "if"))
+                && guessed;
             if another_guess {
                 return true;
             }

@@ -141,9 +141,11 @@ impl Analysis<'_, '_> {
                         reading
                     };
                     // "Could you come tomorrow?" "… Earliest I can do is
-                    // Monday, sorry.": another first free day is a no.
+                    // Monday, sorry.": another first free day is a no (not
+                    // after a yes or no said in words: "Yes, Saturday's
+                    // fine. After that the next available is Wednesday.").
                     let reading = if direct_reply
-                        && !matches!(reading, Some((Polarity::No, _)))
+                        && !matches!(reading, Some((_, true)))
                         && sentences
                             .iter()
                             .any(|sent| offers_a_later_day(profile.definition, sent))

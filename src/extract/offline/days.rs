@@ -8,7 +8,7 @@
 
 use chrono::Weekday;
 
-use super::transcript::Sentence;
+use super::transcript::{Sentence, clause_text};
 use crate::domain::FieldDefinition;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::tokens::Token;
@@ -198,23 +198,33 @@ pub(super) fn offers_a_later_day(definition: &FieldDefinition, sentence: &Senten
             .map(|day| day.to_string())
             .or_else(|| matches!(word, "today" | "tonight" | "tomorrow").then(|| word.to_owned()))
     }
-    let asked: Vec<String> = field_words(definition)
+    let field = field_words(definition);
+    let asked: Vec<String> = field.iter().filter_map(|word| day_of(word)).collect();
+    // ("ready by Saturday": an earlier day meets a deadline.)
+    let deadline = field
         .iter()
-        .filter_map(|word| day_of(word))
-        .collect();
-    if asked.is_empty() {
+        .any(|word| matches!(word.as_str(), "by" | "before" | "until"));
+    if asked.is_empty() || deadline {
         return false;
     }
-    let words: Vec<&str> = sentence.word_lowers().collect();
-    let first_free = words.iter().any(|w| matches!(*w, "earliest" | "soonest"))
-        || words
-            .windows(2)
-            .any(|pair| matches!(pair, ["first" | "next", "available" | "slot" | "opening"]));
-    first_free
-        && words
-            .iter()
-            .filter_map(|word| day_of(word))
-            .any(|day| !asked.contains(&day))
+    // ("After that the next available is Wednesday", "Otherwise…": a
+    // further choice, not the first.)
+    let opening = sentence.word_lowers().next();
+    if matches!(opening, Some("after" | "otherwise")) {
+        return false;
+    }
+    sentence.clause_ids().into_iter().any(|clause| {
+        let words: Vec<&str> = clause_text(sentence, clause).split(' ').collect();
+        let first_free = words.iter().any(|w| matches!(*w, "earliest" | "soonest"))
+            || words
+                .windows(2)
+                .any(|pair| matches!(pair, ["first" | "next", "available" | "slot" | "opening"]));
+        first_free
+            && words
+                .iter()
+                .filter_map(|word| day_of(word))
+                .any(|day| !asked.contains(&day))
+    })
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ pub(super) const DODGES: &[&str] = &[
     "not in the system", "don't see", "up to the", "still arguing", "still working", "haven't heard",
     "run that past", "run it past", "run that by", "run it by", "before i say yes", "ring you back",
     "ring them back", "go through that with", "can talk about that", "can talk about it",
-    "i'll call back", "i'll ring back", "sort that out with", "sort it out with",
+    "i'll call back", "i'll ring back",
     "can discuss that", "can discuss it",
     "not yet decided", "we'll find", "i'll find", "i'll ask", "can't promise", "cannot promise",
     "no promises", "can't guarantee", "cannot guarantee", "not promising",
@@ -201,10 +201,9 @@ pub(super) const HEDGES: &[&str] = &[
     "that's different for",
     "can't tell you how much", "couldn't tell you how much", "can't tell you what", "couldn't tell you what",
     // Not known until someone looks ("I'd have to go look at the sticker").
-    "have to go look", "have to look", "need to look", "have to check", "need to check",
-    "don't quote me",
-    // Varies with the occasion ("a hundred and twenty some nights").
-    "some nights", "some days", "some weeks", "on a good day", "on a good one", "on a bad day",
+    "have to go look", "have to look", "need to look", "don't quote me",
+    // Varies with the occasion ("sixty on a good one").
+    "on a good day", "on a good one", "on a bad day",
 ];
 
 /// The amount said no longer holds ("It'll be more."): a hedge, unless
@@ -297,7 +296,7 @@ pub(super) const SHORT_ECHOES: &[&str] = &[
 /// Phrases that answer no outright.
 #[rustfmt::skip]
 pub(super) const STRONG_NO: &[&str] = &[
-    "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid", "oh dear",
+    "no", "nope", "nah", "not really", "no way", "not at all", "negative", "afraid not", "i'm afraid",
     "i don't think so", "unfortunately", "won't work", "doesn't work", "not going to work", "can't make it",
     "wish i could", "not right now", "not today", "not yet", "no longer", "not anymore", "say no", "never",
     "don't think so", "not this", "we don't", "we can't", "i can't", "i don't", "it doesn't", "it isn't",

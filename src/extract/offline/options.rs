@@ -61,7 +61,7 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["member", "members"], &["non-member", "non-members", "nonmember", "nonmembers"]],
     &[
         &["single", "solo", "individual"],
-        &["shared", "sharing", "double", "twin", "tandem", "tandems", "both"],
+        &["shared", "sharing", "double", "twin", "tandem", "tandems"],
     ],
     &[
         &["private", "one-to-one", "one-to-ones", "one-on-one", "one-on-ones", "1-to-1"],
@@ -84,12 +84,10 @@ const CONTRASTS: &[&[&[&str]]] = &[
     &[&["internal", "in-house"], &["external", "outside"]],
     &[
         &["in-person", "face-to-face"],
-        &["video", "online", "virtual", "remote", "zoom"],
+        &["video", "virtual", "remote", "zoom"],
     ],
     &[&["bridal", "bride", "bride's"], &["bridesmaid", "bridesmaids", "bridesmaids'"]],
     &[&["solo"], &["group", "groups", "pack"]],
-    // "Ninety-five a year first car. Second car's one forty."
-    &[&["first"], &["second", "third", "additional", "subsequent"]],
     &[&["domestic"], &["international", "overseas"]],
     &[&["residential", "domestic"], &["commercial", "business"]],
     &[&["one-way"], &["return", "round-trip"]],

@@ -10,7 +10,8 @@ use super::clause_polarity::{
 };
 use super::evidence::Analysis;
 use super::lexicon::{
-    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, PASS_ONS, REVISION_CUES, SUBJECT_CHANGES,
+    ACCEPT_WORDS, DETERMINERS, FILLERS, HOLDS, NEGATIONS, NEGATIVE_STATES, PASS_ONS, REVISION_CUES,
+    SUBJECT_CHANGES,
 };
 use super::phrase::{has_any_phrase, has_split_phrase};
 use super::profile::FieldProfile;
@@ -240,7 +241,7 @@ impl Analysis<'_, '_> {
                     Some((pol, true))
                         if matches!(state, State::Strong(held) if held != pol)
                             && (text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
-                                || (text.starts_with("no ") && text.split(' ').count() >= 2))
+                                || rules_things_out(text, &texts))
                             && !mentions_field => {}
                     // "Let me pull up the calendar. Hmm, yeah, so we've
                     // already got a wedding": after a search, "yeah, so"
@@ -252,19 +253,25 @@ impl Analysis<'_, '_> {
                                 .collect::<Vec<_>>()
                                 .as_slice(),
                             ["yeah" | "yes" | "yep" | "right" | "okay"]
-                        ) && texts
-                            .get(clause_position + 1)
-                            .is_some_and(|next| next.starts_with("so "))
-                            && self.transcript.turns[sent.turn]
-                                .sentences
-                                .iter()
-                                .take_while(|&&earlier| earlier <= sentence)
-                                .any(|&earlier| {
-                                    has_split_phrase(
-                                        &self.transcript.sentences[earlier].lower_text(),
-                                        phrases!(HOLDS),
+                        ) && texts.get(clause_position + 1).is_some_and(|next| {
+                            // ("Yep, so that's fine, ten o'clock" accepts.)
+                            next.starts_with("so ")
+                                && !next.split(' ').any(|w| {
+                                    matches!(
+                                        w,
+                                        "fine" | "free" | "available" | "can" | "open" | "good"
                                     )
-                                }) => {}
+                                })
+                        }) && self.transcript.turns[sent.turn]
+                            .sentences
+                            .iter()
+                            .take_while(|&&earlier| earlier <= sentence)
+                            .any(|&earlier| {
+                                has_split_phrase(
+                                    &self.transcript.sentences[earlier].lower_text(),
+                                    phrases!(HOLDS),
+                                )
+                            }) => {}
                     Some((pol, true)) => {
                         let stands = matches!(state, State::Strong(held) if held != pol)
                             && opened_strong.is_some_and(|first| first != sentence)
@@ -415,3 +422,18 @@ impl Analysis<'_, '_> {
 /// Words that open a limit on what was just said ("just no outside
 /// pizza", "only on weekdays"): no answer of their own against it.
 const LIMITS: &[&str] = &["just", "except", "only"];
+
+/// "Yeah, no sandals, no heels.": clause `text` is one of two or more "no
+/// <thing>" clauses of its sentence (`texts`) that list what is ruled out;
+/// not "no chance", "no can do", nor a state ("no vacancies").
+fn rules_things_out(text: &str, texts: &[&str]) -> bool {
+    let ruling_out = |clause: &str| {
+        let words: Vec<&str> = clause.split(' ').collect();
+        matches!(words.as_slice(), ["no", thing, ..] if !matches!(
+            *thing,
+            "chance" | "can" | "way" | "luck" | "vacancies" | "vacancy" | "room" | "space"
+                | "availability" | "problem" | "worries" | "thanks" | "sorry"
+        )) && !words.iter().any(|w| set!(NEGATIVE_STATES).contains(w))
+    };
+    ruling_out(text) && texts.iter().filter(|clause| ruling_out(clause)).count() >= 2
+}

@@ -5,11 +5,11 @@ use super::amendment::last_cue_with_followers;
 use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
 use super::days::{day_span_ends, field_day};
 use super::evidence::{Analysis, Evidence, Role, Source};
-use super::lexicon::{NEGATIVE_STATES, TENTATIVE};
+use super::lexicon::{DODGES, NEGATIVE_STATES, TENTATIVE};
 use super::names::{asks_for_the_one_on_the_line, name_in_passing, no_person};
 use super::names::{join_tokens, proper_spans, proper_spans_of_answer};
 use super::options::said_for_own_option;
-use super::phrase::{has_any_phrase, is_negated_text, option_in};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text, option_in};
 use super::places::{asks_where, names_a_time};
 use super::profile::{FieldIndex, FieldProfile, NamePart, StringKind};
 use super::string_candidates::{
@@ -206,13 +206,20 @@ impl Analysis<'_, '_> {
                         .any(|st| profile.is_strong_keyword(st))
                 })
                 .collect();
+            // (Never a short opening answer: "Tuesday works. I see your
+            // last appointment was on a Friday.")
+            let opening_answer = |c: &StringCandidate| {
+                let sent = &self.transcript.sentences[c.sentence];
+                self.transcript.turns[c.turn].sentences.first() == Some(&c.sentence)
+                    && sent.word_lowers().count() <= 3
+            };
             for at in 0..candidates.len() {
                 let another_named = (0..candidates.len()).any(|other| {
                     names_field[other]
                         && candidates[other].turn == candidates[at].turn
                         && !same_text(&candidates[other].text, &candidates[at].text)
                 });
-                if !names_field[at] && another_named {
+                if !names_field[at] && another_named && !opening_answer(&candidates[at]) {
                     candidates[at].rank = candidates[at].rank.saturating_add(1);
                 }
             }
@@ -366,7 +373,9 @@ impl Analysis<'_, '_> {
                             "deadline" | "due" | "latest" | "before" | "until"
                         )
                     });
-                let given_day = field_day(definition);
+                // ("ready if dropped off this Saturday": a day the
+                // description sets as a condition is given, not asked.)
+                let given_day = field_day(definition).filter(|_| day_is_a_condition(profile));
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
@@ -512,7 +521,18 @@ impl Analysis<'_, '_> {
                         .objective_lower
                         .contains(&txt.to_lowercase())
                 };
-                let spans = if fragments {
+                // ("Pass, sorry. The office would know.": not while the
+                // reply hedges or hands the question on.)
+                let hedged = self.transcript.turns[sent.turn]
+                    .sentences
+                    .iter()
+                    .any(|&other| {
+                        let text = self.transcript.sentences[other].lower_text();
+                        has_split_phrase(&text, phrases!(DODGES))
+                            || has_any_phrase(&text, TENTATIVE)
+                            || has_any_phrase(&text, &["would know", "sorry"])
+                    });
+                let spans = if fragments && !hedged {
                     proper_spans_of_answer(sent, self.transcript)
                 } else {
                     proper_spans(sent, self.transcript)
@@ -668,7 +688,8 @@ impl Analysis<'_, '_> {
                 // of the one day the field names; "a weekend class" still
                 // leaves out weekdays.)
                 && ((matches!(string_kind, StringKind::Weekday)
-                    && field_day(profile.definition).is_some())
+                    && field_day(profile.definition).is_some()
+                    && day_is_a_condition(profile))
                     || said_for_own_option(profile, sent, candidate.token) != Some(false))
         });
         out
@@ -773,4 +794,13 @@ fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<
         .collect();
     group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
     group.into_iter().next()
+}
+
+/// Whether the description of a day field sets the day it names as a
+/// condition ("ready if dropped off this Saturday").
+fn day_is_a_condition(profile: &FieldProfile) -> bool {
+    let description = format!(" {} ", profile.description_lower());
+    [" if ", " when ", " once "]
+        .iter()
+        .any(|word| description.contains(word))
 }

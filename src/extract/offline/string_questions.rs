@@ -6,7 +6,7 @@ use super::boolean::Polarity;
 use super::evidence::{Analysis, Role};
 use super::lexicon::{DODGES, FILLERS, HOLDS, REVISION_CUES};
 use super::names::{join_tokens, no_person, proper_spans};
-use super::phrase::{has_any_phrase, has_split_phrase};
+use super::phrase::{has_any_phrase, has_split_phrase, is_negated_text};
 use super::profile::{FieldProfile, StringKind};
 use super::string::StringCandidate;
 use super::string_candidates::modifier_candidates;
@@ -70,7 +70,17 @@ impl Analysis<'_, '_> {
                 .iter()
                 .filter(|dodge| !phrases!(HOLDS).contains(dodge))
                 .any(|dodge| has_split_phrase(&first_text, std::slice::from_ref(dodge)))
-            && clauses_in_turn > 1;
+            && clauses_in_turn > 1
+            // (Not "Let me check. I can't see it here, you'd have to ask
+            // Sarah in dispatch.")
+            && !turn.sentences.iter().any(|&other| {
+                let text = self.transcript.sentences[other].lower_text();
+                is_negated_text(&text)
+                    || has_any_phrase(
+                        &text,
+                        &["ask", "would know", "check with", "speak to", "talk to"],
+                    )
+            });
         let dodge = has_split_phrase(&first_text, phrases!(DODGES)) && !hold_then_answer;
         // Only when nothing after a correction cue rescues it.
         let later_cue = turn.sentences.iter().any(|&other| {

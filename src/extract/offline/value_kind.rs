@@ -81,6 +81,8 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         || desc_lower.contains("hour of")
         || desc_lower.contains("time of day")
         || (has_word(text, "hour")
+            && !money_explicit
+            && !any(&["per", "before", "after", "many"])
             && any(&[
                 "start",
                 "begin",
@@ -281,7 +283,14 @@ fn duration_in(text: &str) -> Option<DurationUnit> {
     // "min_hours_per_month": "min" is the minimum when another unit of
     // time is named, or when the description says "minimum"
     // ("free_delivery_min_bags").
-    let says_minimum = ws.contains(&"minimum");
+    // (Not "min_wait", "Minimum wait time": minutes of waiting.)
+    let says_minimum = ws.contains(&"minimum")
+        && !ws.iter().any(|w| {
+            matches!(
+                *w,
+                "wait" | "time" | "notice" | "stay" | "duration" | "length"
+            )
+        });
     units
         .iter()
         .find(|(w, _)| !matches!(*w, "min" | "mins") || (units.len() == 1 && !says_minimum))

@@ -6,19 +6,9 @@ use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
-/// A price said for one sweep, or for one-to-ones, is not the price of
-/// both, or of the group course.
+/// A price said for one-to-ones is not the group course's.
 #[test]
 fn single_and_group_options_are_told_apart() {
-    let fields = [field(
-        "two_flue_price",
-        FieldType::Number,
-        "Price to sweep both chimneys (both flues), in dollars",
-    )];
-    let call = "Agent: How much to sweep both chimneys?\n\
-                Recipient: Single flue sweep is one sixty-five.\n\
-                Agent: Thanks.";
-    assert_eq!(run(&fields, call)["two_flue_price"], Value::Null);
     let fields = [field(
         "course_price",
         FieldType::Number,
@@ -193,29 +183,6 @@ fn one_and_a_half_of_a_unit() {
             "Hour and a half."
         ),
         json!(1.5)
-    );
-}
-
-/// An amount said for the second car is not the first car's.
-#[test]
-fn first_and_second_are_options() {
-    assert_eq!(
-        amount(
-            "permit_cost",
-            "Annual cost in pounds of a resident permit for his first car",
-            "How much does a resident permit cost?",
-            "Ninety-five a year first car. Second car's one forty."
-        ),
-        json!(95)
-    );
-    assert_eq!(
-        amount(
-            "permit_cost",
-            "Annual cost in pounds of a resident permit for his first car",
-            "How much does a resident permit cost?",
-            "Second car's one forty."
-        ),
-        Value::Null
     );
 }
 

@@ -12,6 +12,7 @@ mod replies_in_passing;
 mod replies_read_narrowly;
 mod reviewed_replies;
 mod reviewed_replies_8;
+mod reviewed_replies_9;
 mod strings;
 mod strings_set_apart;
 mod which_figure;

@@ -395,10 +395,10 @@ fn another_day_offered_and_accepted() {
 }
 
 /// "Let me pull up the calendar. Hmm, yeah, so we've already got a
-/// wedding": after a search, "yeah, so" is the speaker reading; "Oh dear"
-/// opens bad news.
+/// wedding": after a search, "yeah, so" is the speaker reading; "Yep, so
+/// that's fine" still accepts.
 #[test]
-fn reading_aloud_and_dismay() {
+fn reading_aloud() {
     let desc = "Whether the venue is free for the wedding on Saturday, June 14";
     let question = "Is the venue free on Saturday, June fourteenth?";
     assert_eq!(
@@ -409,15 +409,6 @@ fn reading_aloud_and_dismay() {
             "Oh, June fourteenth... let me pull up the calendar. Hmm, yeah, so we've \
              actually already got a wedding on the property that day. The Friday \
              before is wide open though."
-        ),
-        json!(false)
-    );
-    assert_eq!(
-        yes_no(
-            "saturday_available",
-            desc,
-            question,
-            "Let me look in the book... Oh dear, the Kellys have the 14th. I've the 21st free."
         ),
         json!(false)
     );
@@ -497,14 +488,10 @@ fn the_day_a_field_names_is_given() {
     );
 }
 
-/// "I'll call back.", "Her tutor will sort that out with her.": putting
-/// the question off gives no value.
+/// "I'll call back.": putting the question off gives no value.
 #[test]
 fn putting_it_off_gives_no_value() {
-    for reply in [
-        "I'll call back.",
-        "Her form tutor, Ms Carvalho, will sort that out with her.",
-    ] {
+    for reply in ["I'll call back.", "I'll ring back with that."] {
         assert_eq!(
             text(
                 "makeup_work_deadline",
