@@ -74,6 +74,7 @@ mod reply_reading;
 mod spoken_amount;
 mod string;
 mod string_candidates;
+mod string_pick;
 mod string_questions;
 mod string_text;
 #[cfg(test)]

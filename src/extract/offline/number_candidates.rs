@@ -78,6 +78,19 @@ impl Analysis<'_, '_> {
                     && !said_apart(at, amount_end)
             })
         };
+        // ("Four." alone for a coffee is still four: only beside a
+        // count, or asked back.)
+        let counted_nearby = self.transcript.turns[sent.turn]
+            .sentences
+            .iter()
+            .map(|&other| &self.transcript.sentences[other])
+            .any(|other| {
+                other.question
+                    || other
+                        .numbers
+                        .iter()
+                        .any(|n| matches!(n.unit, Unit::Count(_)))
+            });
         for (mention_index, m) in sent.numbers.iter().enumerate() {
             // The second end of a range is handled with the first.
             if m.range_with.is_some_and(|o| o < mention_index) {
@@ -100,19 +113,6 @@ impl Analysis<'_, '_> {
             // "Three." for a price: a small whole number said with no
             // currency, no cents and no rate is a count more often than a
             // price (still a rival to the others).
-            // ("Four." alone for a coffee is still four: only beside a
-            // count, or asked back.)
-            let counted_nearby = self.transcript.turns[sent.turn]
-                .sentences
-                .iter()
-                .map(|&other| &self.transcript.sentences[other])
-                .any(|other| {
-                    other.question
-                        || other
-                            .numbers
-                            .iter()
-                            .any(|n| matches!(n.unit, Unit::Count(_)))
-                });
             let bare_small = number_profile.unit == FieldUnit::Money
                 && counted_nearby
                 && m.unit == Unit::None

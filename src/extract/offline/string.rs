@@ -1,7 +1,6 @@
 //! Stage 4 for text fields: candidates of the wanted kind, the choice among
 //! them, and fallbacks for values that are unmistakable anywhere.
 
-use super::amendment::last_cue_with_followers;
 use super::clock::{format_clock, is_bare_hour, is_clock, refuses_the_time};
 use super::days::{day_span_ends, field_day};
 use super::evidence::{Analysis, Evidence, Role, Source};
@@ -16,6 +15,7 @@ use super::string_candidates::{
     address_candidates, code_candidates, generic_candidates, modifier_candidates, option_choice,
     quote_candidates,
 };
+use super::string_pick::pick_string;
 use super::string_text::{finish_string, normalize_words, same_text};
 use super::transcript::{ClauseId, SentenceIndex, Speaker, TurnIndex, clause_text};
 use crate::extract::text::identifier::split_identifier;
@@ -25,15 +25,15 @@ use crate::extract::text::vocabulary;
 /// A phrase that may be a string field's value.
 #[derive(Debug, Clone)]
 pub(super) struct StringCandidate {
-    sentence: SentenceIndex,
+    pub(super) sentence: SentenceIndex,
     pub(super) turn: TurnIndex,
     /// Clause id within the turn.
-    clause: ClauseId,
+    pub(super) clause: ClauseId,
     /// The token the value starts at.
     token: usize,
     pub(super) text: String,
     /// Lower is better within a turn (e.g. a bare fragment beats a copula reading).
-    rank: u8,
+    pub(super) rank: u8,
     pub(super) echo: bool,
 }
 
@@ -187,43 +187,7 @@ impl Analysis<'_, '_> {
             .filter(|c| !c.echo && !by_agent(c.turn))
             .map(|c| (c.sentence, c.text.clone()))
             .collect();
-        // "Saturdays we're nine to five. Sundays we're closed, though." for
-        // the day the shop is closed: of several days (months, dates,
-        // times) in one reply, those said in a clause that names the field
-        // come first.
-        if matches!(
-            string_kind,
-            StringKind::Weekday | StringKind::Month | StringKind::Date | StringKind::Time { .. }
-        ) {
-            let names_field: Vec<bool> = candidates
-                .iter()
-                .map(|c| {
-                    let sent = &self.transcript.sentences[c.sentence];
-                    sent.stems
-                        .get(sent.clause_range(c.clause))
-                        .unwrap_or(&[])
-                        .iter()
-                        .any(|st| profile.is_strong_keyword(st))
-                })
-                .collect();
-            // (Never a short opening answer: "Tuesday works. I see your
-            // last appointment was on a Friday.")
-            let opening_answer = |c: &StringCandidate| {
-                let sent = &self.transcript.sentences[c.sentence];
-                self.transcript.turns[c.turn].sentences.first() == Some(&c.sentence)
-                    && sent.word_lowers().count() <= 3
-            };
-            for at in 0..candidates.len() {
-                let another_named = (0..candidates.len()).any(|other| {
-                    names_field[other]
-                        && candidates[other].turn == candidates[at].turn
-                        && !same_text(&candidates[other].text, &candidates[at].text)
-                });
-                if !names_field[at] && another_named && !opening_answer(&candidates[at]) {
-                    candidates[at].rank = candidates[at].rank.saturating_add(1);
-                }
-            }
-        }
+        self.prefer_clauses_naming_the_field(profile, string_kind, &mut candidates);
         let mut chosen = pick_string(self, candidates)?;
         if let Some(agreed) = self.agreed_change(profile, string_kind, &chosen) {
             chosen = agreed;
@@ -326,6 +290,12 @@ impl Analysis<'_, '_> {
         let mut out: Vec<StringCandidate> = Vec::new();
         let lower_words = sent.indexed_word_lowers();
         let clause_words = |token: usize| clause_text(sent, sent.clause_at(token));
+        // ("Day the boots would be ready if dropped off this Saturday": a
+        // day the description sets as a condition is given, not asked.)
+        let given_day = matches!(string_kind, StringKind::Weekday)
+            .then(|| field_day(profile.definition))
+            .flatten()
+            .filter(|_| day_is_a_condition(profile));
         // "When's the earliest?" "Not before June.": a bound that denies
         // what comes before the value names the earliest.
         let earliest_field = ["earliest", "soonest"]
@@ -373,9 +343,6 @@ impl Analysis<'_, '_> {
                             "deadline" | "due" | "latest" | "before" | "until"
                         )
                     });
-                // ("ready if dropped off this Saturday": a day the
-                // description sets as a condition is given, not asked.)
-                let given_day = field_day(definition).filter(|_| day_is_a_condition(profile));
                 let vals: Vec<(usize, &str)> = lower_words
                     .iter()
                     .filter_map(|(i, w)| vocabulary::weekday(w).map(|d| (*i, d)))
@@ -687,9 +654,7 @@ impl Analysis<'_, '_> {
                 // (A day is the value of a day field, not another option
                 // of the one day the field names; "a weekend class" still
                 // leaves out weekdays.)
-                && ((matches!(string_kind, StringKind::Weekday)
-                    && field_day(profile.definition).is_some()
-                    && day_is_a_condition(profile))
+                && (given_day.is_some()
                     || said_for_own_option(profile, sent, candidate.token) != Some(false))
         });
         out
@@ -774,26 +739,6 @@ fn push_values(
         }
         out.push(analysis.candidate_at(sentence, *ti, v.to_string(), 0));
     }
-}
-
-/// Within a reply, candidates after the last correction cue win; then the
-/// best-ranked, earliest one. Across replies the last wins.
-fn pick_string(analysis: &Analysis, candidates: Vec<StringCandidate>) -> Option<StringCandidate> {
-    let mut by_turn: Vec<(TurnIndex, Vec<StringCandidate>)> = Vec::new();
-    for candidate in candidates {
-        match by_turn.last_mut() {
-            Some((turn, group)) if *turn == candidate.turn => group.push(candidate),
-            _ => by_turn.push((candidate.turn, vec![candidate])),
-        }
-    }
-    let (turn, group) = by_turn.pop()?;
-    let cue = last_cue_with_followers(analysis, turn, group.iter().map(|c| c.clause).collect());
-    let mut group: Vec<StringCandidate> = group
-        .into_iter()
-        .filter(|c| cue.is_none_or(|k| c.clause >= k))
-        .collect();
-    group.sort_by_key(|c| (c.rank, c.sentence, c.clause));
-    group.into_iter().next()
 }
 
 /// Whether the description of a day field sets the day it names as a
