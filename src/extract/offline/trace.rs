@@ -8,17 +8,20 @@ use super::transcript::Transcript;
 use crate::domain::FieldDefinition;
 use serde_json::Value;
 
+/// The frozen held-out sets: never traced or dumped, so nobody tunes on them.
+const FROZEN: [&str; 1] = ["extraction-heldout-14"];
+
 #[test]
 #[ignore = "debugging aid"]
 fn trace_case() {
     let id = std::env::var("CASE").unwrap_or_else(|_| "public-01".into());
-    // Never the frozen held-out set (`h13-…`): nobody tunes on it.
+    // Never a frozen held-out set (`FROZEN`): nobody tunes on it.
     let dir = match id.split_once('-') {
         Some(("extra", _)) => "extraction_extra".to_owned(),
         Some(("dev", _)) => "extraction-dev".to_owned(),
         Some(("d2", _)) => "extraction-dev-2".to_owned(),
         Some(("heldout", _)) => "extraction-heldout".to_owned(),
-        Some(("h13", _)) => return,
+        Some((set, _)) if FROZEN.contains(&format!("extraction-heldout-{}", &set[1..]).as_str()) => return,
         Some((set, _)) if set.starts_with('h') => format!("extraction-heldout-{}", &set[1..]),
         _ => "extraction".to_owned(),
     };
@@ -136,7 +139,7 @@ fn dump_features() {
         .as_deref()
         .map_or_else(|| default_dirs.to_vec(), |s| s.split(',').collect())
         .into_iter()
-        .filter(|d| *d != "extraction-heldout-13")
+        .filter(|d| !FROZEN.contains(d))
         .collect();
     let mut rows = vec![
         "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question\tch_val\tch_null\tcv_before\tcv_q\tcv_self\tcv_next\tcv_after"
@@ -313,7 +316,7 @@ fn dump_mentions() {
     dirs.sort();
     for dir in dirs
         .iter()
-        .filter(|d| d.is_dir() && !d.ends_with("extraction-heldout-13"))
+        .filter(|d| d.is_dir() && !FROZEN.iter().any(|f| d.ends_with(f)))
     {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
