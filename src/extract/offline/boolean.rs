@@ -24,14 +24,32 @@ pub(super) enum Polarity {
     Dodge,
 }
 
+/// What decided a yes/no reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Basis {
+    /// A yes or no word ("Yep", "Nope, sorry"), or a dodge.
+    Word,
+    /// A clause that names the field ("The oven's included", "We don't
+    /// deliver on Sundays").
+    Named,
+    /// An implication: a state, another option, a later day, what is ruled
+    /// out or in contrast ("We're fully booked", "Bank transfer only").
+    Implied,
+}
+
 impl Analysis<'_, '_> {
     /// The yes/no value of `field`: the polarity of the last reply (or
     /// unprompted statement) that answers it, `None` when that is a dodge;
     /// with the sentences of that reply.
     pub(super) fn extract_bool(&self, field: FieldIndex) -> Option<(bool, Source)> {
+        self.read_bool(field).map(|(yes, source, _)| (yes, source))
+    }
+
+    /// [`Self::extract_bool`], with what decided the value.
+    pub(super) fn read_bool(&self, field: FieldIndex) -> Option<(bool, Source, Basis)> {
         let profile = &self.profiles[field];
         let evidence = self.evidence(field, true);
-        let mut last: Option<(Polarity, Source)> = None;
+        let mut last: Option<(Polarity, Source, Basis)> = None;
         // How strongly the question answered last was about the field: a
         // later question that only brushes it ("Does she need to fast the
         // night before?" after "Does she need bloodwork beforehand?")
@@ -102,9 +120,9 @@ impl Analysis<'_, '_> {
                     // side reverses it; a clause that names the field or an
                     // option speaks in the field's own terms already.
                     let reading = if let Some(polarity) = negative_question {
-                        Some((polarity, true))
+                        Some((polarity, Basis::Word))
                     } else if let Some(polarity) = alternative {
-                        Some((polarity, false))
+                        Some((polarity, Basis::Implied))
                     } else {
                         // A reply to "When…?" or one that opens with a
                         // question of its own answers no yes/no question by
@@ -118,9 +136,9 @@ impl Analysis<'_, '_> {
                             self.asks_about(field, item.region),
                         );
                         match read {
-                            Some((polarity, true)) => Some((polarity, true)),
+                            Some((polarity, Basis::Word)) => Some((polarity, Basis::Word)),
                             _ if direct_reply && chooses_other_option(profile, &sentences) => {
-                                Some((Polarity::No, false))
+                                Some((Polarity::No, Basis::Implied))
                             }
                             other => other,
                         }
@@ -136,7 +154,7 @@ impl Analysis<'_, '_> {
                             .iter()
                             .any(|sent| denies_a_charge(profile, &sent.lower_text()))
                     {
-                        Some((Polarity::Yes, false))
+                        Some((Polarity::Yes, Basis::Implied))
                     } else {
                         reading
                     };
@@ -145,12 +163,12 @@ impl Analysis<'_, '_> {
                     // after a yes or no said in words: "Yes, Saturday's
                     // fine. After that the next available is Wednesday.").
                     let reading = if direct_reply
-                        && !matches!(reading, Some((_, true)))
+                        && !matches!(reading, Some((_, Basis::Word)))
                         && sentences
                             .iter()
                             .any(|sent| offers_a_later_day(profile.definition, sent))
                     {
-                        Some((Polarity::No, false))
+                        Some((Polarity::No, Basis::Implied))
                     } else {
                         reading
                     };
@@ -169,10 +187,11 @@ impl Analysis<'_, '_> {
                                 && self.transcript.last_question(previous).is_none()
                                 && self.turn_says(previous, phrases!(SIGN_OFFS))
                         });
-                    if after_a_sign_off && matches!(reading, Some((_, true))) {
+                    if after_a_sign_off && matches!(reading, Some((_, Basis::Word))) {
                         continue;
                     }
-                    if let Some((polarity, plain)) = reading {
+                    if let Some((polarity, basis)) = reading {
+                        let plain = basis == Basis::Word;
                         let source = Source {
                             from: group[0],
                             to: group[group.len() - 1],
@@ -225,7 +244,7 @@ impl Analysis<'_, '_> {
                         let revises = sentences.iter().any(|sentence| {
                             has_split_phrase(&sentence.lower_text(), phrases!(REVISION_CUES))
                         });
-                        if matches!(last, Some((Polarity::Yes | Polarity::No, _)))
+                        if matches!(last, Some((Polarity::Yes | Polarity::No, _, _)))
                             && topic < 0.5 * answered_topic
                             && !self.is_follow_up(item.region)
                             && !revises
@@ -233,7 +252,7 @@ impl Analysis<'_, '_> {
                             continue;
                         }
                         answered_topic = topic;
-                        last = Some((polarity, source));
+                        last = Some((polarity, source, basis));
                     }
                 }
                 Role::Direct
@@ -246,19 +265,19 @@ impl Analysis<'_, '_> {
                         && self.direct_bool_ok(field, item.sentence) =>
                 {
                     position += 1;
-                    if let Some(polarity) =
-                        self.reply_polarity(profile, &[item.sentence], true, false, true)
+                    if let Some((polarity, basis)) =
+                        self.reply_reading(profile, &[item.sentence], true, false, true)
                     {
-                        last = Some((polarity, Source::sentence(item.sentence)));
+                        last = Some((polarity, Source::sentence(item.sentence), basis));
                     }
                 }
                 _ => position += 1,
             }
         }
         match last? {
-            (Polarity::Yes, source) => Some((true, source)),
-            (Polarity::No, source) => Some((false, source)),
-            (Polarity::Dodge, _) => None,
+            (Polarity::Yes, source, basis) => Some((true, source, basis)),
+            (Polarity::No, source, basis) => Some((false, source, basis)),
+            (Polarity::Dodge, _, _) => None,
         }
     }
 

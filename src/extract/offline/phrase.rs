@@ -148,7 +148,8 @@ pub(super) fn is_negated_text(text: &str) -> bool {
                         // Right after an amount: "another one seventy-five on
                         // top of that" (not "two beds and on top of that").
                         w.chars().any(|c| c.is_ascii_digit())
-                            || matches!(*w, "bucks" | "dollars" | "pounds" | "quid")
+                            || *w == "pounds"
+                            || crate::extract::text::units::is_currency_word(w)
                             || w.split('-')
                                 .all(|part| classify_number_word(part).is_some())
                     })

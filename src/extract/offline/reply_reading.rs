@@ -1,7 +1,7 @@
 //! The reading of one reply to a yes/no question, clause by clause: clear
 //! answers, implied ones, dodges, and what a later clause does to them.
 
-use super::boolean::Polarity;
+use super::boolean::{Basis, Polarity};
 use super::charges::{
     about_a_charge, charge_for_another, claims_inclusion, is_no_charge_aside, opens_with_no_charge,
 };
@@ -45,8 +45,9 @@ impl Analysis<'_, '_> {
             })
     }
 
-    /// Polarity of a reply made of `sentences` (one turn), and whether a
-    /// yes or no word (or a dodge) decided it rather than an implied answer.
+    /// Polarity of a reply made of `sentences` (one turn), and what decided
+    /// it: a yes or no word (or a dodge), a clause naming the field, or an
+    /// implication.
     ///
     /// `direct`: only clauses naming the field (or a clear yes/no) count:
     /// the reply was not prompted by a yes/no question (an unprompted
@@ -65,7 +66,7 @@ impl Analysis<'_, '_> {
         direct: bool,
         first_reply: bool,
         weak_ok: bool,
-    ) -> Option<(Polarity, bool)> {
+    ) -> Option<(Polarity, Basis)> {
         // Strong answers and dodges always count; a weak (implicit) answer
         // counts when nothing strong came before it in the reply, and may
         // override an earlier dodge ("let me look… the 3rd is taken").
@@ -82,8 +83,10 @@ impl Analysis<'_, '_> {
         let mut opened_strong: Option<SentenceIndex> = None;
         let mut hold = false;
         let mut seen_informative = false;
-        // The sentence of the implicit answer held, if one is.
+        // The sentence of the implicit answer held, if one is, and what
+        // it rests on.
         let mut weak_sentence: Option<SentenceIndex> = None;
+        let mut weak_basis = Basis::Implied;
         // Whether an earlier sentence of the reply named the field.
         let mut field_named = false;
         // The sentences of the reply that said yes, no or a dodge in words.
@@ -112,6 +115,7 @@ impl Analysis<'_, '_> {
                 {
                     state = State::Weak(polarity);
                     weak_sentence = Some(sentence);
+                    weak_basis = Basis::Implied;
                 }
                 continue;
             }
@@ -194,6 +198,7 @@ impl Analysis<'_, '_> {
                     if matches!(state, State::Empty | State::Weak(_)) {
                         state = State::Weak(Polarity::Yes);
                         weak_sentence = Some(sentence);
+                        weak_basis = Basis::Implied;
                     }
                     continue;
                 }
@@ -392,9 +397,19 @@ impl Analysis<'_, '_> {
                             && !self.names_another_field(profile, clause_stems);
                         if yes_then_no {
                             state = State::Weak(Polarity::No);
+                            weak_basis = if mentions_field {
+                                Basis::Named
+                            } else {
+                                Basis::Implied
+                            };
                         } else if eligible && open && replaces {
                             state = State::Weak(pol);
                             weak_sentence = Some(sentence);
+                            weak_basis = if mentions_field && !by_exclusion {
+                                Basis::Named
+                            } else {
+                                Basis::Implied
+                            };
                         }
                     }
                     _ => {}
@@ -412,9 +427,9 @@ impl Analysis<'_, '_> {
         }
         match state {
             State::Empty => None,
-            State::Weak(p) => Some((p, false)),
-            State::Strong(p) => Some((p, true)),
-            State::Dodge => Some((Polarity::Dodge, true)),
+            State::Weak(p) => Some((p, weak_basis)),
+            State::Strong(p) => Some((p, Basis::Word)),
+            State::Dodge => Some((Polarity::Dodge, Basis::Word)),
         }
     }
 }

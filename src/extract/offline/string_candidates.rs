@@ -14,7 +14,7 @@ use super::transcript::{Sentence, SentenceIndex, Speaker, clause_text};
 use crate::extract::text::number_words::{NumberWord, classify_number_word};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::tokens::{Token, TokenKind};
-use crate::extract::text::units::Unit;
+use crate::extract::text::units::{Unit, is_currency_word};
 use crate::extract::text::vocabulary;
 
 /// Street addresses: a house number followed by capitalised words, or a named street.
@@ -436,10 +436,10 @@ fn asks_for_a_figure(profile: &FieldProfile) -> bool {
     .any(|word| profile.is_own_word(&stem(word)))
 }
 
-/// Words that make a figure money ("fifty bucks", "two grand").
-const MONEY_WORDS: &[&str] = &[
-    "bucks", "buck", "dollars", "dollar", "pounds", "pound", "quid", "grand", "cents", "euros",
-];
+/// Whether `word` makes a figure money ("fifty bucks", "two grand").
+fn is_money_word(word: &str) -> bool {
+    is_currency_word(word) || matches!(word, "pounds" | "pound" | "grand" | "cents" | "pence")
+}
 
 pub(super) fn generic_candidates(
     analysis: &Analysis,
@@ -605,13 +605,13 @@ pub(super) fn generic_candidates(
         // floor or a bus.
         let figure_words = core.iter().all(|t| {
             t.kind == TokenKind::Num
-                || MONEY_WORDS.contains(&t.lower.as_str())
+                || is_money_word(&t.lower)
                 || matches!(t.lower.as_str(), "percent" | "and" | "a" | "an")
                 || t.lower
                     .split('-')
                     .all(|part| classify_number_word(part).is_some())
         });
-        let money = core.iter().any(|t| MONEY_WORDS.contains(&t.lower.as_str()));
+        let money = core.iter().any(|t| is_money_word(&t.lower));
         let digit_parts: usize = core
             .iter()
             .map(|t| {

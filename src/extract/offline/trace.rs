@@ -21,7 +21,11 @@ fn trace_case() {
         Some(("dev", _)) => "extraction-dev".to_owned(),
         Some(("d2", _)) => "extraction-dev-2".to_owned(),
         Some(("heldout", _)) => "extraction-heldout".to_owned(),
-        Some((set, _)) if FROZEN.contains(&format!("extraction-heldout-{}", &set[1..]).as_str()) => return,
+        Some((set, _))
+            if FROZEN.contains(&format!("extraction-heldout-{}", &set[1..]).as_str()) =>
+        {
+            return;
+        }
         Some((set, _)) if set.starts_with('h') => format!("extraction-heldout-{}", &set[1..]),
         _ => "extraction".to_owned(),
     };
@@ -142,7 +146,7 @@ fn dump_features() {
         .filter(|d| !FROZEN.contains(d))
         .collect();
     let mut rows = vec![
-        "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question\tch_val\tch_null\tcv_before\tcv_q\tcv_self\tcv_next\tcv_after"
+        "case\tfield\tkind\texpected\tgot\tspeaker\tasks_prev\ttopic_prev\traised_prev\trel\tnums_turn\tnums_sent\ttopic_turns\tgap\tlater_topic\tquote_words\tfirst_word\tsents_turn\tprev_question\tch_val\tch_null\tcv_before\tcv_q\tcv_self\tcv_next\tcv_after\tbasis"
             .to_string(),
     ];
     for dir in dirs {
@@ -191,6 +195,12 @@ fn dump_features() {
                 if got.is_null() {
                     continue;
                 }
+                let basis = match &profile.kind {
+                    ValueKind::Boolean => analysis
+                        .read_bool(field)
+                        .map_or("-".to_owned(), |(_, _, basis)| format!("{basis:?}")),
+                    _ => "-".to_owned(),
+                };
                 let source = match &profile.kind {
                     ValueKind::Boolean => analysis.extract_bool(field).map(|(_, s)| s),
                     ValueKind::Number(p) => analysis.extract_number(field, p).map(|(_, s)| s),
@@ -272,7 +282,7 @@ fn dump_features() {
                         .count()
                 };
                 rows.push(format!(
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                     case["id"].as_str().unwrap_or_default(),
                     name,
                     kind,
@@ -295,6 +305,7 @@ fn dump_features() {
                     changed(false),
                     changed(true),
                     where_,
+                    basis,
                 ));
             }
         }

@@ -7,7 +7,7 @@ use super::profile::{
 };
 use crate::extract::text::identifier::counts_working_days;
 use crate::extract::text::stem::stem;
-use crate::extract::text::units::DurationUnit;
+use crate::extract::text::units::{DurationUnit, is_currency_word};
 
 /// Words that make a number field an amount of money.
 const MONEY_NOUNS: &[&str] = &[
@@ -47,9 +47,8 @@ const MONEY_NOUNS: &[&str] = &[
 pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str) -> NumberProfile {
     let tw: Vec<&str> = text_words(text).collect();
     let any = |ws: &[&str]| ws.iter().any(|w| tw.contains(w));
-    let money_explicit = any(&[
-        "dollar", "dollars", "usd", "$", "cents", "euro", "euros", "eur", "gbp", "sterling",
-    ]);
+    let money_explicit = any(&["usd", "$", "cents", "eur", "gbp", "sterling"])
+        || tw.iter().any(|w| is_currency_word(w));
     // "Asking price in pounds" is sterling; "Weight in pounds" is weight,
     // even "before the overweight fee applies".
     let weighed = any(&[
@@ -58,8 +57,10 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
     let sterling = any(&["pound", "pounds"]) && any(MONEY_NOUNS) && !weighed;
     let unit = if money_explicit || sterling {
         FieldUnit::Money
-    } else if closes_on_a_count(&tw) {
-        // "Number of letters included in the base price, in letters"
+    } else if closes_on_a_count(&tw) || closes_on_a_length(&tw) {
+        // "Number of letters included in the base price, in letters";
+        // "Mileage allowance per day, in miles" (no money, however
+        // "allowance" reads).
         FieldUnit::Count
     } else if any(&[
         "pound",
@@ -160,8 +161,11 @@ pub(super) fn profile_number(name_words: &[String], desc_lower: &str, text: &str
         RangePreference::Neither
     };
     let hour24 = asks_24_hour(desc_lower);
-    let in_dollars =
-        desc_lower.contains('$') || any(&["dollar", "dollars", "usd", "euro", "euros", "bucks"]);
+    // Money in a currency other than pounds: "pounds" there is a weight.
+    let in_dollars = desc_lower.contains('$')
+        || desc_lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w != "quid" && is_currency_word(w));
     // "Business days needed to print": a week is five of them.
     let working_days = counts_working_days(desc_lower);
     let hours_of_work = any(&["labour", "labor", "work", "working", "billable", "job"]);
@@ -215,6 +219,27 @@ fn closes_on_a_count(words: &[&str]) -> bool {
         && DurationUnit::parse(last).is_none()
         && !MEASURES.contains(&last);
     COUNTED.contains(&last) || named_before
+}
+
+/// Whether the field's text closes on a length or a volume ("…, in
+/// miles", "… in litres"): an amount of it, counted.
+fn closes_on_a_length(words: &[&str]) -> bool {
+    closing_unit(words).is_some_and(|last| {
+        MEASURES.contains(&last)
+            && !matches!(
+                last,
+                "pounds"
+                    | "dollars"
+                    | "euros"
+                    | "cents"
+                    | "kilograms"
+                    | "kilos"
+                    | "kg"
+                    | "lbs"
+                    | "grams"
+                    | "percent"
+            )
+    })
 }
 
 /// Whether a field's lower-case description opens on a count of things

@@ -167,18 +167,14 @@ pub(super) fn one_unit_of_time(toks: &[Token], j: usize) -> Option<NumberMention
                     | "per"
                     | "every"
                     | "each"
-                    | "bucks"
-                    | "dollars"
                     | "pounds"
-                    | "quid"
-                    | "euros"
                     | "grand"
                     | "cents"
                     | "than"
                     | "what"
                     | "good"
                     | "after"
-            )
+            ) || crate::extract::text::units::is_currency_word(&t.lower)
         });
     if rate_or_frequency || matches!(word_at(toks, j + 2), Some("or" | "to")) {
         return None;

@@ -159,12 +159,73 @@ pub(super) fn attach_rate(toks: &[Token], mention: &mut NumberMention) {
     }
 }
 
+/// Whether `word` (lower case) names a currency after a figure ("fifty
+/// dollars", "three hundred fifty rupees", "two thousand rand"): one list
+/// for every reader of amounts. Not "pound" (also a weight), "cent" or
+/// "pence" (fractions), nor names that are common words after a number
+/// ("real", "won").
+pub(crate) fn is_currency_word(word: &str) -> bool {
+    matches!(
+        word,
+        "dollar"
+            | "dollars"
+            | "buck"
+            | "bucks"
+            | "usd"
+            | "euro"
+            | "euros"
+            | "quid"
+            | "rupee"
+            | "rupees"
+            | "rand"
+            | "rands"
+            | "yen"
+            | "yuan"
+            | "renminbi"
+            | "peso"
+            | "pesos"
+            | "franc"
+            | "francs"
+            | "krona"
+            | "kronor"
+            | "krone"
+            | "kroner"
+            | "dirham"
+            | "dirhams"
+            | "dinar"
+            | "dinars"
+            | "ringgit"
+            | "baht"
+            | "naira"
+            | "shilling"
+            | "shillings"
+            | "zloty"
+            | "zlotys"
+            | "lira"
+            | "riyal"
+            | "riyals"
+            | "rial"
+            | "rials"
+            | "shekel"
+            | "shekels"
+            | "forint"
+            | "koruna"
+            | "ruble"
+            | "rubles"
+            | "rouble"
+            | "roubles"
+            | "rupiah"
+            | "cedi"
+            | "cedis"
+            | "kwacha"
+            | "taka"
+    )
+}
+
 /// Applies a unit word to `m`; returns whether the word was consumed.
 pub(super) fn unit_word(word: &str, mention: &mut NumberMention) -> bool {
     match word {
-        "dollar" | "dollars" | "buck" | "bucks" | "usd" | "euro" | "euros" | "quid" => {
-            mention.unit = Unit::Money
-        }
+        currency if is_currency_word(currency) => mention.unit = Unit::Money,
         "cent" | "cents" => {
             if mention.unit != Unit::Money {
                 mention.value /= 100.0;

@@ -3,6 +3,7 @@
 
 mod amounts_in_context;
 mod amounts_of_options;
+mod amounts_read_back;
 mod amounts_read_narrowly;
 mod field_kinds;
 mod implied_amounts;
