@@ -69,6 +69,7 @@ mod phrase;
 mod places;
 mod profile;
 mod question;
+mod read_back;
 mod relevance;
 mod reply_reading;
 mod spoken_amount;

@@ -527,6 +527,7 @@ impl Analysis<'_, '_> {
         if candidates.is_empty() {
             return None;
         }
+        self.settle_by_read_back(field, &mut candidates);
         // A revision stands however little it repeats ("It's four fifty
         // now" after "Four pound a night").
         for at in 0..candidates.len() {

@@ -2,7 +2,7 @@
 //! field measured in miles, a figure the speaker corrects in the next
 //! sentence, and the one of a reply's figures that the asker reads back.
 
-use super::one_exchange;
+use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -49,4 +49,53 @@ fn a_field_in_miles_wants_miles_not_money() {
         ),
         json!(200)
     );
+}
+
+/// Of two figures in one reply, the one the asker repeats at once is the
+/// answer; not when the other side objects, nor when the repeat is about
+/// another field, and a repeat put as a question only once answered yes.
+#[test]
+fn the_figure_read_back_settles_a_reply() {
+    let fields = [
+        field(
+            "price_per_page",
+            FieldType::Number,
+            "Price per page for the translation, in dollars",
+        ),
+        field(
+            "turnaround_days",
+            FieldType::Number,
+            "Turnaround in business days",
+        ),
+    ];
+    let reply = "Recipient: Well, standard's thirty-five a page, certified is forty-five \
+                 per page, and turnaround's three business days.";
+    let question = "Agent: What would a translation cost, and how long does it take?";
+    let read_back = |agent: &str, answer: &str| {
+        let call = format!("{question}\n{reply}\nAgent: {agent}\nRecipient: {answer}");
+        run(&fields, &call)["price_per_page"].clone()
+    };
+    assert_eq!(
+        read_back("Forty-five a page, three business days.", "Yep."),
+        json!(45)
+    );
+    assert_eq!(read_back("So forty-five?", "That's right."), json!(45));
+    assert_eq!(
+        read_back("So forty-five?", "Hmm, let me check."),
+        Value::Null
+    );
+
+    let fields = [
+        field(
+            "monthly_rent",
+            FieldType::Number,
+            "Monthly rent, in dollars",
+        ),
+        field("deposit", FieldType::Number, "Security deposit, in dollars"),
+    ];
+    let call = "Agent: What's the rent?\n\
+                Recipient: It's nine fifty, or eleven hundred with parking.\n\
+                Agent: Eleven hundred for the deposit too?\n\
+                Recipient: Yes.";
+    assert_ne!(run(&fields, call)["monthly_rent"], json!(1100));
 }
