@@ -7,7 +7,7 @@
 use super::evidence::{Analysis, Evidence, Role, Source};
 use super::lexicon::{
     BELIEFS, CHARGE_NOUNS, CHECKS, CORRECTION_CUES, DECLINES, DEPENDS, DODGES, HEDGES, HOLDS,
-    OUTGROWN, RETRACTIONS, REVISION_CUES, STOPWORDS,
+    OUTGROWN, RETRACTIONS, REVISION_CUES, SELF_CORRECTIONS, STOPWORDS,
 };
 use super::number::NumberCandidate;
 use super::phrase::{has_any_phrase, has_split_phrase};
@@ -195,10 +195,10 @@ impl Analysis<'_, '_> {
             .filter(|e| {
                 let turn = self.transcript.sentences[e.sentence].turn;
                 self.transcript.turns[turn].speaker == Speaker::Recipient
-                    && has_any_phrase(
+                    && (has_any_phrase(
                         &self.transcript.sentences[e.sentence].lower_text(),
                         RETRACTIONS,
-                    )
+                    ) || self.corrects_itself_at_the_end(e.sentence))
             })
             .flat_map(|e| {
                 let turn = self.transcript.sentences[e.sentence].turn;
@@ -215,6 +215,26 @@ impl Analysis<'_, '_> {
                     })
             })
             .collect()
+    }
+
+    /// "There's a connection fee, that's thirty-five dollars… oh, sorry,
+    /// no, that went up in January. It's forty now.": a sentence whose
+    /// last amount is followed by a self-correction ("sorry, no", "no,
+    /// wait", "hang on") and no amount after it goes on correcting in the
+    /// sentences that follow.
+    fn corrects_itself_at_the_end(&self, sentence: SentenceIndex) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        let Some(last_end) = sent.numbers.iter().map(|m| m.end).max() else {
+            return false;
+        };
+        let after: Vec<&str> = sent
+            .tokens
+            .iter()
+            .skip(last_end)
+            .filter(|t| t.is_word())
+            .map(|t| t.lower.as_str())
+            .collect();
+        has_any_phrase(&after.join(" "), SELF_CORRECTIONS)
     }
 
     /// Whether `sentence` names a field other than `field` by one of its

@@ -410,6 +410,14 @@ pub(super) const SIGN_OFFS: &[&str] = &[
     "let them know", "pass that on", "pass it on", "pass this on", "pass all this on",
 ];
 
+/// Phrases that take back the amount just said ("thirty-five… oh,
+/// sorry, no"), when nothing follows them in the sentence.
+#[rustfmt::skip]
+pub(super) const SELF_CORRECTIONS: &[&str] = &[
+    "sorry no", "no sorry", "no wait", "wait no", "oh no", "no no", "hang on", "hold on",
+    "actually no", "scratch that", "i tell a lie", "no hang on", "no hold on",
+];
+
 /// Phrases that take back what the speaker said before outright ("I told
 /// you wrong on the hookup"): stronger than a revision cue.
 #[rustfmt::skip]

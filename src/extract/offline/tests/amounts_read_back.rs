@@ -99,3 +99,34 @@ fn the_figure_read_back_settles_a_reply() {
                 Recipient: Yes.";
     assert_ne!(run(&fields, call)["monthly_rent"], json!(1100));
 }
+
+/// A figure taken back at the end of its sentence ("… oh, sorry, no")
+/// is corrected by the sentences after it, even unasked; checked and
+/// kept, it stands.
+#[test]
+fn a_figure_taken_back_is_corrected_in_the_next_sentence() {
+    let fields = [field(
+        "connection_fee",
+        FieldType::Number,
+        "One-time connection fee, in dollars",
+    )];
+    let call = |reply: &str| {
+        format!(
+            "Agent: She'd like the service on from Monday.\n\
+             Recipient: Monday, I can do that. There's a one-time connection fee, \
+             that's thirty-five dollars… {reply}\n\
+             Agent: Understood."
+        )
+    };
+    assert_eq!(
+        run(
+            &fields,
+            &call("oh, sorry, no, that went up in the spring. It's forty now.")
+        )["connection_fee"],
+        json!(40)
+    );
+    assert_eq!(
+        run(&fields, &call("hang on. Yep, thirty-five, that's right."))["connection_fee"],
+        json!(35)
+    );
+}
