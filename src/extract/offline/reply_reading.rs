@@ -246,7 +246,8 @@ impl Analysis<'_, '_> {
                     Some((pol, true))
                         if matches!(state, State::Strong(held) if held != pol)
                             && (text.split(' ').next().is_some_and(|w| LIMITS.contains(&w))
-                                || rules_things_out(text, &texts))
+                                || rules_things_out(text, &texts)
+                                || adds_a_thing_ruled_out(text))
                             && !mentions_field => {}
                     // "Let me pull up the calendar. Hmm, yeah, so we've
                     // already got a wedding": after a search, "yeah, so"
@@ -438,17 +439,29 @@ impl Analysis<'_, '_> {
 /// pizza", "only on weekdays"): no answer of their own against it.
 const LIMITS: &[&str] = &["just", "except", "only"];
 
+/// "Yep, full offset, and no monthly fee on that product.": clause `text`
+/// adds, with a conjunction, a "no <thing>" detail to what was said.
+fn adds_a_thing_ruled_out(text: &str) -> bool {
+    match text.split(' ').collect::<Vec<_>>().as_slice() {
+        ["and" | "plus" | "with", rest @ ..] => rules_things_out_alone(rest),
+        _ => false,
+    }
+}
+
+/// Whether `words` say "no <thing>" of a thing, not "no chance", "no can
+/// do", nor a state ("no vacancies").
+fn rules_things_out_alone(words: &[&str]) -> bool {
+    matches!(words, ["no", thing, ..] if !matches!(
+        *thing,
+        "chance" | "can" | "way" | "luck" | "vacancies" | "vacancy" | "room" | "space"
+            | "availability" | "problem" | "worries" | "thanks" | "sorry"
+    )) && !words.iter().any(|w| set!(NEGATIVE_STATES).contains(w))
+}
+
 /// "Yeah, no sandals, no heels.": clause `text` is one of two or more "no
 /// <thing>" clauses of its sentence (`texts`) that list what is ruled out;
 /// not "no chance", "no can do", nor a state ("no vacancies").
 fn rules_things_out(text: &str, texts: &[&str]) -> bool {
-    let ruling_out = |clause: &str| {
-        let words: Vec<&str> = clause.split(' ').collect();
-        matches!(words.as_slice(), ["no", thing, ..] if !matches!(
-            *thing,
-            "chance" | "can" | "way" | "luck" | "vacancies" | "vacancy" | "room" | "space"
-                | "availability" | "problem" | "worries" | "thanks" | "sorry"
-        )) && !words.iter().any(|w| set!(NEGATIVE_STATES).contains(w))
-    };
+    let ruling_out = |clause: &str| rules_things_out_alone(&clause.split(' ').collect::<Vec<_>>());
     ruling_out(text) && texts.iter().filter(|clause| ruling_out(clause)).count() >= 2
 }

@@ -5,6 +5,7 @@ mod amounts_in_context;
 mod amounts_of_options;
 mod amounts_read_back;
 mod amounts_read_narrowly;
+mod answers_kept;
 mod field_kinds;
 mod implied_amounts;
 mod numbers;

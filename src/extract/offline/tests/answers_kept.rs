@@ -1,0 +1,63 @@
+//! The tenth round's rules for yes/no fields: an answer given in words is
+//! kept against what a later reply to another question only implies, and
+//! against a detail added after it.
+
+use super::{field, one_exchange, run};
+use crate::domain::FieldType;
+use serde_json::{Value, json};
+
+/// "What time do you close on Saturdays?" asks the time; "We're open nine
+/// till one on Saturdays" does not take back "no, not on a Saturday" for
+/// a notary on Saturdays. A reply that revises still does, and so does a
+/// later yes or no said in words.
+#[test]
+fn a_reply_to_another_question_leaves_a_worded_answer_standing() {
+    let fields = [field(
+        "notary_available_saturday",
+        FieldType::Boolean,
+        "Whether a notary is available at the branch on Saturday",
+    )];
+    let call = |later: &str| {
+        format!(
+            "Agent: Is there a notary in on Saturdays?\n\
+             Recipient: Saturdays it's just me and a teller. So, no, not on a Saturday.\n\
+             Agent: What time do you close on Saturdays?\n\
+             Recipient: {later}\n\
+             Agent: Thanks."
+        )
+    };
+    let kept = run(&fields, &call("We're open nine till one on Saturdays."));
+    assert_eq!(kept["notary_available_saturday"], json!(false));
+    let revised = run(
+        &fields,
+        &call("At one. Oh, actually, a notary is in on Saturdays now, sorry."),
+    );
+    assert_eq!(revised["notary_available_saturday"], json!(true));
+}
+
+fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
+    one_exchange(name, FieldType::Boolean, desc, question, reply)
+}
+
+/// A "no <thing>" detail joined to a clear yes ("and no monthly fee") is
+/// no answer against it; a bare "and no" still takes it back.
+#[test]
+fn a_detail_ruled_out_after_a_yes_leaves_it_standing() {
+    let ask = |reply: &str| {
+        yes_no(
+            "offset_included",
+            "Whether the variable loan comes with an offset account",
+            "Does that come with an offset account?",
+            reply,
+        )
+    };
+    assert_eq!(
+        ask("Yep, full offset, and no monthly fee on that product."),
+        json!(true)
+    );
+    assert_eq!(ask("Yes, plus no fee for the first year."), json!(true));
+    assert_eq!(
+        ask("Yeah, and no, sorry, not on the variable, only the fixed."),
+        json!(false)
+    );
+}
