@@ -238,10 +238,11 @@ impl Analysis<'_, '_> {
 
 impl Analysis<'_, '_> {
     /// The full name the other side gives somewhere in the call for a
-    /// person first named alone ("I'd need Niamh to confirm" … "Niamh
-    /// Kehoe, yeah."): a name of two or three words that starts with
-    /// `first` and names no place or business.
-    pub(super) fn full_name_of(&self, first: &str) -> Option<(String, SentenceIndex)> {
+    /// person named alone ("I'd need Niamh to confirm" … "Niamh Kehoe,
+    /// yeah."; "Furey, F-U-R-E-Y." after "Declan Furey."): a name of two
+    /// or three words that starts or ends with `one` and names no place or
+    /// business.
+    pub(super) fn full_name_of(&self, one: &str) -> Option<(String, SentenceIndex)> {
         self.sentences()
             .filter(|(_, sent)| self.transcript.turns[sent.turn].speaker != Speaker::Agent)
             .flat_map(|(index, sent)| {
@@ -251,7 +252,8 @@ impl Analysis<'_, '_> {
             })
             .filter(|&(_, sent, start, end)| {
                 (2..=3).contains(&(end - start))
-                    && sent.tokens[start].text.eq_ignore_ascii_case(first)
+                    && (sent.tokens[start].text.eq_ignore_ascii_case(one)
+                        || sent.tokens[end - 1].text.eq_ignore_ascii_case(one))
                     // "Mike Junior" is another Mike.
                     && !sent.tokens[start + 1..end].iter().any(|t| {
                         matches!(t.lower.as_str(), "junior" | "senior" | "jr" | "sr")

@@ -413,22 +413,32 @@ pub(super) fn classify_string_field(name_words: &[String], desc: &str, text: &st
     if any(&["address", "street"]) && !document {
         return StringKind::Address;
     }
-    if any(&[
-        "code",
-        "pin",
-        "zip",
-        "postcode",
-        "digits",
-        "ticket",
-        "confirmation",
-        "reference",
-        "tracking",
-        "account",
-    ]) || ((name_words.iter().any(|w| w == "number")
-        || text_words(desc)
-            .take(3)
-            .any(|w| w.eq_ignore_ascii_case("number")))
-        && !counts_things(text))
+    // "account_rep_name", "Full name of the account representative": a
+    // name, whatever else the field's words name.
+    let desc_lower = desc.to_lowercase();
+    let asks_a_name = (name_words.last().is_some_and(|w| w == "name")
+        || desc_lower.starts_with("full name")
+        || desc_lower.starts_with("name of"))
+        && !name_words
+            .iter()
+            .any(|w| matches!(w.as_str(), "code" | "number" | "pin" | "reference"));
+    if !asks_a_name
+        && (any(&[
+            "code",
+            "pin",
+            "zip",
+            "postcode",
+            "digits",
+            "ticket",
+            "confirmation",
+            "reference",
+            "tracking",
+            "account",
+        ]) || ((name_words.iter().any(|w| w == "number")
+            || text_words(desc)
+                .take(3)
+                .any(|w| w.eq_ignore_ascii_case("number")))
+            && !counts_things(text)))
     {
         return StringKind::Code;
     }
