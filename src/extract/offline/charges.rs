@@ -60,6 +60,8 @@ pub(super) fn opens_with_no_charge(text: &str) -> bool {
     let words: Vec<&str> = text.split(' ').collect();
     let length = match words.as_slice() {
         ["no", "extra" | "additional", "charge" | "cost" | "fee", ..] => 3,
+        // "…, no extra." said alone.
+        ["no", "extra" | "additional"] => 2,
         ["no", "charge" | "cost" | "fee", ..] | ["free", "of", "charge", ..] => {
             if words[0] == "free" { 3 } else { 2 }
         }
@@ -119,6 +121,7 @@ pub(super) fn is_no_charge_aside(text: &str) -> bool {
     matches!(
         words.as_slice(),
         ["no", "extra" | "additional", "charge" | "cost" | "fee"]
+            | ["no", "extra" | "additional"]
             | ["no", "charge" | "cost" | "fee"]
             | ["free", "charge"]
     )

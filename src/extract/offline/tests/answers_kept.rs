@@ -61,3 +61,18 @@ fn a_detail_ruled_out_after_a_yes_leaves_it_standing() {
         json!(false)
     );
 }
+
+/// "…, no extra." said alone is no extra charge: for a field about what
+/// is included at no extra cost, it says yes.
+#[test]
+fn no_extra_said_alone_is_no_extra_charge() {
+    assert_eq!(
+        yes_no(
+            "downpipes_included",
+            "Whether checking the downpipes is included at no extra cost",
+            "Would he check the downpipes while he's up there?",
+            "Yeah, I'll check the downpipes while I'm up there an' all, no extra."
+        ),
+        json!(true)
+    );
+}
