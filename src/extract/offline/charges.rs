@@ -2,6 +2,7 @@
 //! the side of free ("Whether the trip charge is waived"), and what "no
 //! charge" says to it ("So no trip charge for her", "…, no charge").
 
+use super::lexicon::{CHARGE_NOUNS, STOPWORDS};
 use super::profile::FieldProfile;
 use crate::extract::text::identifier::field_words;
 use crate::extract::text::opposites::WAIVED;
@@ -125,4 +126,36 @@ pub(super) fn is_no_charge_aside(text: &str) -> bool {
             | ["no", "charge" | "cost" | "fee"]
             | ["free", "charge"]
     )
+}
+
+/// "Is there a registration fee on top?" for the term's fee: whether a
+/// question (`words`, lower case) asks of another charge: it names a
+/// charge by a word before it that is none of the field's ("registration
+/// fee"), and names the field neither by a charge of its own said plainly
+/// ("Would a higher deductible lower the premium?") nor by another of its
+/// words ("What would installation cost, and what's monitoring?").
+pub(super) fn asks_of_another_charge(profile: &FieldProfile, words: &[&str]) -> bool {
+    let foreign = |modifier: &str| {
+        modifier.chars().all(char::is_alphabetic)
+            && !set!(STOPWORDS).contains(modifier)
+            && !matches!(modifier, "your" | "their" | "his" | "her" | "our" | "any" | "a")
+            // ("a higher deductible", "the usual fee": the same charge.)
+            && !matches!(
+                modifier,
+                "higher" | "lower" | "bigger" | "smaller" | "cheaper" | "usual" | "normal"
+                    | "standard" | "full" | "total" | "current" | "new" | "old"
+            )
+            && !profile.is_keyword(&stem(modifier))
+    };
+    let charge = |word: &str| set!(CHARGE_NOUNS).contains(word);
+    let another = words
+        .windows(2)
+        .any(|pair| charge(pair[1]) && foreign(pair[0]));
+    let own_said_plainly = words.iter().enumerate().any(|(at, word)| {
+        charge(word) && profile.is_keyword(&stem(word)) && (at == 0 || !foreign(words[at - 1]))
+    });
+    let names_the_field = words
+        .iter()
+        .any(|word| !charge(word) && profile.is_strong_keyword(&stem(word)));
+    another && !own_said_plainly && !names_the_field
 }

@@ -2,6 +2,7 @@
 //! context, with corrections and echoes taken into account.
 
 use super::amendment::suppress_before_cues;
+use super::charges::asks_of_another_charge;
 use super::evidence::{Analysis, DIRECT_THRESHOLD, Evidence, Role, Source};
 use super::phrase::{has_any_phrase, is_negated_text};
 use super::profile::{FieldIndex, FieldProfile, FieldUnit, NumberProfile, RangePreference};
@@ -382,6 +383,21 @@ impl Analysis<'_, '_> {
                 continue;
             }
             if self.transcript.sentences[item.sentence].question {
+                continue;
+            }
+            // "What's the fee for the term?" … "Is there a registration
+            // fee on top?" "Twenty-five, one-off.": a reply to a question
+            // about another charge gives none of the field's.
+            if item.role == Role::Answer
+                && number_profile.unit == FieldUnit::Money
+                && self
+                    .transcript
+                    .last_question(item.region)
+                    .is_some_and(|question| {
+                        let words: Vec<&str> = question.word_lowers().collect();
+                        asks_of_another_charge(profile, &words)
+                    })
+            {
                 continue;
             }
             // "Thirty-one guests. How many of those would need vegetarian

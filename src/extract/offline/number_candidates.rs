@@ -481,8 +481,16 @@ impl Analysis<'_, '_> {
                     }
                     // "If he goes ahead with the repair, that gets
                     // waived": waived on a condition is no zero.
+                    // ("Waived if he signs up before the end of the
+                    // month" puts the condition after.)
                     "waived" | "complimentary" => {
                         number_profile.unit == FieldUnit::Money
+                            && !words.get(i + 1).is_some_and(|next| {
+                                matches!(
+                                    *next,
+                                    "if" | "unless" | "when" | "once" | "provided" | "providing"
+                                )
+                            })
                             && !words[..i].iter().enumerate().any(|(at, w)| {
                                 matches!(*w, "if" | "unless")
                                     // "If you're asking about online, it's

@@ -130,3 +130,59 @@ fn a_figure_taken_back_is_corrected_in_the_next_sentence() {
         json!(35)
     );
 }
+
+/// A reply to a question about another charge ("Is there a registration
+/// fee on top?") gives none of the field's; a question naming the
+/// field's charge plainly, or another of its words, still asks of it.
+#[test]
+fn a_question_about_another_charge_asks_nothing_of_the_field() {
+    let fields = [field(
+        "term_fee",
+        FieldType::Number,
+        "Fee for the junior class for the whole term, in dollars",
+    )];
+    let call = "Agent: What's the fee for the term?\n\
+                Recipient: Juniors is two eighty-eight for the term.\n\
+                Agent: Is there a registration fee on top?\n\
+                Recipient: Yes, it's twenty-five dollars.\n\
+                Agent: Thanks.";
+    assert_eq!(run(&fields, call)["term_fee"], json!(288));
+    assert_eq!(
+        amount(
+            "deductible",
+            "Deductible for the chosen policy, in dollars",
+            "Would a higher deductible lower the premium?",
+            "If you go to a thousand deductible, yes."
+        ),
+        amount(
+            "deductible",
+            "Deductible for the chosen policy, in dollars",
+            "Would a bigger deductible lower it?",
+            "If you go to a thousand deductible, yes."
+        )
+    );
+    assert_eq!(
+        amount(
+            "monthly_monitoring",
+            "Monthly monitoring fee, in dollars",
+            "What would installation cost, and what's monitoring per month?",
+            "Monitoring runs twenty-nine ninety-nine a month."
+        ),
+        json!(29.99)
+    );
+}
+
+/// "Waived if he signs up before the end of the month": waived on a
+/// condition said after it is no zero.
+#[test]
+fn waived_on_a_later_condition_is_no_zero() {
+    assert_eq!(
+        amount(
+            "registration_fee",
+            "One-off registration fee, in dollars",
+            "Is there a registration fee?",
+            "Twenty-five, one-off. Waived if he signs up before the end of the month."
+        ),
+        json!(25)
+    );
+}
