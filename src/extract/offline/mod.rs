@@ -52,6 +52,7 @@ macro_rules! phrases {
 }
 
 mod amendment;
+mod assigned;
 mod boolean;
 mod charges;
 mod clause_polarity;

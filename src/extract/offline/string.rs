@@ -662,14 +662,18 @@ impl Analysis<'_, '_> {
 
     /// When nothing raised the field: for kinds whose values are unmistakable
     /// (weekday, month, date, colour, time, street, quoted words) take the last
-    /// one stated anywhere. Never a person's name: a name is only read as the
-    /// answer to a question about it.
+    /// one stated anywhere. A person's name only when the other side assigns
+    /// that person to the job in so many words ("It'll be Terrence"): a
+    /// name is otherwise only read as the answer to a question about it.
     fn string_fallback(
         &self,
         profile: &FieldProfile,
         string_kind: &StringKind,
     ) -> Option<(String, Source)> {
         match string_kind {
+            StringKind::Name {
+                person: true, part, ..
+            } => self.assigned_person(profile, *part),
             StringKind::Weekday
             | StringKind::Month
             | StringKind::Date

@@ -2,7 +2,7 @@
 //! whatever else its words say, and a full name asked for is completed
 //! from a surname as from a first name.
 
-use super::{field, run};
+use super::{field, run, run_for};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
 
@@ -31,6 +31,56 @@ fn a_name_field_wants_a_name_in_letters() {
                        Agent: Thanks.";
     assert_eq!(
         rep_name("Full name of the account representative", digits_only),
+        Value::Null
+    );
+}
+
+fn assigned(name: &str, desc: &str, reply: &str) -> Value {
+    let fields = [field(name, FieldType::String, desc)];
+    let call = format!(
+        "Agent: Hi, I'm calling for Jess Nguyen about the job at her house.\n\
+         Recipient: {reply}\n\
+         Agent: Thanks very much."
+    );
+    run_for("Book a job for Jess Nguyen.", &fields, &call)[name].clone()
+}
+
+/// For a field asking who will do the job, the person the other side puts
+/// on it in so many words is the answer, asked or not; not the caller's
+/// client, not a name said otherwise, and not for a field about someone
+/// else.
+#[test]
+fn the_person_put_on_the_job_answers_who_will_do_it() {
+    let desc = "Name of the cleaner who would be assigned";
+    for (reply, expected) in [
+        (
+            "Sixteen fifty an hour. And he'd have Ewa, she does all our Clapham flats.",
+            json!("Ewa"),
+        ),
+        ("Okay, I'll book her with Meenal then.", json!("Meenal")),
+        ("It'll be Terrence, he's our best.", json!("Terrence")),
+        ("Ewa and Priya both work Thursdays.", Value::Null),
+        (
+            "It'll be Jess herself who lets you in, I suppose.",
+            Value::Null,
+        ),
+    ] {
+        assert_eq!(assigned("cleaner_name", desc, reply), expected, "{reply}");
+    }
+    assert_eq!(
+        assigned(
+            "plumber_name",
+            "Full name of the plumber being sent",
+            "I'll put her down for Wednesday. It'll be Terrence. Terrence Boateng."
+        ),
+        json!("Terrence Boateng")
+    );
+    assert_eq!(
+        assigned(
+            "manager_name",
+            "Name of the branch manager",
+            "It'll be Terrence, he's our best."
+        ),
         Value::Null
     );
 }

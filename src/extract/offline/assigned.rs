@@ -1,0 +1,105 @@
+//! Who the other side puts on the job ("It'll be Terrence", "he'd have
+//! Ewa", "I'll book her with Meenal"): for a field asking who will do it,
+//! the answer is often given without the question being asked.
+
+use super::evidence::{Analysis, Source};
+use super::names::{join_tokens, no_person, proper_spans};
+use super::profile::{FieldProfile, NamePart};
+use super::transcript::Speaker;
+use crate::domain::FieldDefinition;
+
+impl Analysis<'_, '_> {
+    /// The person the other side last assigns to the job in so many words
+    /// ("it'll be X", "it'd be X doing it", "you'd have X", "book her with
+    /// X", "we'll send X"), for a field whose description asks who will
+    /// do, handle or be sent for it; the `part` of the name the field
+    /// wants, completed to the full name said elsewhere when it asks for
+    /// that. Never the caller's own client (named in the objective).
+    pub(super) fn assigned_person(
+        &self,
+        profile: &FieldProfile,
+        part: NamePart,
+    ) -> Option<(String, Source)> {
+        if !asks_who_is_assigned(profile.definition) {
+            return None;
+        }
+        let mut last = None;
+        for (sentence, sent) in self.sentences() {
+            if self.transcript.turns[sent.turn].speaker != Speaker::Recipient || sent.question {
+                continue;
+            }
+            for (start, end) in proper_spans(sent, self.transcript) {
+                let before = |back: usize| sent.lower_before(start, back).unwrap_or("");
+                let assigned = match (before(3), before(2), before(1)) {
+                    (_, "it'll" | "it'd" | "that'll" | "that'd", "be") => true,
+                    ("it" | "that", "will" | "would", "be") => true,
+                    (
+                        _,
+                        "you'd" | "you'll" | "he'd" | "he'll" | "she'd" | "she'll" | "they'd"
+                        | "they'll" | "we'd",
+                        "have" | "get",
+                    ) => true,
+                    (w3, w2, "with") => [w3, w2]
+                        .iter()
+                        .any(|w| matches!(*w, "book" | "booked" | "put" | "pencil" | "pencilled")),
+                    (_, "we'll" | "we're" | "i'll" | "i'm", "send" | "sending") => true,
+                    _ => false,
+                };
+                let name = join_tokens(&sent.tokens[start..end]);
+                let the_client = self
+                    .transcript
+                    .objective_lower
+                    .contains(&name.to_lowercase());
+                if assigned
+                    && !the_client
+                    && !no_person(sent, start, end)
+                    && !self.named_as_a_place(&name)
+                {
+                    last = Some((sentence, start, end));
+                }
+            }
+        }
+        let (sentence, start, end) = last?;
+        let sent = &self.transcript.sentences[sentence];
+        let words = &sent.tokens[start..end];
+        let name = match part {
+            NamePart::First => words.first()?.text.clone(),
+            NamePart::Last if words.len() >= 2 => words.last()?.text.clone(),
+            NamePart::Last => return None,
+            NamePart::Full if words.len() == 1 => {
+                return Some(self.full_name_of(&words[0].text).map_or_else(
+                    || (words[0].text.clone(), Source::sentence(sentence)),
+                    |(full, said_in)| (full, Source::sentence(said_in)),
+                ));
+            }
+            NamePart::Full => join_tokens(words),
+        };
+        Some((name, Source::sentence(sentence)))
+    }
+}
+
+/// Whether the field asks who will do, handle or be sent for the job
+/// ("Name of the locksmith who will do the job", "Name of the cleaner who
+/// would be assigned", "Name of the instructor she is booked with").
+fn asks_who_is_assigned(definition: &FieldDefinition) -> bool {
+    let description = definition
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    [
+        "who will",
+        "who'll",
+        "who would",
+        "assigned",
+        "booked with",
+        "being sent",
+        "be sent",
+        "handling",
+        "handle",
+        "look after",
+        "looking after",
+    ]
+    .iter()
+    .any(|cue| description.contains(cue))
+}
