@@ -450,6 +450,32 @@ impl Transcript {
                 });
             }
         }
+        // "Sunday? No no, Sunday closed.": a word or two of the question
+        // just asked, said back before the answer, is an echo, not a
+        // question back.
+        let echoes: Vec<usize> = (1..turns.len())
+            .filter(|&turn| turns[turn].speaker != turns[turn - 1].speaker)
+            .filter_map(|turn| {
+                let first = *turns[turn].sentences.first()?;
+                if turns[turn].sentences.len() < 2 || !sentences[first.0].question {
+                    return None;
+                }
+                let asked: Vec<&str> = turns[turn - 1]
+                    .sentences
+                    .iter()
+                    .flat_map(|s| sentences[s.0].word_lowers())
+                    .collect();
+                let said: Vec<&str> = sentences[first.0]
+                    .word_lowers()
+                    .filter(|w| !matches!(*w, "the" | "a" | "an" | "oh" | "um" | "uh" | "sorry"))
+                    .collect();
+                (!said.is_empty() && said.len() <= 3 && said.iter().all(|w| asked.contains(w)))
+                    .then_some(first.0)
+            })
+            .collect();
+        for sentence in echoes {
+            sentences[sentence].question = false;
+        }
         let objective_stems = tokenize(objective)
             .iter()
             .filter(|t| t.is_word())

@@ -76,3 +76,21 @@ fn no_extra_said_alone_is_no_extra_charge() {
         json!(true)
     );
 }
+
+/// "Sunday? No no, Sunday closed.": a word of the question said back
+/// before the answer is an echo, not a question back, so the asker's next
+/// turn ("Thank you.") answers nothing.
+#[test]
+fn an_echo_before_the_answer_asks_nothing_back() {
+    let fields = [field(
+        "open_sunday",
+        FieldType::Boolean,
+        "Whether the office is open on Sunday",
+    )];
+    let call = "Agent: You're not open on Sunday, are you?\n\
+                Recipient: Sunday? No no, Sunday closed. Saturday till two we are there.\n\
+                Agent: Thank you. And what is the address, please?\n\
+                Recipient: Shop number 6, Laxmi Road.\n\
+                Agent: Thank you very much.";
+    assert_eq!(run(&fields, call)["open_sunday"], json!(false));
+}
