@@ -451,13 +451,16 @@ impl Transcript {
             }
         }
         // "Sunday? No no, Sunday closed.": a word or two of the question
-        // just asked, said back before the answer, is an echo, not a
+        // just asked, said back before a statement, is an echo, not a
         // question back.
         let echoes: Vec<usize> = (1..turns.len())
             .filter(|&turn| turns[turn].speaker != turns[turn - 1].speaker)
             .filter_map(|turn| {
                 let first = *turns[turn].sentences.first()?;
-                if turns[turn].sentences.len() < 2 || !sentences[first.0].question {
+                // (Before a statement: "Two hundred? Is that the same for
+                // weekdays?" checks back.)
+                let answer = *turns[turn].sentences.get(1)?;
+                if !sentences[first.0].question || sentences[answer.0].question {
                     return None;
                 }
                 let asked: Vec<&str> = turns[turn - 1]
