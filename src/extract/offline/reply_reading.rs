@@ -229,7 +229,13 @@ impl Analysis<'_, '_> {
                         // have my manager confirm the slot.": a hold or a
                         // hand-over after a clear answer is about the
                         // details, not a retraction.
-                        if !((is_hold || passes_on) && matches!(state, State::Strong(_))) {
+                        // "Yeah, nah, we're cleaned out. Could be a
+                        // fortnight.": a guess at an amount after a clear
+                        // answer hedges the detail, not the answer.
+                        let hedges_a_detail = !sent.numbers.is_empty() && !mentions_field;
+                        if !((is_hold || passes_on || hedges_a_detail)
+                            && matches!(state, State::Strong(_)))
+                        {
                             state = State::Dodge;
                             hold = is_hold;
                         }

@@ -94,3 +94,24 @@ fn an_echo_before_the_answer_asks_nothing_back() {
                 Agent: Thank you very much.";
     assert_eq!(run(&fields, call)["open_sunday"], json!(false));
 }
+
+/// "Could be a fortnight" after a clear answer guesses at a detail, and
+/// leaves the answer standing; a dodge with no amount still takes it back.
+#[test]
+fn a_guess_at_a_detail_leaves_a_clear_answer_standing() {
+    let ask = |reply: &str| {
+        yes_no(
+            "containers_in_stock",
+            "Whether the rectangular takeaway containers are currently in stock",
+            "And the rectangular containers with lids, have you got those in?",
+            reply,
+        )
+    };
+    assert_eq!(
+        ask(
+            "Yeah, nah, we're cleaned out of those till the next shipment lands. Could be a fortnight."
+        ),
+        json!(false)
+    );
+    assert_eq!(ask("Yeah. Maybe, I'm not sure actually."), Value::Null);
+}
