@@ -28,7 +28,27 @@ pub(super) fn finish_string(string_kind: &StringKind, text: &str) -> String {
     let trimmed = trimmed.trim();
     match string_kind {
         StringKind::Name { part, .. } => name_part(trimmed, *part),
+        StringKind::Generic => without_a_preference(trimmed).to_string(),
         _ => trimmed.to_string(),
+    }
+}
+
+/// "bank transfer's easiest" is "bank transfer": a closing "'s" and a word
+/// of preference say how the value is liked, not what it is.
+fn without_a_preference(text: &str) -> &str {
+    let Some((value, said)) = text.rsplit_once(' ') else {
+        return text;
+    };
+    let preference = matches!(
+        said.to_lowercase().as_str(),
+        "easiest" | "easier" | "best" | "better" | "simplest" | "quickest" | "preferred" | "fine"
+    );
+    match value
+        .strip_suffix("'s")
+        .or_else(|| value.strip_suffix("\u{2019}s"))
+    {
+        Some(value) if preference && !value.is_empty() => value,
+        _ => text,
     }
 }
 

@@ -8,6 +8,7 @@ mod amounts_read_narrowly;
 mod answers_kept;
 mod field_kinds;
 mod implied_amounts;
+mod manner_asked;
 mod names_asked_for;
 mod numbers;
 mod question_frames;
