@@ -13,6 +13,25 @@ use crate::extract::text::numbers::{NumberMention, same_amount};
 use crate::extract::text::stem::{stem, stems_match};
 use crate::extract::text::units::Unit;
 
+/// Words that put an answer off ("I'd have to get with dispatch"), not a
+/// hold before it ("let me look… I've got nine").
+const DEFERRALS: &[&str] = &[
+    "i'd have to",
+    "i would have to",
+    "i'd need to",
+    "have to ask",
+    "need to ask",
+    "get back to you",
+    "call you back",
+    "let you know",
+    "depends",
+    "not sure",
+    "can't say",
+    "couldn't say",
+    "don't know",
+    "no idea",
+];
+
 /// How strongly an unasked sentence of the other side must name a number
 /// field for its one amount to count as given (`DIRECT_THRESHOLD` admits
 /// a sentence as evidence at all). Chosen on the development sets: at
@@ -116,6 +135,7 @@ impl Analysis<'_, '_> {
                 && c.clause >= pick.clause
         });
         if rivals.count() > 0
+            || self.defers_the_figure_asked(pick.turn)
             || pick.bare_small
             || self.reply_hedges(field, said)
             || self.withdrawn(pick, &candidates)
@@ -124,6 +144,31 @@ impl Analysis<'_, '_> {
             return None;
         }
         Some(self.apply_not_corrections(said, value))
+    }
+
+    /// "What's the hourly rate for three?" "Two guys is one sixty. Three,
+    /// I'd have to get with dispatch on that.": whether the reply `turn`
+    /// names a figure the question before it put and, in that sentence,
+    /// defers it; then what it says of other figures answers nothing.
+    fn defers_the_figure_asked(&self, turn: TurnIndex) -> bool {
+        let Some(question) = turn
+            .previous()
+            .and_then(|asked| self.transcript.last_question(asked))
+        else {
+            return false;
+        };
+        self.transcript.turns[turn]
+            .sentences
+            .iter()
+            .any(|&sentence| {
+                let sent = &self.transcript.sentences[sentence];
+                sent.numbers.iter().any(|m| {
+                    question
+                        .numbers
+                        .iter()
+                        .any(|asked| same_amount(asked.value, m.value))
+                }) && has_any_phrase(&sent.lower_text(), DEFERRALS)
+            })
     }
 
     /// Whether `turn` says an amount other than one said by its article
@@ -449,6 +494,19 @@ impl Analysis<'_, '_> {
                     .map(|m| m.value)
                     .collect();
                 found.retain(|c| !unitless.iter().any(|&v| same_amount(v, c.value)));
+            }
+            // "How much is the six for a week?" "Six is three-eighty for
+            // the week.": a figure the wh-question itself named is what it
+            // asks about, not the answer.
+            if item.role == Role::Answer && self.asks_wh(item.region) {
+                if let Some(question) = self.transcript.last_question(item.region) {
+                    found.retain(|c| {
+                        !question
+                            .numbers
+                            .iter()
+                            .any(|m| same_amount(m.value, c.value))
+                    });
+                }
             }
             // A reply to the question about the field outranks a passing mention.
             if matches!(item.role, Role::Answer | Role::Echo) {

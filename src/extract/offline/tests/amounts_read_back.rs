@@ -186,3 +186,29 @@ fn waived_on_a_later_condition_is_no_zero() {
         json!(25)
     );
 }
+
+/// A figure the question itself named ("the six") is what it asks about,
+/// not the answer; and a reply that defers the figure asked ("Three, I'd
+/// have to get with dispatch") gives nothing for it by pricing another.
+#[test]
+fn the_figure_a_question_names_is_no_answer_to_it() {
+    assert_eq!(
+        amount(
+            "weekly_price",
+            "Price to hire the recommended bin for a week, in dollars",
+            "How much is the six for a week?",
+            "Six is three-eighty for the week."
+        ),
+        json!(380)
+    );
+    assert_eq!(
+        amount(
+            "three_mover_rate",
+            "Hourly rate for a crew of three movers, in dollars per hour",
+            "What's the hourly rate for three?",
+            "So two guys and a truck is one sixty an hour. Three, I'd have to get with \
+             dispatch on that."
+        ),
+        Value::Null
+    );
+}
