@@ -244,19 +244,6 @@ impl Analysis<'_, '_> {
                         let revises = sentences.iter().any(|sentence| {
                             has_split_phrase(&sentence.lower_text(), phrases!(REVISION_CUES))
                         });
-                        // "Is there a notary in on Saturdays?" "So, no, not
-                        // on a Saturday." … "What time do you close on
-                        // Saturdays?" "We're open nine till one on
-                        // Saturdays.": a reply to another question that
-                        // only implies the opposite of an answer given in
-                        // words leaves that answer standing.
-                        if wh
-                            && basis != Basis::Word
-                            && !revises
-                            && matches!(last, Some((held, _, Basis::Word)) if held != polarity && held != Polarity::Dodge)
-                        {
-                            continue;
-                        }
                         if matches!(last, Some((Polarity::Yes | Polarity::No, _, _)))
                             && topic < 0.5 * answered_topic
                             && !self.is_follow_up(item.region)

@@ -129,9 +129,9 @@ pub(super) fn is_no_charge_aside(text: &str) -> bool {
 }
 
 /// "Is there a registration fee on top?" for the term's fee: whether a
-/// question (`words`, lower case) asks of another charge: it names a
-/// charge by a word before it that is none of the field's ("registration
-/// fee"), and names the field neither by a charge of its own said plainly
+/// question (`words`, lower case) asks of another charge: it asks of one
+/// on top of the field's, names it by a word before it that is none of
+/// the field's ("registration fee"), and names the field neither by a charge of its own said plainly
 /// ("Would a higher deductible lower the premium?") nor by another of its
 /// words ("What would installation cost, and what's monitoring?").
 pub(super) fn asks_of_another_charge(profile: &FieldProfile, words: &[&str]) -> bool {
@@ -157,5 +157,14 @@ pub(super) fn asks_of_another_charge(profile: &FieldProfile, words: &[&str]) -> 
     let names_the_field = words
         .iter()
         .any(|word| !charge(word) && profile.is_strong_keyword(&stem(word)));
-    another && !own_said_plainly && !names_the_field
+    // Only a charge asked about on top of the field's ("on top", "as
+    // well", "extra"): "What's the annual fee?" or "Is there a damage
+    // deposit?" may name the field's own charge in other words.
+    let on_top = words
+        .windows(2)
+        .any(|pair| matches!(pair, ["on", "top"] | ["as", "well"]))
+        || words
+            .iter()
+            .any(|w| matches!(*w, "extra" | "additional" | "also" | "too" | "besides"));
+    on_top && another && !own_said_plainly && !names_the_field
 }

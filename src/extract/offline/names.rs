@@ -214,6 +214,24 @@ impl Analysis<'_, '_> {
         Some((name, Source::sentence(sentence)))
     }
 
+    /// Whether `word` is spelt out letter by letter right after it is said
+    /// somewhere in the call ("Furey, F-U-R-E-Y.").
+    fn spelled_out(&self, word: &str) -> bool {
+        let letters = word.chars().filter(char::is_ascii_alphabetic).count();
+        self.transcript.sentences.iter().any(|sent| {
+            sent.tokens.iter().enumerate().any(|(at, t)| {
+                t.text.eq_ignore_ascii_case(word)
+                    && sent.tokens[at + 1..]
+                        .iter()
+                        .filter(|t| t.is_word())
+                        .take(letters)
+                        .filter(|t| t.text.chars().count() == 1)
+                        .count()
+                        >= letters.min(3)
+            })
+        })
+    }
+
     /// Whether `name` is said somewhere in the call as a place ("Claire
     /// lives near Linden Park"): then it is no person's name anywhere.
     pub(super) fn named_as_a_place(&self, name: &str) -> bool {
@@ -240,9 +258,12 @@ impl Analysis<'_, '_> {
     /// The full name the other side gives somewhere in the call for a
     /// person named alone ("I'd need Niamh to confirm" … "Niamh Kehoe,
     /// yeah."; "Furey, F-U-R-E-Y." after "Declan Furey."): a name of two
-    /// or three words that starts or ends with `one` and names no place or
-    /// business.
+    /// or three words that starts with `one`, or ends with it when `one`
+    /// is spelt out, and names no place or business.
     pub(super) fn full_name_of(&self, one: &str) -> Option<(String, SentenceIndex)> {
+        // A surname completes only when it is spelt out ("Furey,
+        // F-U-R-E-Y."): "Ryan." may be another person than Sarah Ryan.
+        let spelled = self.spelled_out(one);
         self.sentences()
             .filter(|(_, sent)| self.transcript.turns[sent.turn].speaker != Speaker::Agent)
             .flat_map(|(index, sent)| {
@@ -253,7 +274,7 @@ impl Analysis<'_, '_> {
             .filter(|&(_, sent, start, end)| {
                 (2..=3).contains(&(end - start))
                     && (sent.tokens[start].text.eq_ignore_ascii_case(one)
-                        || sent.tokens[end - 1].text.eq_ignore_ascii_case(one))
+                        || (spelled && sent.tokens[end - 1].text.eq_ignore_ascii_case(one)))
                     // "Mike Junior" is another Mike.
                     && !sent.tokens[start + 1..end].iter().any(|t| {
                         matches!(t.lower.as_str(), "junior" | "senior" | "jr" | "sr")

@@ -3,9 +3,11 @@
 
 use super::evidence::Analysis;
 use super::number::NumberCandidate;
-use super::profile::FieldIndex;
+use super::profile::{FieldIndex, FieldUnit, ValueKind};
+use super::relevance::keyword_score;
 use super::transcript::{Speaker, TurnIndex};
 use crate::extract::text::numbers::{NumberMention, same_amount};
+use crate::extract::text::units::Unit;
 
 impl Analysis<'_, '_> {
     /// "Spanish is thirty-five a page, Arabic's a bit more, forty-five per
@@ -34,13 +36,16 @@ impl Analysis<'_, '_> {
                 .map(|c| c.score)
                 .fold(f64::NEG_INFINITY, f64::max);
             // Only figures that fit the field about as well as the best
-            // ("three courses" is no price), each read one way only ("five
-            // fifty" may be 5.50 or 550: no read-back settles that).
+            // ("three courses" is no price; "Ninety for the first hour,
+            // then sixty" read back as "Sixty an hour after" does not
+            // outweigh the clause that names the field), each read one way
+            // only ("five fifty" may be 5.50 or 550: no read-back settles
+            // that).
             let mut values: Vec<f64> = Vec::new();
             let mut ambiguous = false;
             for c in candidates
                 .iter()
-                .filter(|c| c.turn == turn && !c.echo && c.score >= best - 1.0)
+                .filter(|c| c.turn == turn && !c.echo && c.score >= best - 0.5)
             {
                 ambiguous |= c.alt.is_some();
                 if !values.iter().any(|&v| same_amount(v, c.value)) {
@@ -53,6 +58,23 @@ impl Analysis<'_, '_> {
             let Some(read_back) = self.read_back_of(field, turn, &values) else {
                 continue;
             };
+            // The figure repeated must be said as much of the field as any
+            // other of the reply ("Singles are sixty-five, doubles are
+            // ninety." "Ninety for a double?" repeats the other room's).
+            let named = |c: &NumberCandidate| {
+                let sent = &self.transcript.sentences[c.sentence];
+                let stems = sent.stems.get(sent.clause_range(c.clause)).unwrap_or(&[]);
+                keyword_score(&self.profiles[field], stems)
+            };
+            let in_turn = || candidates.iter().filter(|c| c.turn == turn && !c.echo);
+            let most = in_turn().map(named).fold(0.0, f64::max);
+            let repeated = in_turn()
+                .filter(|c| same_amount(c.value, read_back))
+                .map(named)
+                .fold(0.0, f64::max);
+            if repeated < most {
+                continue;
+            }
             for c in candidates.iter_mut().filter(|c| c.turn == turn && !c.echo) {
                 if same_amount(c.value, read_back) {
                     c.score = best + 0.5;
@@ -77,7 +99,21 @@ impl Analysis<'_, '_> {
         // The repeat's clause that holds the figure speaks of no other
         // field ("Forty-five a page, three business days" repeats the
         // price; "Fifty for the deposit" does not repeat the rent).
+        let unit = match &self.profiles[field].kind {
+            ValueKind::Number(number) => number.unit,
+            _ => return None,
+        };
         let of_this_field = |m: &NumberMention| {
+            // ("… and that takes about thirty-five minutes?" repeats no
+            // price of thirty-five.)
+            let same_kind = match unit {
+                FieldUnit::Money => matches!(m.unit, Unit::None | Unit::Money | Unit::Pound),
+                FieldUnit::Count => matches!(m.unit, Unit::None | Unit::Count(_)),
+                _ => true,
+            };
+            if !same_kind {
+                return false;
+            }
             let Some(&clause) = repeat.token_clauses.get(m.start) else {
                 return false;
             };

@@ -460,7 +460,7 @@ fn rules_things_out_alone(words: &[&str]) -> bool {
     matches!(words, ["no", thing, ..] if !matches!(
         *thing,
         "chance" | "can" | "way" | "luck" | "vacancies" | "vacancy" | "room" | "space"
-            | "availability" | "problem" | "worries" | "thanks" | "sorry"
+            | "availability" | "problem" | "worries" | "thanks" | "sorry" | "need"
     )) && !words.iter().any(|w| set!(NEGATIVE_STATES).contains(w))
 }
 

@@ -1,39 +1,10 @@
 //! The tenth round's rules for yes/no fields: an answer given in words is
-//! kept against what a later reply to another question only implies, and
-//! against a detail added after it.
+//! kept against a detail added after it or a guess at a detail, an echo
+//! of the question asks nothing back, and "no extra" is no extra charge.
 
 use super::{field, one_exchange, run};
 use crate::domain::FieldType;
 use serde_json::{Value, json};
-
-/// "What time do you close on Saturdays?" asks the time; "We're open nine
-/// till one on Saturdays" does not take back "no, not on a Saturday" for
-/// a notary on Saturdays. A reply that revises still does, and so does a
-/// later yes or no said in words.
-#[test]
-fn a_reply_to_another_question_leaves_a_worded_answer_standing() {
-    let fields = [field(
-        "notary_available_saturday",
-        FieldType::Boolean,
-        "Whether a notary is available at the branch on Saturday",
-    )];
-    let call = |later: &str| {
-        format!(
-            "Agent: Is there a notary in on Saturdays?\n\
-             Recipient: Saturdays it's just me and a teller. So, no, not on a Saturday.\n\
-             Agent: What time do you close on Saturdays?\n\
-             Recipient: {later}\n\
-             Agent: Thanks."
-        )
-    };
-    let kept = run(&fields, &call("We're open nine till one on Saturdays."));
-    assert_eq!(kept["notary_available_saturday"], json!(false));
-    let revised = run(
-        &fields,
-        &call("At one. Oh, actually, a notary is in on Saturdays now, sorry."),
-    );
-    assert_eq!(revised["notary_available_saturday"], json!(true));
-}
 
 fn yes_no(name: &str, desc: &str, question: &str, reply: &str) -> Value {
     one_exchange(name, FieldType::Boolean, desc, question, reply)
@@ -114,4 +85,18 @@ fn a_guess_at_a_detail_leaves_a_clear_answer_standing() {
         json!(false)
     );
     assert_eq!(ask("Yeah. Maybe, I'm not sure actually."), Value::Null);
+}
+
+/// "and no need to" after a yes is no detail ruled out: it answers.
+#[test]
+fn and_no_need_still_answers() {
+    assert_eq!(
+        yes_no(
+            "booking_required",
+            "Whether a booking is required for the tour",
+            "Do I need to book ahead for the tour?",
+            "Yeah you can, and no need to though, there's loads of space midweek."
+        ),
+        json!(false)
+    );
 }

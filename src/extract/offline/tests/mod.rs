@@ -15,6 +15,7 @@ mod question_frames;
 mod replies_in_passing;
 mod replies_read_narrowly;
 mod reviewed_replies;
+mod reviewed_replies_10;
 mod reviewed_replies_8;
 mod reviewed_replies_9;
 mod strings;
