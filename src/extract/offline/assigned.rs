@@ -3,7 +3,7 @@
 //! the answer is often given without the question being asked.
 
 use super::evidence::{Analysis, Source};
-use super::names::{join_tokens, no_person, proper_spans};
+use super::names::{join_tokens, name_part_of, no_person, proper_spans};
 use super::profile::{FieldProfile, NamePart};
 use super::transcript::Speaker;
 use crate::domain::FieldDefinition;
@@ -60,21 +60,13 @@ impl Analysis<'_, '_> {
             }
         }
         let (sentence, start, end) = last?;
-        let sent = &self.transcript.sentences[sentence];
-        let words = &sent.tokens[start..end];
-        let name = match part {
-            NamePart::First => words.first()?.text.clone(),
-            NamePart::Last if words.len() >= 2 => words.last()?.text.clone(),
-            NamePart::Last => return None,
-            NamePart::Full if words.len() == 1 => {
-                return Some(self.full_name_of(&words[0].text).map_or_else(
-                    || (words[0].text.clone(), Source::sentence(sentence)),
-                    |(full, said_in)| (full, Source::sentence(said_in)),
-                ));
-            }
-            NamePart::Full => join_tokens(words),
-        };
-        Some((name, Source::sentence(sentence)))
+        let words = &self.transcript.sentences[sentence].tokens[start..end];
+        if let (NamePart::Full, [one]) = (part, words)
+            && let Some((full, said_in)) = self.full_name_of(&one.text)
+        {
+            return Some((full, Source::sentence(said_in)));
+        }
+        Some((name_part_of(words, part)?, Source::sentence(sentence)))
     }
 }
 

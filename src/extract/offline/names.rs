@@ -204,13 +204,7 @@ impl Analysis<'_, '_> {
                     .map(|(start, end)| (sentence, start, end))
             })?;
         let sent = &self.transcript.sentences[sentence];
-        let words = &sent.tokens[start..end];
-        let name = match part {
-            NamePart::First => words.first()?.text.clone(),
-            NamePart::Last if words.len() >= 2 => words.last()?.text.clone(),
-            NamePart::Last => return None,
-            NamePart::Full => join_tokens(words),
-        };
+        let name = name_part_of(&sent.tokens[start..end], part)?;
         Some((name, Source::sentence(sentence)))
     }
 
@@ -284,6 +278,17 @@ impl Analysis<'_, '_> {
             })
             .map(|(index, sent, start, end)| (join_tokens(&sent.tokens[start..end]), index))
             .find(|(name, _)| !self.named_as_a_place(name))
+    }
+}
+
+/// The `part` of the name said in `words`: a last name only when two
+/// words or more were said.
+pub(super) fn name_part_of(words: &[Token], part: NamePart) -> Option<String> {
+    match part {
+        NamePart::First => Some(words.first()?.text.clone()),
+        NamePart::Last if words.len() >= 2 => Some(words.last()?.text.clone()),
+        NamePart::Last => None,
+        NamePart::Full => Some(join_tokens(words)),
     }
 }
 
