@@ -4,8 +4,9 @@
 
 use super::evidence::{Analysis, Source};
 use super::names::{join_tokens, name_part_of, no_person, proper_spans};
+use super::phrase::has_any_phrase;
 use super::profile::{FieldProfile, NamePart};
-use super::transcript::Speaker;
+use super::transcript::{SentenceIndex, Speaker};
 use crate::domain::FieldDefinition;
 
 impl Analysis<'_, '_> {
@@ -54,6 +55,7 @@ impl Analysis<'_, '_> {
                     && !the_client
                     && !no_person(sent, start, end)
                     && !self.named_as_a_place(&name)
+                    && self.said_of_a_person_for_sure(sentence, end)
                 {
                     last = Some((sentence, start, end));
                 }
@@ -69,6 +71,63 @@ impl Analysis<'_, '_> {
         Some((name_part_of(words, part)?, Source::sentence(sentence)))
     }
 }
+
+impl Analysis<'_, '_> {
+    /// Whether the name ending at token `end` of `sentence` is a person
+    /// put on the job and kept there: the turn goes on to speak of them as
+    /// "he" or "she" ("It'll be Terrence, he's our best"; not "it'll be
+    /// Easter", "it'll be Zoom", "I'll book her with Lavender, that's our
+    /// quiet room"), the name is no possessive ("Dave's lot") nor one of
+    /// alternatives ("Priya or Tom"), and nothing after it in the turn
+    /// takes it back ("Oh hang on, Terrence is on leave, I'll let you
+    /// know").
+    fn said_of_a_person_for_sure(&self, sentence: SentenceIndex, end: usize) -> bool {
+        let sent = &self.transcript.sentences[sentence];
+        if sent.tokens[end - 1].lower.ends_with("'s")
+            || sent.lower_before(end + 1, 1).is_some_and(|w| w == "or")
+        {
+            return false;
+        }
+        let turn = &self.transcript.turns[sent.turn];
+        let after: Vec<&str> = turn
+            .sentences
+            .iter()
+            .filter(|&&other| other >= sentence)
+            .flat_map(|&other| {
+                let words = self.transcript.sentences[other].tokens.iter();
+                let skip = if other == sentence { end } else { 0 };
+                words
+                    .skip(skip)
+                    .filter(|t| t.is_word())
+                    .map(|t| t.lower.as_str())
+            })
+            .collect();
+        let spoken_of = after.iter().any(|w| {
+            matches!(
+                *w,
+                "he" | "she" | "he's" | "she's" | "he'll" | "she'll" | "he'd" | "she'd" | "him"
+            )
+        });
+        let taken_back = has_any_phrase(&after.join(" "), TAKEN_BACK);
+        spoken_of && !taken_back
+    }
+}
+
+/// Words that take an assignment back ("Actually no, Gareth's moved",
+/// "I'll let you know who's going").
+const TAKEN_BACK: &[&str] = &[
+    "actually",
+    "hang on",
+    "hold on",
+    "let you know",
+    "find out",
+    "on leave",
+    "off that",
+    "not sure",
+    "who's going",
+    "who's covering",
+    "or",
+];
 
 /// Whether the field asks who will do, handle or be sent for the job
 /// ("Name of the locksmith who will do the job", "Name of the cleaner who

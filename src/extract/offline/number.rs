@@ -135,7 +135,7 @@ impl Analysis<'_, '_> {
                 && c.clause >= pick.clause
         });
         if rivals.count() > 0
-            || self.defers_the_figure_asked(pick.turn)
+            || self.defers_the_figure_asked(field, pick.turn)
             || pick.bare_small
             || self.reply_hedges(field, said)
             || self.withdrawn(pick, &candidates)
@@ -150,24 +150,44 @@ impl Analysis<'_, '_> {
     /// I'd have to get with dispatch on that.": whether the reply `turn`
     /// names a figure the question before it put and, in that sentence,
     /// defers it; then what it says of other figures answers nothing.
-    fn defers_the_figure_asked(&self, turn: TurnIndex) -> bool {
+    fn defers_the_figure_asked(&self, field: FieldIndex, turn: TurnIndex) -> bool {
         let Some(question) = turn
             .previous()
             .and_then(|asked| self.transcript.last_question(asked))
         else {
             return false;
         };
+        // Only a figure the question puts in the clause that names the
+        // field ("the hourly rate for three"), not one of another question
+        // ("…, and could she do four hours on Friday?").
+        let profile = &self.profiles[field];
+        let asked: Vec<f64> = question
+            .numbers
+            .iter()
+            .filter(|m| {
+                // ("four hours on Friday" is a length asked, no option.)
+                if !matches!(m.unit, Unit::None | Unit::Count(_)) {
+                    return false;
+                }
+                let clause = question.clause_at(m.start);
+                question
+                    .stems
+                    .get(question.clause_range(clause))
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|st| profile.is_strong_keyword(st))
+            })
+            .map(|m| m.value)
+            .collect();
         self.transcript.turns[turn]
             .sentences
             .iter()
             .any(|&sentence| {
                 let sent = &self.transcript.sentences[sentence];
-                sent.numbers.iter().any(|m| {
-                    question
-                        .numbers
-                        .iter()
-                        .any(|asked| same_amount(asked.value, m.value))
-                }) && has_any_phrase(&sent.lower_text(), DEFERRALS)
+                sent.numbers
+                    .iter()
+                    .any(|m| asked.iter().any(|&value| same_amount(value, m.value)))
+                    && has_any_phrase(&sent.lower_text(), DEFERRALS)
             })
     }
 
@@ -498,14 +518,20 @@ impl Analysis<'_, '_> {
             // "How much is the six for a week?" "Six is three-eighty for
             // the week.": a figure the wh-question itself named is what it
             // asks about, not the answer.
-            if item.role == Role::Answer && self.asks_wh(item.region) {
-                if let Some(question) = self.transcript.last_question(item.region) {
-                    found.retain(|c| {
-                        !question
-                            .numbers
-                            .iter()
-                            .any(|m| same_amount(m.value, c.value))
-                    });
+            // (Only beside another figure: "Still two hundred?" "Two
+            // hundred, yeah." answers with it.)
+            if item.role == Role::Answer
+                && self.asks_wh(item.region)
+                && let Some(question) = self.transcript.last_question(item.region)
+            {
+                let named = |c: &NumberCandidate| {
+                    question
+                        .numbers
+                        .iter()
+                        .any(|m| same_amount(m.value, c.value))
+                };
+                if found.iter().any(|c| !named(c)) {
+                    found.retain(|c| !named(c));
                 }
             }
             // A reply to the question about the field outranks a passing mention.

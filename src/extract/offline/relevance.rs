@@ -114,33 +114,6 @@ pub(super) fn type_bonus(profile: &FieldProfile, sentence: &Sentence) -> bool {
                         .is_some_and(|p| p.is_word() && p.is_capitalized())
             })
         }
-        // "How do you like to be paid?" for "How the contractor wants to
-        // be paid": a how-question in the field's words asks the manner.
-        ValueKind::Text(StringKind::Generic) => {
-            asks_how(profile.definition) && sentence.question && {
-                let words: Vec<&str> = sentence.word_lowers().collect();
-                words.iter().enumerate().any(|(at, w)| {
-                    *w == "how"
-                        && !words.get(at + 1).is_some_and(|next| {
-                            matches!(
-                                *next,
-                                "much"
-                                    | "many"
-                                    | "long"
-                                    | "far"
-                                    | "old"
-                                    | "often"
-                                    | "soon"
-                                    | "big"
-                                    | "late"
-                                    | "early"
-                                    | "are"
-                                    | "is"
-                            )
-                        })
-                }) && sentence.stems.iter().any(|st| profile.is_keyword(st))
-            }
-        }
         ValueKind::Text(StringKind::Options(opts)) => opts.iter().any(|o| {
             o.split_whitespace()
                 .last()
@@ -279,17 +252,4 @@ pub(super) fn is_bare_question(sentence: &Sentence) -> bool {
     sentence.word_lowers().all(|w| {
         set!(STOPWORDS).contains(w) || set!(FILLERS).contains(w) || BARE_QUESTION_WORDS.contains(&w)
     })
-}
-
-/// Whether a field asks the manner of something: its description opens
-/// with "How" ("How the contractor wants to be paid", "How the finished
-/// translation is delivered").
-fn asks_how(definition: &crate::domain::FieldDefinition) -> bool {
-    definition
-        .description
-        .as_deref()
-        .unwrap_or_default()
-        .trim_start()
-        .to_lowercase()
-        .starts_with("how ")
 }

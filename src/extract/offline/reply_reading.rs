@@ -232,7 +232,20 @@ impl Analysis<'_, '_> {
                         // "Yeah, nah, we're cleaned out. Could be a
                         // fortnight.": a guess at an amount after a clear
                         // answer hedges the detail, not the answer.
-                        let hedges_a_detail = !sent.numbers.is_empty() && !mentions_field;
+                        // (Not "I'm not sure, the system says 2".)
+                        let hedges_a_detail = !sent.numbers.is_empty()
+                            && !mentions_field
+                            && has_any_phrase(text, &["could be", "maybe", "might be", "probably"])
+                            && !has_any_phrase(
+                                text,
+                                &[
+                                    "not sure",
+                                    "no idea",
+                                    "don't know",
+                                    "not certain",
+                                    "hundred percent",
+                                ],
+                            );
                         if !((is_hold || passes_on || hedges_a_detail)
                             && matches!(state, State::Strong(_)))
                         {

@@ -4,6 +4,7 @@
 use std::ops::Index;
 
 use super::lexicon::FILLERS;
+use super::phrase::has_any_phrase;
 use super::relevance::question_focus;
 use crate::extract::Quote;
 use crate::extract::text::number_words::classify_number_word;
@@ -453,8 +454,14 @@ impl Transcript {
         // "Sunday? No no, Sunday closed.": a word or two of the question
         // just asked, said back before a statement, is an echo, not a
         // question back.
+        // (Only the answering side's, and not before a statement that asks
+        // back: the asker's "Two hundred? The website said one fifty."
+        // challenges, and "Deliver? Depends where you are." asks.)
         let echoes: Vec<usize> = (1..turns.len())
-            .filter(|&turn| turns[turn].speaker != turns[turn - 1].speaker)
+            .filter(|&turn| {
+                turns[turn].speaker == Speaker::Recipient
+                    && turns[turn - 1].speaker != Speaker::Recipient
+            })
             .filter_map(|turn| {
                 let first = *turns[turn].sentences.first()?;
                 // (Before a statement: "Two hundred? Is that the same for
@@ -472,7 +479,16 @@ impl Transcript {
                     .word_lowers()
                     .filter(|w| !matches!(*w, "the" | "a" | "an" | "oh" | "um" | "uh" | "sorry"))
                     .collect();
-                (!said.is_empty() && said.len() <= 3 && said.iter().all(|w| asked.contains(w)))
+                // ("Deliver? Depends where you are." asks back.)
+                let answers =
+                    !matches!(
+                        sentences[answer.0].word_lowers().next(),
+                        Some("depends" | "where" | "which" | "what" | "how" | "when" | "who")
+                    ) && !has_any_phrase(&sentences[answer.0].lower_text(), DEPENDS_OPENINGS);
+                (!said.is_empty()
+                    && said.len() <= 3
+                    && said.iter().all(|w| asked.contains(w))
+                    && answers)
                     .then_some(first.0)
             })
             .collect();
@@ -492,6 +508,10 @@ impl Transcript {
         }
     }
 }
+
+/// Openings of a statement that makes an answer depend on what is asked
+/// back ("it depends where", "that depends on").
+const DEPENDS_OPENINGS: &[&str] = &["it depends", "that depends", "depends on"];
 
 /// Lower-case words and numbers of `clause`, space-joined (cached at parse).
 pub(super) fn clause_text(sentence: &Sentence, clause: ClauseId) -> &str {

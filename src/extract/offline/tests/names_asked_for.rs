@@ -46,9 +46,9 @@ fn assigned(name: &str, desc: &str, reply: &str) -> Value {
 }
 
 /// For a field asking who will do the job, the person the other side puts
-/// on it in so many words is the answer, asked or not; not the caller's
-/// client, not a name said otherwise, and not for a field about someone
-/// else.
+/// on it in so many words, and then speaks of as he or she, is the answer,
+/// asked or not; not the caller's client, not a name said otherwise, and
+/// not for a field about someone else.
 #[test]
 fn the_person_put_on_the_job_answers_who_will_do_it() {
     let desc = "Name of the cleaner who would be assigned";
@@ -57,8 +57,13 @@ fn the_person_put_on_the_job_answers_who_will_do_it() {
             "Sixteen fifty an hour. And he'd have Ewa, she does all our Clapham flats.",
             json!("Ewa"),
         ),
-        ("Okay, I'll book her with Meenal then.", json!("Meenal")),
+        (
+            "Okay, I'll book her with Meenal then, she's lovely.",
+            json!("Meenal"),
+        ),
+        ("Okay, I'll book her with Meenal then.", Value::Null),
         ("It'll be Terrence, he's our best.", json!("Terrence")),
+        ("It'll be Terrence, he's our best, or Sam.", Value::Null),
         ("Ewa and Priya both work Thursdays.", Value::Null),
         (
             "It'll be Jess herself who lets you in, I suppose.",
@@ -71,7 +76,7 @@ fn the_person_put_on_the_job_answers_who_will_do_it() {
         assigned(
             "plumber_name",
             "Full name of the plumber being sent",
-            "I'll put her down for Wednesday. It'll be Terrence. Terrence Boateng."
+            "I'll put her down for Wednesday. It'll be Terrence. Terrence Boateng, he's great."
         ),
         json!("Terrence Boateng")
     );

@@ -94,3 +94,109 @@ fn a_charge_in_other_words_is_still_the_fields() {
         json!(80)
     );
 }
+
+/// The person put on the job is read only when the turn speaks of them as
+/// "he" or "she" and keeps them: no holiday, room or brand, no one of
+/// alternatives, no one taken back.
+#[test]
+fn only_a_person_kept_on_the_job_is_assigned() {
+    let plumber = |reply: &str| {
+        let fields = [field(
+            "plumber",
+            FieldType::String,
+            "Name of the plumber who will come out",
+        )];
+        let call = format!("Agent: Can someone come out?\nRecipient: {reply}\nAgent: Thanks.");
+        super::run_for("Call the business.", &fields, &call)["plumber"].clone()
+    };
+    for reply in [
+        "Honestly it'll be Easter before we've got anyone free.",
+        "It'd be Terrence. Oh hang on, Terrence is on leave that week, so I'll let you know.",
+        "It'll be Priya or Tom, whoever finishes first, she's quick.",
+        "I'll book her with Lavender, that's our quiet room upstairs.",
+    ] {
+        assert_eq!(plumber(reply), Value::Null, "{reply}");
+    }
+    assert_eq!(
+        plumber("It'll be Terrence, he's our best."),
+        json!("Terrence")
+    );
+}
+
+/// An echo is the answering side's, before a statement that does not ask
+/// back: the asker's "Two hundred?" challenges, and "Deliver? Depends
+/// where you are." asks.
+#[test]
+fn only_an_answering_echo_is_no_question() {
+    assert_eq!(
+        value(
+            "deposit",
+            FieldType::Number,
+            "Deposit, in dollars",
+            "Agent: What's the deposit?\n\
+             Recipient: It's two hundred.\n\
+             Agent: Two hundred? The website said one fifty.\n\
+             Recipient: Yes, sorry, one fifty, you're right.\n\
+             Agent: Thanks."
+        ),
+        json!(150)
+    );
+    assert_eq!(
+        value(
+            "delivers",
+            FieldType::Boolean,
+            "Whether they deliver",
+            "Agent: Do you deliver?\n\
+             Recipient: Deliver? Depends where you are.\n\
+             Agent: Harrogate.\n\
+             Recipient: Yes, we go out that way Thursdays.\n\
+             Agent: Thanks."
+        ),
+        json!(true)
+    );
+}
+
+/// "Not sure" with an amount still takes an answer back.
+#[test]
+fn not_sure_with_an_amount_still_takes_the_answer_back() {
+    assert_eq!(
+        value(
+            "in_stock",
+            FieldType::Boolean,
+            "Whether the part is in stock",
+            "Agent: Is the part in stock?\n\
+             Recipient: Yeah we have. Well, I'm not a hundred percent sure, the system says 2 \
+             but it's often wrong.\n\
+             Agent: Thanks."
+        ),
+        Value::Null
+    );
+}
+
+/// The figure a question names is dropped only beside another figure, and
+/// only a figure put in the clause that names the field is deferred.
+#[test]
+fn a_figure_the_question_names_may_still_answer_it() {
+    assert_eq!(
+        value(
+            "deposit",
+            FieldType::Number,
+            "Deposit, in dollars",
+            "Agent: What's the deposit these days, still two hundred?\n\
+             Recipient: Two hundred, yeah, same as before.\n\
+             Agent: Thanks."
+        ),
+        json!(200)
+    );
+    assert_eq!(
+        value(
+            "hourly_rate",
+            FieldType::Number,
+            "Hourly rate, in pounds",
+            "Agent: What's the hourly rate, and could she do four hours on Friday?\n\
+             Recipient: Eighteen an hour. Four hours on Friday, not sure, I'll let you know.\n\
+             Agent: Thanks."
+        ),
+        json!(18)
+    );
+}
