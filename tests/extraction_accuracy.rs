@@ -88,7 +88,7 @@ struct Floor {
 /// Scores `set` and holds it to its floor: the figures measured at the end
 /// of the latest work on the rules. Each set's comment below tells its
 /// history up to the session it was last studied in; the floors are the
-/// ninth session's final figures.
+/// tenth session's final figures.
 fn holds(set: &str, cases: usize, show_misses: bool, floor: Floor) {
     let loaded = load_cases(set);
     assert_eq!(loaded.len(), cases, "{set}");
@@ -162,7 +162,7 @@ fn offline_extraction_on_the_dev_set() {
 fn offline_extraction_on_the_second_dev_set() {
     let floor = Floor {
         fields: 281,
-        right: 198,
+        right: 199,
         wrong: 15,
     };
     holds("extraction-dev-2", 64, true, floor);
@@ -179,7 +179,7 @@ fn offline_extraction_on_the_second_dev_set() {
 fn offline_extraction_on_the_held_out_set() {
     let floor = Floor {
         fields: 285,
-        right: 201,
+        right: 202,
         wrong: 15,
     };
     holds("extraction-heldout", 64, true, floor);
@@ -243,7 +243,7 @@ fn offline_extraction_on_the_third_held_out_set() {
 fn offline_extraction_on_the_fourth_held_out_set() {
     let floor = Floor {
         fields: 284,
-        right: 213,
+        right: 214,
         wrong: 12,
     };
     holds("extraction-heldout-4", 64, true, floor);
@@ -271,7 +271,7 @@ fn offline_extraction_on_the_fourth_held_out_set() {
 fn offline_extraction_on_the_fifth_held_out_set() {
     let floor = Floor {
         fields: 311,
-        right: 241,
+        right: 244,
         wrong: 11,
     };
     holds("extraction-heldout-5", 64, true, floor);
@@ -303,7 +303,7 @@ fn norm_matches_reference_examples() {
 fn offline_extraction_on_the_sixth_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 236,
+        right: 237,
         wrong: 6,
     };
     holds("extraction-heldout-6", 64, true, floor);
@@ -326,7 +326,7 @@ fn offline_extraction_on_the_sixth_held_out_set() {
 fn offline_extraction_on_the_seventh_held_out_set() {
     let floor = Floor {
         fields: 304,
-        right: 238,
+        right: 240,
         wrong: 15,
     };
     holds("extraction-heldout-7", 64, true, floor);
@@ -389,7 +389,7 @@ fn offline_extraction_on_the_ninth_held_out_set() {
 fn offline_extraction_on_the_tenth_held_out_set() {
     let floor = Floor {
         fields: 309,
-        right: 238,
+        right: 241,
         wrong: 16,
     };
     holds("extraction-heldout-10", 64, true, floor);
@@ -409,7 +409,7 @@ fn offline_extraction_on_the_tenth_held_out_set() {
 fn offline_extraction_on_the_eleventh_held_out_set() {
     let floor = Floor {
         fields: 312,
-        right: 232,
+        right: 233,
         wrong: 16,
     };
     holds("extraction-heldout-11", 64, true, floor);
@@ -444,13 +444,13 @@ fn offline_extraction_on_the_twelfth_held_out_set() {
 /// session's rules, measured once at its end (`33c25db`): 208 (66.5%), 31
 /// (9.9%); boolean 71.4% / 14.3%, number 61.5% / 10.1%, string 66.7% /
 /// 5.1%. A development set since the tenth session (misses printed, tuned
-/// on).
+/// on): 223 (71.2%), 26 (8.3%) after it.
 #[test]
 fn offline_extraction_on_the_thirteenth_held_out_set() {
     let floor = Floor {
         fields: 313,
-        right: 208,
-        wrong: 31,
+        right: 223,
+        wrong: 26,
     };
     holds("extraction-heldout-13", 64, true, floor);
 }
@@ -460,13 +460,16 @@ fn offline_extraction_on_the_thirteenth_held_out_set() {
 /// committed before it was first scored; never tuned on, misses never
 /// printed. First contact (the ninth session's final rules, `45490a8`):
 /// 206/310 (66.5%), 32 wrong non-null values (10.3%); boolean 69.9% /
-/// 9.7%, number 63.0% / 12.0%, string 66.7% / 9.1%.
+/// 9.7%, number 63.0% / 12.0%, string 66.7% / 9.1%. Final for the tenth
+/// session's rules, measured once at its end (`dfdd7c7`): 206 (66.5%), 33
+/// (10.6%); boolean 68.9% / 10.7%, number 62.0% / 12.0%, string 68.7% /
+/// 9.1%.
 #[test]
 fn offline_extraction_on_the_fourteenth_held_out_set() {
     let floor = Floor {
         fields: 310,
         right: 206,
-        wrong: 32,
+        wrong: 33,
     };
     holds("extraction-heldout-14", 64, false, floor);
 }
