@@ -46,13 +46,15 @@ impl Analysis<'_, '_> {
                     (_, "we'll" | "we're" | "i'll" | "i'm", "send" | "sending") => true,
                     _ => false,
                 };
+                if !assigned {
+                    continue;
+                }
                 let name = join_tokens(&sent.tokens[start..end]);
                 let the_client = self
                     .transcript
                     .objective_lower
                     .contains(&name.to_lowercase());
-                if assigned
-                    && !the_client
+                if !the_client
                     && !no_person(sent, start, end)
                     && !self.named_as_a_place(&name)
                     && self.said_of_a_person_for_sure(sentence, end)
@@ -70,9 +72,7 @@ impl Analysis<'_, '_> {
         }
         Some((name_part_of(words, part)?, Source::sentence(sentence)))
     }
-}
 
-impl Analysis<'_, '_> {
     /// Whether the name ending at token `end` of `sentence` is a person
     /// put on the job and kept there: the turn goes on to speak of them as
     /// "he" or "she" ("It'll be Terrence, he's our best"; not "it'll be
@@ -83,9 +83,7 @@ impl Analysis<'_, '_> {
     /// know").
     fn said_of_a_person_for_sure(&self, sentence: SentenceIndex, end: usize) -> bool {
         let sent = &self.transcript.sentences[sentence];
-        if sent.tokens[end - 1].lower.ends_with("'s")
-            || sent.lower_before(end + 1, 1).is_some_and(|w| w == "or")
-        {
+        if sent.tokens[end - 1].lower.ends_with("'s") {
             return false;
         }
         let turn = &self.transcript.turns[sent.turn];
@@ -114,7 +112,8 @@ impl Analysis<'_, '_> {
 }
 
 /// Words that take an assignment back ("Actually no, Gareth's moved",
-/// "I'll let you know who's going").
+/// "I'll let you know who's going"), or make it one of alternatives ("Priya
+/// or Tom").
 const TAKEN_BACK: &[&str] = &[
     "actually",
     "hang on",

@@ -28,11 +28,13 @@ impl Analysis<'_, '_> {
             .filter(|c| !c.echo && self.transcript.turns[c.turn].speaker == Speaker::Recipient)
             .map(|c| c.turn)
             .collect();
+        turns.sort_unstable();
         turns.dedup();
         for turn in turns {
+            let of_reply = |c: &NumberCandidate| c.turn == turn && !c.echo;
             let best = candidates
                 .iter()
-                .filter(|c| c.turn == turn && !c.echo)
+                .filter(|c| of_reply(c))
                 .map(|c| c.score)
                 .fold(f64::NEG_INFINITY, f64::max);
             // Only figures that fit the field about as well as the best
@@ -45,7 +47,8 @@ impl Analysis<'_, '_> {
             let mut ambiguous = false;
             for c in candidates
                 .iter()
-                .filter(|c| c.turn == turn && !c.echo && c.score >= best - 0.5)
+                .filter(|c| of_reply(c))
+                .filter(|c| c.score >= best - 0.5)
             {
                 ambiguous |= c.alt.is_some();
                 if !values.iter().any(|&v| same_amount(v, c.value)) {
@@ -66,16 +69,21 @@ impl Analysis<'_, '_> {
                 let stems = sent.stems.get(sent.clause_range(c.clause)).unwrap_or(&[]);
                 keyword_score(&self.profiles[field], stems)
             };
-            let in_turn = || candidates.iter().filter(|c| c.turn == turn && !c.echo);
-            let most = in_turn().map(named).fold(0.0, f64::max);
-            let repeated = in_turn()
+            let most = candidates
+                .iter()
+                .filter(|c| of_reply(c))
+                .map(named)
+                .fold(0.0, f64::max);
+            let repeated = candidates
+                .iter()
+                .filter(|c| of_reply(c))
                 .filter(|c| same_amount(c.value, read_back))
                 .map(named)
                 .fold(0.0, f64::max);
             if repeated < most {
                 continue;
             }
-            for c in candidates.iter_mut().filter(|c| c.turn == turn && !c.echo) {
+            for c in candidates.iter_mut().filter(|c| of_reply(c)) {
                 if same_amount(c.value, read_back) {
                     c.score = best + 0.5;
                 } else {

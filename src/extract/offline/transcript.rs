@@ -464,10 +464,15 @@ impl Transcript {
             })
             .filter_map(|turn| {
                 let first = *turns[turn].sentences.first()?;
-                // (Before a statement: "Two hundred? Is that the same for
-                // weekdays?" checks back.)
                 let answer = *turns[turn].sentences.get(1)?;
                 if !sentences[first.0].question || sentences[answer.0].question {
+                    return None;
+                }
+                let said: Vec<&str> = sentences[first.0]
+                    .word_lowers()
+                    .filter(|w| !matches!(*w, "the" | "a" | "an" | "oh" | "um" | "uh" | "sorry"))
+                    .collect();
+                if said.is_empty() || said.len() > 3 {
                     return None;
                 }
                 let asked: Vec<&str> = turns[turn - 1]
@@ -475,21 +480,12 @@ impl Transcript {
                     .iter()
                     .flat_map(|s| sentences[s.0].word_lowers())
                     .collect();
-                let said: Vec<&str> = sentences[first.0]
-                    .word_lowers()
-                    .filter(|w| !matches!(*w, "the" | "a" | "an" | "oh" | "um" | "uh" | "sorry"))
-                    .collect();
-                // ("Deliver? Depends where you are." asks back.)
-                let answers =
-                    !matches!(
+                let asks_back =
+                    matches!(
                         sentences[answer.0].word_lowers().next(),
                         Some("depends" | "where" | "which" | "what" | "how" | "when" | "who")
-                    ) && !has_any_phrase(&sentences[answer.0].lower_text(), DEPENDS_OPENINGS);
-                (!said.is_empty()
-                    && said.len() <= 3
-                    && said.iter().all(|w| asked.contains(w))
-                    && answers)
-                    .then_some(first.0)
+                    ) || has_any_phrase(&sentences[answer.0].lower_text(), DEPENDS_OPENINGS);
+                (said.iter().all(|w| asked.contains(w)) && !asks_back).then_some(first.0)
             })
             .collect();
         for sentence in echoes {
