@@ -1,8 +1,9 @@
-//! Runs the offline extractor and summarizer on one conversation.
+//! Runs the rules extractor (`agentcall-rules`) and the summarizer on one
+//! conversation.
 //!
 //! ```text
 //! cargo run --example extract -- --transcript call.txt --fields fields.json
-//! cargo run --example extract -- --case tests/data/extraction/public-01.json
+//! cargo run --example extract -- --case rules/tests/data/extraction/public-01.json
 //! ```
 //!
 //! Prints `{"extracted": {...}, "summary": "...", "evidence": {...}}`:
@@ -12,10 +13,11 @@
 //! check the service applies ([`ground`]). The transcript file holds
 //! `Agent: …` / `Recipient: …` lines; the fields file a JSON array of field
 //! definitions (spec 2.2); a case file is one labelled case as in
-//! `tests/data/extraction/` (its `expected` is not read).
+//! `rules/tests/data/extraction/` (its `expected` is not read).
 
 use agentcall::FieldDefinition;
-use agentcall::extract::{OfflineExtractor, ground, summarize};
+use agentcall::extract::{ground, summarize};
+use agentcall_rules::RulesExtractor;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -66,8 +68,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let extraction =
-        OfflineExtractor::new().extract(&case.objective, &case.fields, &case.transcript);
+    let extraction = RulesExtractor::new().extract(&case.objective, &case.fields, &case.transcript);
     let grounded = ground(&case.fields, &extraction, &case.transcript);
     let summary = summarize(&case.objective, "completed", &case.fields, &grounded.values);
     for (field, reason) in &grounded.reasons {

@@ -2,7 +2,7 @@
 //!
 //! No network, no arguments: `cargo run --example quickstart`.
 //! The simulated carrier completes the call (the destination ends in 5),
-//! the offline extractor reads the requested fields from the transcript, and
+//! the rules extractor (`agentcall-rules`) reads the requested fields from the transcript, and
 //! an in-process notifier prints each signed webhook event after verifying it.
 
 use std::sync::{Arc, Mutex};
@@ -72,6 +72,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             talk: Duration::from_millis(1_200),
             ..Default::default()
         })))
+        // The rule-based offline extractor (crate agentcall-rules); an
+        // OpenAI-compatible model plugs in the same way (extract::llm).
+        .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .notifier(receiver.clone())
         .build()?;
 

@@ -16,8 +16,9 @@
 //!   policy, and the rate-limit and minute-cap traits.
 //! - [`webhook`]: the event payload, signing and verification, delivery with
 //!   retries, and helpers for receivers.
-//! - [`extract`]: the [`Extractor`] contract, coercion to declared types and
-//!   the offline extractor.
+//! - [`extract`]: the [`Extractor`] contract, coercion to declared types,
+//!   the evidence check, and the LLM extractor (feature `llm`); the
+//!   rule-based offline extractor is the `agentcall-rules` crate.
 //! - [`store`], [`dialer`], [`notify`], [`accounts`]: the backend traits
 //!   ([`CallStore`], [`Dialer`], [`Notifier`], [`AccountDirectory`]) with
 //!   their embedded defaults.
@@ -31,7 +32,8 @@
 //! Every backend is an object-safe trait used as `Arc<dyn Trait>`, so a host
 //! plugs in its own database, carrier and HTTP framework. With nothing
 //! plugged in, everything runs in process: [`MemoryStore`],
-//! [`SimulatedDialer`] and the offline extractor.
+//! [`SimulatedDialer`], and no extractor (fields are `null` until one is
+//! plugged in).
 //!
 //! ## Example
 //!
@@ -101,7 +103,7 @@ pub use domain::{
     Account, AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, FieldDefinition,
     FieldType, KeyId, PlacementRequest, WebhookSecret,
 };
-pub use extract::{Extractor, OfflineExtractor};
+pub use extract::{Extractor, NoExtractor};
 pub use guardrails::{GuardrailConfig, Guardrails, Rejection};
 pub use notify::Notifier;
 pub use service::{AgentCall, AgentCallBuilder, Placed, RecoveryReport, ServiceError};

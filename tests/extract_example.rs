@@ -11,7 +11,7 @@ use serde_json::Value;
 fn the_extract_example_prints_values_summary_and_evidence() {
     let case = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/extraction/public-01.json"
+        "/rules/tests/data/extraction/public-01.json"
     );
     let output = Command::new(common::process::example_binary("extract"))
         .args(["--case", case])

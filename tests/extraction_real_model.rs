@@ -1,6 +1,6 @@
 //! The LLM extractor with a real local model (llama.cpp serving Gemma 3
 //! 270M, from `.ci/local-model.sh`) over the 30 public labelled cases in
-//! `tests/data/extraction/`, scored with the README's exact rule twice: on
+//! `rules/tests/data/extraction/`, scored with the README's exact rule twice: on
 //! the model's values as they come ([`conform`] only) and as the service
 //! stores them ([`ground`]: conformed, then any value whose quote does not
 //! hold up against the transcript is nulled).
@@ -16,6 +16,7 @@
 //! --nocapture` to see the figures.
 #![cfg(feature = "llm")]
 
+#[path = "../rules/tests/extraction_scoring/mod.rs"]
 mod extraction_scoring;
 
 use std::time::{Duration, Instant};

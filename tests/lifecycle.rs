@@ -275,7 +275,7 @@ async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events(
 }
 
 #[tokio::test]
-async fn the_offline_extractor_recovers_what_the_simulated_recipient_said() {
+async fn the_rules_extractor_recovers_what_the_simulated_recipient_said() {
     let api = Api::new(service());
     for _ in 0..10 {
         let body = json!({
@@ -293,8 +293,9 @@ async fn the_offline_extractor_recovers_what_the_simulated_recipient_said() {
         let transcript = record.transcript.unwrap();
         let extracted = record.extracted.unwrap();
         // The recipient's own record of what it told is checked against
-        // extraction inside the crate (dialer::simulated); here, through the
-        // API: every key is there, and every value was said on the call.
+        // extraction in the rules crate (rules/tests/simulated_calls.rs);
+        // here, through the API: every key is there, and every value was
+        // said on the call.
         for key in ["delivery_confirmed", "boxes", "contact_name", "gate_code"] {
             let value = &extracted[key];
             let said = match value {

@@ -496,6 +496,8 @@ async fn build_service(
     )?;
     let service = builder
         .dialer(Arc::clone(&carrier.dialer))
+        // Fields are read offline by the rules (crate agentcall-rules).
+        .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .build()
         .map_err(|e| e.to_string())?;
     if durable {

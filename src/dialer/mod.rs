@@ -19,7 +19,9 @@ use tokio::sync::mpsc;
 use crate::domain::{CallId, CallStatus, FieldDefinition};
 use crate::store::Recording;
 
-pub use simulated::{SIMULATED_FAILURE_TOKEN, SimulatedDialer, SimulationConfig};
+pub use simulated::{
+    Rehearsal, SIMULATED_FAILURE_TOKEN, SimulatedDialer, SimulationConfig, rehearse,
+};
 pub(crate) use wav::sine_wav;
 
 /// What the dialer needs to place one call.

@@ -55,7 +55,6 @@ impl SimulatedRecipient {
     }
 
     /// What the recipient finally told about each field, in field order.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn told(&self) -> &[Option<Value>] {
         &self.told
     }

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use super::text::number_words::{NumberWord, classify_number_word};
-use super::text::numbers::find_numbers;
-use super::text::tokens::{TokenKind, tokenize};
-use super::text::units::Unit;
 use crate::domain::{FieldDefinition, FieldType};
+use agentcall_english::number_words::{NumberWord, classify_number_word};
+use agentcall_english::numbers::find_numbers;
+use agentcall_english::tokens::{TokenKind, tokenize};
+use agentcall_english::units::Unit;
 
 /// Why a raw value could not be coerced to its declared type.
 ///
@@ -157,7 +157,7 @@ fn coerce_bool(raw: &Value) -> Result<Value, CoercionError> {
 }
 
 /// Builds a JSON number, as an integer when the value is integral.
-pub(crate) fn json_number(v: f64) -> Option<Value> {
+pub fn json_number(v: f64) -> Option<Value> {
     if !v.is_finite() {
         return None;
     }

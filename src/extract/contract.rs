@@ -33,9 +33,13 @@ pub struct Extraction {
     /// only when its quote holds up against the transcript
     /// ([`ground`](super::ground)); a value without one becomes `null`.
     pub quotes: BTreeMap<String, Quote>,
-    /// A plain-English summary, if the extractor writes one; the offline
-    /// summarizer fills in when it does not.
+    /// A plain-English summary, if the extractor writes one; the service's
+    /// summarizer ([`summarize`](super::summarize)) fills in when it does not.
     pub summary: Option<String>,
+    /// Why a field is `null`, by field name, when the extractor can say
+    /// (the model refused, the field was never discussed…); kept on the
+    /// call beside the service's own reasons.
+    pub reasons: BTreeMap<String, String>,
 }
 
 /// An extractor could not produce anything; the call still completes, with

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::text::identifier::split_identifier;
 use crate::domain::FieldDefinition;
+use agentcall_english::identifier::split_identifier;
 
 /// Longest string answer quoted in a summary, in characters.
 const MAX_ANSWER_CHARS: usize = 80;

@@ -11,7 +11,7 @@ use tokio::sync::{Notify, watch};
 use super::{AgentCall, Inner};
 use crate::accounts::{AccountDirectory, StaticDirectory};
 use crate::dialer::{Dialer, SimulatedDialer};
-use crate::extract::{Extractor, OfflineExtractor};
+use crate::extract::{Extractor, NoExtractor};
 use crate::guardrails::{
     BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
 };
@@ -121,12 +121,13 @@ pub struct AgentCallBuilder {
 
 impl AgentCall {
     /// A builder with the embedded defaults: in-memory store, simulated
-    /// carrier, offline extractor, HTTPS webhooks.
+    /// carrier, no extractor (fields `null`, see [`NoExtractor`]), HTTPS
+    /// webhooks.
     pub fn builder() -> AgentCallBuilder {
         AgentCallBuilder {
             store: None,
             dialer: Arc::new(SimulatedDialer::default()),
-            extractor: Arc::new(OfflineExtractor::new()),
+            extractor: Arc::new(NoExtractor),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
@@ -161,7 +162,9 @@ impl AgentCallBuilder {
         self
     }
 
-    /// The extractor (default [`OfflineExtractor`]).
+    /// The extractor (default [`NoExtractor`]: every field `null` with the
+    /// reason `no_extractor`). The rule-based offline one is the
+    /// `agentcall-rules` crate's `RulesExtractor`.
     pub fn extractor(mut self, extractor: Arc<dyn Extractor>) -> Self {
         self.extractor = extractor;
         self

@@ -87,6 +87,7 @@ pub fn builder() -> AgentCallBuilder {
     AgentCall::builder()
         .directory(Arc::new(directory_with(account_a(), account_b())))
         .dialer(Arc::new(SimulatedDialer::new(fast_simulation())))
+        .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .guardrails(Guardrails::new(guardrail_config()))
         .delivery(fast_delivery())
 }

@@ -51,10 +51,11 @@
 //! assert!(grounded.reasons["pets_allowed"].starts_with("unsupported_by_transcript"));
 //! ```
 
-mod agree;
+mod english;
 mod locate;
 #[cfg(test)]
 mod tests;
+mod value_check;
 
 use std::collections::BTreeMap;
 
@@ -64,8 +65,9 @@ use serde_json::{Map, Value};
 use self::locate::{Turn, span_of, turns};
 use super::{Extraction, conform};
 use crate::domain::{FieldDefinition, FieldType};
-use crate::extract::text::identifier::counts_working_days;
-use crate::extract::text::opposites::denies_in_its_own_words;
+
+pub use english::English;
+pub use value_check::{Claim, LanguageNeutral, ValueCheck};
 
 /// The reason token recorded for a value its evidence does not support.
 pub const UNSUPPORTED_BY_TRANSCRIPT: &str = "unsupported_by_transcript";
@@ -194,10 +196,21 @@ pub struct Grounded {
 /// The guard the service applies to whatever an extractor returned:
 /// conforms its values to the declared types, then keeps each value whose
 /// quote holds up against `transcript` (see the [module docs](self)) and
-/// nulls the rest, with the reason.
+/// nulls the rest, with the reason. The value check is [`English`]; see
+/// [`ground_with`] for another language.
 ///
 /// Log lines carry the field name and the reason, never the value or quote.
 pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &str) -> Grounded {
+    ground_with(&English, fields, extraction, transcript)
+}
+
+/// [`ground`] with `check` reading the values in their language.
+pub fn ground_with(
+    check: &dyn ValueCheck,
+    fields: &[FieldDefinition],
+    extraction: &Extraction,
+    transcript: &str,
+) -> Grounded {
     let conformed = conform(fields, &extraction.values);
     let quotes = &extraction.quotes;
     let turns = turns(transcript);
@@ -206,6 +219,14 @@ pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &
         evidence: BTreeMap::new(),
         reasons: conformed.reasons,
     };
+    for (name, reason) in &extraction.reasons {
+        if grounded.values.get(name).is_some_and(Value::is_null) {
+            grounded
+                .reasons
+                .entry(name.clone())
+                .or_insert_with(|| reason.clone());
+        }
+    }
     for field in fields {
         let Some(value) = grounded.values.get_mut(&field.name) else {
             continue;
@@ -214,7 +235,7 @@ pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &
             continue;
         }
         let checked = match quotes.get(&field.name) {
-            Some(quote) => check_in(&turns, Some(field), field.field_type, value, quote),
+            Some(quote) => check_in(check, &turns, Some(field), field.field_type, value, quote),
             None => Err(Unsupported::NoQuote),
         };
         match checked {
@@ -232,7 +253,8 @@ pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &
     grounded
 }
 
-/// Checks one value of `field_type` against its quote in `transcript`.
+/// Checks one value of `field_type` against its quote in `transcript`,
+/// read as English.
 ///
 /// # Errors
 /// [`Unsupported`] when the quote does not hold the value up.
@@ -242,13 +264,13 @@ pub fn check(
     quote: &Quote,
     transcript: &str,
 ) -> Result<Evidence, Unsupported> {
-    check_in(&turns(transcript), None, field_type, value, quote)
+    check_in(&English, &turns(transcript), None, field_type, value, quote)
 }
 
-/// [`check`] over parsed turns; `field`, when known, lets a yes/no
-/// answer to a question asked from the field's other side ("Does she
-/// bring her own helmet?" for "helmet provided") carry the opposite value.
+/// [`check`] over parsed turns, with `check` for the language; `field`,
+/// when known, lets the check read the question before the quote.
 fn check_in(
+    check: &dyn ValueCheck,
     turns: &[Turn],
     field: Option<&FieldDefinition>,
     field_type: FieldType,
@@ -281,8 +303,7 @@ fn check_in(
             Party::Recipient => None,
             Party::Agent => match turns.get(position + 1) {
                 Some(next)
-                    if next.party == Party::Recipient
-                        && agree::confirms(&turn.text, &next.text) =>
+                    if next.party == Party::Recipient && check.confirms(&turn.text, &next.text) =>
                 {
                     Some(next.number)
                 }
@@ -295,14 +316,9 @@ fn check_in(
                 }
             },
         };
-        // "Correct." to "You don't charge for parking, do you?" agrees
-        // that they don't: after a question asked in the negative, a yes
-        // word carries either value. After one asked from the field's
-        // other side ("Does she bring her own helmet?" for "helmet
-        // provided"), a plain answer carries the opposite value.
-        // Only in the turn the extractor named: short words such as
-        // "Correct." recur, and another turn's question says nothing of
-        // this one.
+        // The question right before, only in the turn the extractor named:
+        // short words such as "Correct." recur, and another turn's question
+        // says nothing of this one.
         let asked = position
             .checked_sub(1)
             .and_then(|previous| turns.get(previous))
@@ -310,30 +326,16 @@ fn check_in(
                 Some(position) == named
                     && quote.party == Party::Recipient
                     && asked.party == Party::Agent
-            });
-        let reading = Reading {
-            negative_question: asked.is_some_and(|asked| {
-                agree::asks_in_the_negative(&asked.text)
-                    || agree::states_in_the_negative(&asked.text)
-            }),
-            other_side: asked.is_some_and(|asked| {
-                field.is_some_and(|field| {
-                    agree::asks_the_other_side_of(field, &asked.text)
-                        && !(agree::asks_about_a_problem_of(field, &asked.text)
-                            && denies_in_its_own_words(
-                                field,
-                                words.split([',', '.', ';', '!', '?']),
-                            ))
-                })
-            }),
-            working_days: field.is_some_and(|field| {
-                field
-                    .description
-                    .as_deref()
-                    .is_some_and(|description| counts_working_days(&description.to_lowercase()))
-            }),
+            })
+            .map(|asked| asked.text.as_str());
+        let claim = Claim {
+            field,
+            field_type,
+            value,
+            words,
+            asked,
         };
-        match agrees(field_type, value, words, reading) {
+        match check.supports(&claim) {
             Ok(()) => {
                 return Ok(Evidence {
                     turn: turn.number,
@@ -350,52 +352,4 @@ fn check_in(
         }
     }
     Err(failure)
-}
-
-/// How the question before a recipient's words bears on their yes or no.
-#[derive(Debug, Clone, Copy, Default)]
-struct Reading {
-    /// Asked in the negative (or stated so, with no question): a yes word
-    /// may agree that there is none.
-    negative_question: bool,
-    /// Asked from the field's other side: the plain answer is reversed
-    /// (not when asked whether it would be a problem and the quote denies
-    /// the field in its own words: "We don't allow dogs").
-    other_side: bool,
-    /// The field counts working days: a week is five of them.
-    working_days: bool,
-}
-
-/// Whether `words` carry `value` of `field_type`, read after a question
-/// as `reading` says.
-fn agrees(
-    field_type: FieldType,
-    value: &Value,
-    words: &str,
-    reading: Reading,
-) -> Result<(), Unsupported> {
-    if agree::is_dodge(words) {
-        return Err(Unsupported::Dodge);
-    }
-    let holds = match (field_type, value) {
-        (FieldType::Number, Value::Number(number)) => number
-            .as_f64()
-            .is_some_and(|number| agree::number_agrees(number, words, reading.working_days)),
-        (FieldType::Boolean, Value::Bool(yes)) => agree::polarity(words).is_none_or(|raw| {
-            // Reversed for a question from the field's other side; a plain
-            // agreement ("Correct.") to a question asked in the negative
-            // may mean either value.
-            let said = raw != reading.other_side;
-            said == *yes || (raw && reading.negative_question && agree::only_agrees(words))
-        }),
-        (FieldType::String, Value::String(text)) => agree::words_agree(text, words),
-        // Conformed values always have their declared type.
-        _ => false,
-    };
-    match (holds, field_type) {
-        (true, _) => Ok(()),
-        (false, FieldType::Number) => Err(Unsupported::NumberNotQuoted),
-        (false, FieldType::Boolean) => Err(Unsupported::OppositeAnswer),
-        (false, FieldType::String) => Err(Unsupported::WordsNotQuoted),
-    }
 }

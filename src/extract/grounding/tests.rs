@@ -4,6 +4,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::*;
+use agentcall_english::agree;
 
 const CALL: &str = "\
 Agent: Hi, I'm calling about the flat on Elm Road. What's the monthly rent?
@@ -231,7 +232,7 @@ fn ground_keeps_supported_values_and_nulls_the_rest_with_a_reason() {
             ("rent".to_owned(), Quote::recipient("fourteen hundred")),
             ("pets".to_owned(), Quote::recipient("we don't allow pets")),
         ]),
-        summary: None,
+        ..Extraction::default()
     };
     let grounded = ground(&fields, &extraction, CALL);
     assert_eq!(
