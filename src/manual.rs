@@ -20,18 +20,34 @@ pub mod webhooks {
 
 #[cfg(test)]
 mod tests {
-    use crate::domain::ErrorToken;
+    use crate::domain::{CallError, ErrorToken};
+
+    /// The part of `page` between a `<!-- BEGIN {name}… -->` line and
+    /// `<!-- END {name} -->`.
+    fn generated<'a>(page: &'a str, name: &str) -> &'a str {
+        let begin = page
+            .find(&format!("<!-- BEGIN {name}"))
+            .expect("begin marker");
+        let begin = begin + page[begin..].find("-->\n").expect("marker end") + 4;
+        let end = page
+            .find(&format!("<!-- END {name} -->"))
+            .expect("end marker");
+        &page[begin..end]
+    }
 
     /// `docs/errors.md` shows exactly the table of [`ErrorToken`].
     #[test]
     fn the_errors_page_is_the_token_table() {
         let page = include_str!("../docs/errors.md");
-        let begin = page.find("-->\n").expect("table markers") + 4;
-        let end = page.find("<!-- END TABLE -->").expect("table markers");
         assert_eq!(
-            &page[begin..end],
+            generated(page, "TABLE"),
             ErrorToken::markdown_table(),
             "regenerate docs/errors.md from ErrorToken::markdown_table()"
+        );
+        assert_eq!(
+            generated(page, "CALL TABLE"),
+            CallError::markdown_table(),
+            "regenerate docs/errors.md from CallError::markdown_table()"
         );
     }
 }

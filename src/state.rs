@@ -43,20 +43,15 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{AttemptOutcome, CallRecord, CallStatus, EventKind};
-
-/// Error token stored on a failed call when the carrier gave none.
-pub const DEFAULT_FAILURE_TOKEN: &str = "carrier_error";
-/// Error token of a call cancelled before it was answered.
-pub const CANCELED_TOKEN: &str = "canceled";
+use crate::domain::{AttemptOutcome, CallError, CallRecord, CallStatus, EventKind};
 
 /// How a call ended, as the carrier and the service report it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ending {
     /// The terminal status.
     pub status: CallStatus,
-    /// Error token (kept only on `failed`; [`DEFAULT_FAILURE_TOKEN`] when absent).
-    pub error: Option<String>,
+    /// Error token (kept only on `failed`; [`CallError::CarrierError`] when absent).
+    pub error: Option<CallError>,
     /// The conversation, if any was had.
     pub transcript: Option<String>,
     /// Summary (kept only on `completed`).
@@ -86,9 +81,9 @@ impl Ending {
     }
 
     /// A `failed` ending with an error token.
-    pub fn failed(error: impl Into<String>) -> Self {
+    pub fn failed(error: CallError) -> Self {
         Self {
-            error: Some(error.into()),
+            error: Some(error),
             ..Self::new(CallStatus::Failed)
         }
     }
@@ -219,7 +214,7 @@ pub fn apply(
             end(&mut next, ending.clone(), now);
         }
         (Transition::Cancel, Queued | Dialing) => {
-            end(&mut next, Ending::failed(CANCELED_TOKEN), now)
+            end(&mut next, Ending::failed(CallError::Canceled), now)
         }
         _ => return Err(illegal(&transition)),
     }
@@ -267,11 +262,7 @@ fn end(record: &mut CallRecord, ending: Ending, now: DateTime<Utc>) {
     record.recording_url = ending.recording_url.or(record.recording_url.take());
     record.summary = ending.summary.filter(|_| completed);
     record.extracted = ending.extracted.filter(|_| completed);
-    record.error = failed.then(|| {
-        ending
-            .error
-            .unwrap_or_else(|| DEFAULT_FAILURE_TOKEN.to_owned())
-    });
+    record.error = failed.then(|| ending.error.unwrap_or(CallError::CarrierError));
 }
 
 /// Talk time in whole seconds, rounded up; 0 when never answered.
@@ -334,13 +325,17 @@ mod tests {
             )
             .is_err()
         );
-        let done = apply(&r, Transition::End(Ending::failed("x")), t0())
-            .unwrap()
-            .record;
+        let done = apply(
+            &r,
+            Transition::End(Ending::failed(CallError::CarrierFailed)),
+            t0(),
+        )
+        .unwrap()
+        .record;
         for t in [
             Transition::Dial,
             Transition::Answer,
-            Transition::End(Ending::failed("y")),
+            Transition::End(Ending::failed(CallError::CarrierLost)),
         ] {
             assert!(apply(&done, t, t0()).is_err());
         }
@@ -353,7 +348,7 @@ mod tests {
         for record in [&queued, &dialing] {
             let step = apply(record, Transition::Cancel, t0()).unwrap();
             assert_eq!(step.event, Some(EventKind::Failed));
-            assert_eq!(step.record.error.as_deref(), Some(CANCELED_TOKEN));
+            assert_eq!(step.record.error, Some(CallError::Canceled));
         }
         let answered = apply(&dialing, Transition::Answer, t0()).unwrap().record;
         assert!(
@@ -366,10 +361,10 @@ mod tests {
     fn failed_without_token_gets_the_default_and_others_carry_none() {
         let r = queued();
         let failed = apply(&r, Transition::End(Ending::new(CallStatus::Failed)), t0()).unwrap();
-        assert_eq!(failed.record.error.as_deref(), Some(DEFAULT_FAILURE_TOKEN));
+        assert_eq!(failed.record.error, Some(CallError::CarrierError));
         assert_eq!(failed.record.duration_sec, Some(0));
         let mut ending = Ending::new(CallStatus::NoAnswer);
-        ending.error = Some("ignored".into());
+        ending.error = Some(CallError::CarrierFailed);
         ending.summary = Some("ignored".into());
         let no_answer = apply(&r, Transition::End(ending), t0()).unwrap().record;
         assert_eq!((no_answer.error, no_answer.summary), (None, None));
@@ -495,7 +490,7 @@ mod tests {
         assert!(
             apply(
                 &answered.record,
-                Transition::Retry(Ending::failed("x")),
+                Transition::Retry(Ending::failed(CallError::CarrierFailed)),
                 end_at
             )
             .is_err()
@@ -550,7 +545,7 @@ mod tests {
                         if cancel {
                             prop_assert!(matches!(before.status, CallStatus::Queued | CallStatus::Dialing));
                             prop_assert_eq!(step.record.status, CallStatus::Failed);
-                            prop_assert_eq!(step.record.error.as_deref(), Some(CANCELED_TOKEN));
+                            prop_assert_eq!(step.record.error, Some(CallError::Canceled));
                             prop_assert_eq!(step.record.duration_sec, Some(0), "nothing to bill");
                         }
                         if retry {

@@ -217,7 +217,7 @@ impl Dialer for HeldDialer {
             .ok_or(DialError::UnknownCall(id.clone()))?;
         let progress = held.remove(position);
         let _ = progress.report(CarrierReport::Ended(CarrierOutcome {
-            error: Some("canceled".into()),
+            error: Some(agentcall::domain::CallError::Canceled),
             ..CarrierOutcome::new(CallStatus::Failed)
         }));
         Ok(())

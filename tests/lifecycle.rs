@@ -112,7 +112,7 @@ async fn every_outcome_emits_the_events_of_section_6_1() {
         // The record agrees with the events.
         assert!(record.ended_at.is_some());
         assert_eq!(
-            record.error.as_deref(),
+            record.error.map(|e| e.as_str()),
             (status == CallStatus::Failed).then_some("carrier_unreachable")
         );
         if status == CallStatus::Completed {
@@ -179,7 +179,7 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
     assert_eq!(service.calls_in_flight(), 0);
     let record = wait_terminal(&api, KEY_A1, &id).await;
     assert_eq!(
-        (record.status, record.error.as_deref()),
+        (record.status, record.error.map(|e| e.as_str())),
         (CallStatus::Failed, Some("service_shutdown"))
     );
     let events: Vec<Value> = receiver.for_call(&id).iter().map(Received::json).collect();
@@ -257,7 +257,7 @@ async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events(
     for id in &ids {
         let record = wait_terminal(&api, KEY_A1, id).await;
         assert_eq!(
-            (record.status, record.error.as_deref()),
+            (record.status, record.error.map(|e| e.as_str())),
             (CallStatus::Failed, Some("interrupted"))
         );
     }
@@ -411,7 +411,7 @@ async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
     }
     let record = service.get(&me, &placed.call_id).await.unwrap();
     assert_eq!(
-        (record.status, record.error.as_deref()),
+        (record.status, record.error.map(|e| e.as_str())),
         (CallStatus::Failed, Some("carrier_lost"))
     );
     assert_eq!(service.calls_in_flight(), 0);
@@ -568,7 +568,7 @@ async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
     // Shutdown waited for the admitted call and ended it, with its record.
     let record = service.get(&me, &placed.call_id).await.unwrap();
     assert_eq!(
-        (record.status, record.error.as_deref()),
+        (record.status, record.error.map(|e| e.as_str())),
         (CallStatus::Failed, Some("service_shutdown"))
     );
     assert_eq!(service.calls_in_flight(), 0);

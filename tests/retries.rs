@@ -544,7 +544,11 @@ async fn a_retry_is_charged_like_a_placement() {
     assert_eq!(s.service.recover().await.unwrap().ended, 1);
     let ended = wait_terminal(&s.api, KEY_A1, &id).await;
     assert_eq!(
-        (ended.status, ended.error.as_deref(), ended.attempts.len()),
+        (
+            ended.status,
+            ended.error.map(|e| e.as_str()),
+            ended.attempts.len()
+        ),
         (CallStatus::Failed, Some("over_minute_cap"), 1)
     );
 }

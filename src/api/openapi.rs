@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::domain::{
-    AttemptOutcome, CallRecord, CallStatus, ErrorToken, EventKind, FieldDefinition, FieldType,
-    PlacementRequest,
+    AttemptOutcome, CallError, CallRecord, CallStatus, ErrorToken, EventKind, FieldDefinition,
+    FieldType, PlacementRequest,
 };
 use crate::service::Placed;
 use crate::webhook::EventPayload;
@@ -25,6 +25,7 @@ use crate::schedule::{RetryFields, RetryOn, WindowFields};
 #[openapi(components(schemas(
     CallRecord,
     CallStatus,
+    CallError,
     EventKind,
     EventPayload,
     FieldDefinition,
@@ -330,6 +331,29 @@ mod tests {
             assert!(doc["components"]["schemas"][schema].is_object(), "{schema}");
         }
         assert!(doc["webhooks"]["callEvent"]["post"].is_object());
+    }
+
+    /// The `error` of a record, of an attempt and of a webhook payload is
+    /// one of the call-level tokens, exactly those of [`CallError`].
+    #[test]
+    fn the_call_level_tokens_are_the_table() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        let listed: Vec<&str> = schemas["CallError"]["enum"]
+            .as_array()
+            .expect("CallError is a string enum")
+            .iter()
+            .map(|token| token.as_str().unwrap())
+            .collect();
+        let table: Vec<&str> = CallError::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(listed, table);
+        for schema in ["CallRecord", "AttemptOutcome", "EventPayload"] {
+            let error = serde_json::to_string(&schemas[schema]["properties"]["error"]).unwrap();
+            assert!(
+                error.contains("#/components/schemas/CallError"),
+                "{schema}: {error}"
+            );
+        }
     }
 
     #[test]

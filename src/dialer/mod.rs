@@ -16,12 +16,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use crate::domain::{CallId, CallStatus, FieldDefinition};
+use crate::domain::{CallError, CallId, CallStatus, FieldDefinition};
 use crate::store::Recording;
 
-pub use simulated::{
-    Rehearsal, SIMULATED_FAILURE_TOKEN, SimulatedDialer, SimulationConfig, rehearse,
-};
+pub use simulated::{Rehearsal, SimulatedDialer, SimulationConfig, rehearse};
 pub(crate) use wav::sine_wav;
 
 /// What the dialer needs to place one call.
@@ -55,8 +53,8 @@ pub struct DialRequest {
 pub struct CarrierOutcome {
     /// A terminal status.
     pub status: CallStatus,
-    /// Error token, for `failed`.
-    pub error: Option<String>,
+    /// Why, for `failed` ([`CallError::CarrierError`] when `None`).
+    pub error: Option<CallError>,
     /// `Agent: …` / `Recipient: …` lines, one turn per line.
     pub transcript: Option<String>,
     /// The audio, if recorded.

@@ -12,11 +12,8 @@ use super::{
     CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
 };
 use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard, speaking_time};
-use crate::domain::{CallId, CallStatus};
+use crate::domain::{CallError, CallId, CallStatus};
 use crate::store::Recording;
-
-/// Error token of simulated carrier failures (test digit 4).
-pub const SIMULATED_FAILURE_TOKEN: &str = "carrier_unreachable";
 
 /// Ring, talk and dial times of the simulated carrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +159,7 @@ async fn run(
     tokio::select! {
         _ = tokio::time::sleep(config.ring) => {}
         _ = &mut hung_up => return CarrierOutcome {
-            error: Some("canceled".into()),
+            error: Some(CallError::Canceled),
             ..CarrierOutcome::new(CallStatus::Failed)
         },
     }
@@ -185,7 +182,7 @@ async fn after_ring(
         CallStatus::Completed => {}
         CallStatus::Failed => {
             return CarrierOutcome {
-                error: Some(SIMULATED_FAILURE_TOKEN.into()),
+                error: Some(CallError::CarrierUnreachable),
                 ..CarrierOutcome::new(status)
             };
         }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::CallId;
+use super::{CallError, CallId};
 
 /// A call's status (spec 3): three non-terminal, five terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -124,7 +124,7 @@ pub struct CallRecord {
     /// gives one, answer to end otherwise; 0 when never answered.
     pub duration_sec: Option<u64>,
     /// Error token on failed calls.
-    pub error: Option<String>,
+    pub error: Option<CallError>,
     /// The caller's metadata from placement, string to string; `null` when none was given.
     #[serde(default)]
     pub metadata: Option<std::collections::BTreeMap<String, String>>,
@@ -159,7 +159,7 @@ pub struct AttemptOutcome {
     /// How it ended (`no_answer`, `declined`, `voicemail` or `failed`).
     pub status: CallStatus,
     /// Error token of a failed attempt.
-    pub error: Option<String>,
+    pub error: Option<CallError>,
     /// When it was answered (a machine, for voicemail).
     #[serde(with = "iso8601_opt")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]

@@ -3,6 +3,7 @@
 
 mod account;
 mod call;
+mod call_error;
 mod error_token;
 mod event;
 mod fields;
@@ -13,6 +14,7 @@ mod secret;
 pub use account::Account;
 pub(crate) use call::format_timestamp;
 pub use call::{AttemptOutcome, CallRecord, CallStatus, UnknownStatus};
+pub use call_error::{CallError, UnknownCallError};
 pub use error_token::{ErrorToken, UnknownErrorToken};
 pub use event::EventKind;
 pub use fields::{FieldDefinition, FieldType};

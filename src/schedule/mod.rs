@@ -32,7 +32,7 @@ mod zones;
 pub use opening::{holds_at, next_opening, opening_with_room};
 pub use retry::{
     DEFAULT_DELAY_MINUTES, MAX_ATTEMPTS, MAX_DELAY_MINUTES, RetryError, RetryFields, RetryOn,
-    RetryPolicy, TRANSIENT_FAILURE_TOKEN,
+    RetryPolicy,
 };
 pub use window::{CallingWindow, Days, LocalTime, WindowError, WindowFields, day_name};
 pub use zones::{Zone, time_zones};

@@ -4,11 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::domain::CallStatus;
-
-/// The error token of a failure worth another attempt: the carrier could
-/// not be reached, so no phone rang. Every other `failed` call is final.
-pub const TRANSIENT_FAILURE_TOKEN: &str = "carrier_unreachable";
+use crate::domain::{CallError, CallStatus};
 
 /// The most attempts a call may have, the first dial included.
 pub const MAX_ATTEMPTS: u8 = 5;
@@ -88,8 +84,9 @@ impl RetryOn {
 /// `max_attempts` dials in all, after the outcomes in `on`, waiting the
 /// `n`-th delay before the `n`-th retry (the last delay repeating).
 ///
-/// A transient failure (error [`TRANSIENT_FAILURE_TOKEN`]: the carrier
-/// could not be reached) is retried under any policy with attempts left.
+/// A failure that rang no phone ([`CallError::no_phone_rang`]: the
+/// carrier could not be reached) is retried under any policy with attempts
+/// left.
 /// A completed call, any other failure and a cancelled call never are.
 ///
 /// ```
@@ -168,10 +165,10 @@ impl RetryPolicy {
     /// Whether an attempt that ended as `status` (with `error`, for
     /// `failed`) is worth another one under this policy, attempts left
     /// aside.
-    pub fn retries(&self, status: CallStatus, error: Option<&str>) -> bool {
+    pub fn retries(&self, status: CallStatus, error: Option<CallError>) -> bool {
         match RetryOn::of_status(status) {
             Some(on) => self.on & on.bit() != 0,
-            None => status == CallStatus::Failed && error == Some(TRANSIENT_FAILURE_TOKEN),
+            None => status == CallStatus::Failed && error.is_some_and(CallError::no_phone_rang),
         }
     }
 
@@ -316,14 +313,11 @@ mod tests {
         let policy = RetryPolicy::new(2, &[RetryOn::Voicemail], &[5]).unwrap();
         assert!(policy.retries(CallStatus::Voicemail, None));
         assert!(!policy.retries(CallStatus::NoAnswer, None));
-        assert!(policy.retries(CallStatus::Failed, Some(TRANSIENT_FAILURE_TOKEN)));
-        for error in [
-            "carrier_failed",
-            "canceled",
-            "interrupted",
-            "placement_failed",
-        ] {
-            assert!(!policy.retries(CallStatus::Failed, Some(error)), "{error}");
+        assert!(policy.retries(CallStatus::Failed, Some(CallError::CarrierUnreachable)));
+        for &error in CallError::ALL {
+            if error != CallError::CarrierUnreachable {
+                assert!(!policy.retries(CallStatus::Failed, Some(error)), "{error}");
+            }
         }
         for status in [
             CallStatus::Completed,

@@ -7,8 +7,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::journal::Actor;
-use super::{AgentCall, CARRIER_LOST_TOKEN, SHUTDOWN_TOKEN, ServiceError};
+use super::{AgentCall, ServiceError};
 use crate::dialer::{CarrierReport, DialError, DialRequest, ProgressHandle};
+use crate::domain::CallError;
 use crate::domain::{CallAttempt, CallId, CallStatus};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
@@ -312,7 +313,7 @@ impl AgentCall {
                     }
                     if hung_up {
                         tracing::warn!(call_id = %call_id, "carrier ignored the hang-up; ending the call");
-                        Box::pin(self.record_end(call_id, Ending::failed(CARRIER_LOST_TOKEN), None, None, Actor::Follower(attempt.attempt))).await;
+                        Box::pin(self.record_end(call_id, Ending::failed(CallError::CarrierLost), None, None, Actor::Follower(attempt.attempt))).await;
                         return;
                     }
                     tracing::warn!(call_id = %call_id, "carrier overran the call's time limit; hanging up");
@@ -326,7 +327,7 @@ impl AgentCall {
                         return;
                     }
                     let _ = Box::pin(self.hang_up(call_id)).await;
-                    Box::pin(self.record_end(call_id, Ending::failed(SHUTDOWN_TOKEN), None, None, Actor::Follower(attempt.attempt))).await;
+                    Box::pin(self.record_end(call_id, Ending::failed(CallError::ServiceShutdown), None, None, Actor::Follower(attempt.attempt))).await;
                     return;
                 }
                 _ = lookout.wanted() => {
@@ -368,7 +369,7 @@ impl AgentCall {
                 }
                 Box::pin(self.record_end(
                     call_id,
-                    Ending::failed(CARRIER_LOST_TOKEN),
+                    Ending::failed(CallError::CarrierLost),
                     None,
                     None,
                     Actor::Follower(attempt.attempt),

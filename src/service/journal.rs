@@ -291,7 +291,7 @@ impl AgentCall {
         let attempt = call.record.attempt;
         let retried = attempt < u32::from(policy.max_attempts())
             && !waits_for_retry(call)
-            && policy.retries(ending.status, ending.error.as_deref())
+            && policy.retries(ending.status, ending.error)
             && state::retryable(call.record.status, ending.status);
         if !retried {
             return None;

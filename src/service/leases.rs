@@ -18,9 +18,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::journal::Actor;
-use super::{AgentCall, INTERRUPTED_TOKEN, Inner, RecoveryReport};
+use super::{AgentCall, Inner, RecoveryReport};
 use crate::dialer::ProgressHandle;
-use crate::domain::{CallAttempt, CallId, CallStatus, ErrorToken};
+use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::schedule::{opening_with_room, time_zones};
 use crate::state::Ending;
 use crate::store::{CallLease, InstanceId, LeaseClaim, StoreError, StoredCall};
@@ -345,7 +345,7 @@ impl AgentCall {
                 }
                 // The carrier may still be running it: ask it to stop.
                 let _ = self.hang_up(&call_id).await;
-                let ending = Ending::failed(INTERRUPTED_TOKEN);
+                let ending = Ending::failed(CallError::Interrupted);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 self.unfollow(&call_id);
@@ -367,7 +367,7 @@ enum Charged {
     /// Not now: the call waits until then and is looked at again.
     Later(DateTime<Utc>),
     /// Never: the call ends `failed` with this error token.
-    Never(ErrorToken),
+    Never(CallError),
 }
 
 impl AgentCall {
@@ -425,7 +425,7 @@ impl AgentCall {
                 return;
             }
             None => {
-                let ending = Ending::failed(ErrorToken::OutsideCallingWindow.as_str());
+                let ending = Ending::failed(CallError::OutsideCallingWindow);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 done(self);
@@ -460,7 +460,7 @@ impl AgentCall {
                     return;
                 }
                 Charged::Never(token) => {
-                    let ending = Ending::failed(token.as_str());
+                    let ending = Ending::failed(token);
                     self.record_end(&call_id, ending, None, None, Actor::Holder)
                         .await;
                     done(self);
@@ -510,7 +510,7 @@ impl AgentCall {
                 // Nothing rang: a transient failure, which a retry policy
                 // with attempts left tries again.
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start a waiting call");
-                let ending = Ending::failed(crate::schedule::TRANSIENT_FAILURE_TOKEN);
+                let ending = Ending::failed(CallError::CarrierUnreachable);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
                 done(self);
@@ -567,7 +567,7 @@ impl AgentCall {
             Ok(Ok(Some(account))) => account,
             Ok(Ok(None)) => {
                 tracing::warn!(call_id = %call.record.id, account = %call.account_id, "the account of a retried call is gone; not retrying");
-                return Charged::Never(ErrorToken::PlacementFailed);
+                return Charged::Never(CallError::PlacementFailed);
             }
             Ok(Err(error)) => {
                 tracing::warn!(call_id = %call.record.id, %error, "account lookup failed; the retry waits");
@@ -612,7 +612,7 @@ impl AgentCall {
                 self.refund(permit).await;
                 match error {
                     crate::guardrails::ReserveError::OverCap => {
-                        Charged::Never(ErrorToken::OverMinuteCap)
+                        Charged::Never(CallError::OverMinuteCap)
                     }
                     crate::guardrails::ReserveError::Unavailable(error) => {
                         tracing::warn!(call_id = %call.record.id, %error, "usage ledger unavailable; the retry waits");

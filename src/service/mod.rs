@@ -45,17 +45,6 @@ pub use builder::{AgentCallBuilder, BuildError};
 pub use lifecycle::RecoveryReport;
 pub use placement::Placed;
 
-/// Error token of calls the carrier could not start (`failed` + this token,
-/// and the placement answered `502 placement_failed`).
-pub const PLACEMENT_FAILED_TOKEN: &str = "placement_failed";
-/// Error token of calls still running when the service was stopped.
-pub const SHUTDOWN_TOKEN: &str = "service_shutdown";
-/// Error token of calls whose carrier stopped reporting.
-pub const CARRIER_LOST_TOKEN: &str = "carrier_lost";
-/// Error token of calls left running by a previous process that the carrier
-/// could not resume (see [`AgentCall::recover`]).
-pub const INTERRUPTED_TOKEN: &str = "interrupted";
-
 /// Why a service operation failed. The HTTP layer maps each variant to a
 /// status and token in one place.
 #[derive(Debug, thiserror::Error)]

@@ -7,8 +7,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::journal::Actor;
-use super::{AgentCall, PLACEMENT_FAILED_TOKEN, ServiceError};
+use super::{AgentCall, ServiceError};
 use crate::accounts::Principal;
+use crate::domain::CallError;
 use crate::domain::{CallAttempt, CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
 use crate::schedule::{CallingWindow, opening_with_room, time_zones};
@@ -197,7 +198,7 @@ impl AgentCall {
             Ok(reports) => reports,
             Err(error) => {
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
-                let ending = Ending::failed(PLACEMENT_FAILED_TOKEN);
+                let ending = Ending::failed(CallError::PlacementFailed);
                 // A single attempt, unlike the call task's retrying end: the
                 // client is still waiting and gets a store error as it is.
                 let result = self

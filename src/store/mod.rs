@@ -33,7 +33,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
-use crate::domain::{AccountId, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
+use crate::domain::{AccountId, CallError, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
 pub use carrier_notes::{CarrierNotes, note_carrier};
 pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
@@ -182,8 +182,8 @@ impl StoredCall {
 pub struct CarrierEnd {
     /// The terminal status the call ends with (already repaired).
     pub status: CallStatus,
-    /// Error token, for `failed`.
-    pub error: Option<String>,
+    /// Why, for `failed`.
+    pub error: Option<CallError>,
     /// The conversation.
     pub transcript: Option<String>,
     /// Where the recording can be fetched, if one was stored.

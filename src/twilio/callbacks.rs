@@ -24,15 +24,11 @@ use http_body_util::{BodyExt, Full, Limited};
 use super::carrier::{TwilioCarrier, paths};
 use super::signature::{SIGNATURE_HEADER, TwilioSignature};
 use crate::dialer::{CarrierOutcome, CarrierReport};
-use crate::domain::{CallAttempt, CallId, CallStatus};
+use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
 use crate::service::{AgentCall, ServiceError};
 use crate::store::Recording;
 
-/// The error token of a call Twilio reports `failed`.
-pub const CARRIER_FAILED_TOKEN: &str = "carrier_failed";
-/// The error token of a call Twilio reports `canceled`.
-pub const CANCELED_TOKEN: &str = "canceled";
 /// Largest callback body read (Twilio's forms are a few KB).
 const MAX_CALLBACK_BYTES: usize = 64 * 1024;
 /// How long a `completed` callback waits for the relay session to hand in
@@ -281,8 +277,8 @@ impl TwilioCallbacks {
             "in-progress" | "answered" => CarrierReport::Answered,
             "busy" => CarrierReport::Ended(CarrierOutcome::new(CallStatus::Declined)),
             "no-answer" => CarrierReport::Ended(CarrierOutcome::new(CallStatus::NoAnswer)),
-            "failed" => CarrierReport::Ended(failed(CARRIER_FAILED_TOKEN)),
-            "canceled" => CarrierReport::Ended(failed(CANCELED_TOKEN)),
+            "failed" => CarrierReport::Ended(failed(CallError::CarrierFailed)),
+            "canceled" => CarrierReport::Ended(failed(CallError::Canceled)),
             "completed" => CarrierReport::Ended(self.completed(call_id, form).await?),
             other => {
                 tracing::info!(call_id = %call_id, status = other, "unknown Twilio call status ignored");
@@ -463,9 +459,9 @@ impl TwilioCallbacks {
     }
 }
 
-fn failed(token: &str) -> CarrierOutcome {
+fn failed(error: CallError) -> CarrierOutcome {
     let mut outcome = CarrierOutcome::new(CallStatus::Failed);
-    outcome.error = Some(token.to_owned());
+    outcome.error = Some(error);
     outcome
 }
 

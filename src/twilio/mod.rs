@@ -10,5 +10,5 @@ pub mod rest;
 pub mod signature;
 pub mod twiml;
 
-pub use callbacks::{CANCELED_TOKEN, CARRIER_FAILED_TOKEN, TwilioCallbacks};
+pub use callbacks::TwilioCallbacks;
 pub use carrier::{TwilioCarrier, TwilioConfig, paths};

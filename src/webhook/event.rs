@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::domain::{CallId, CallRecord, CallStatus, EventKind, format_timestamp};
+use crate::domain::{CallError, CallId, CallRecord, CallStatus, EventKind, format_timestamp};
 
 /// The JSON body of a webhook event: all thirteen fields of spec 6.2, `null`
 /// when not yet available, never the transcript or the recording URL; plus
@@ -40,7 +40,7 @@ pub struct EventPayload {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,
     /// Error token (call.failed).
-    pub error: Option<String>,
+    pub error: Option<CallError>,
     /// The caller's metadata from placement; `null` when none was given.
     pub metadata: Option<std::collections::BTreeMap<String, String>>,
 }
@@ -68,7 +68,7 @@ impl EventPayload {
             duration_sec: record.duration_sec.filter(|_| terminal),
             summary: record.summary.clone().filter(|_| completed),
             extracted: record.extracted.clone().filter(|_| completed),
-            error: record.error.clone(),
+            error: record.error,
             metadata: record.metadata.clone(),
         }
     }

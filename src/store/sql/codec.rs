@@ -22,7 +22,9 @@ use crate::extract::Evidence;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::domain::{AccountId, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId};
+use crate::domain::{
+    AccountId, CallError, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId,
+};
 use crate::store::{
     CallLease, CarrierEnd, CarrierNotes, ClaimToken, DeliveryState, DeliveryStatus,
     IdempotencyBegin, InstanceId, ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall,
@@ -322,7 +324,7 @@ struct RecordDocument {
     started_at: Option<DateTime<Utc>>,
     ended_at: Option<DateTime<Utc>>,
     duration_sec: Option<u64>,
-    error: Option<String>,
+    error: Option<CallError>,
     #[serde(default)]
     metadata: Option<BTreeMap<String, String>>,
     #[serde(default)]
@@ -343,7 +345,7 @@ fn first_attempt() -> u32 {
 struct AttemptDocument {
     attempt: u32,
     status: CallStatus,
-    error: Option<String>,
+    error: Option<CallError>,
     started_at: Option<DateTime<Utc>>,
     ended_at: DateTime<Utc>,
     duration_sec: u64,
