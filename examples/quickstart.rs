@@ -12,7 +12,7 @@ use agentcall::notify::{NotifyError, WebhookRequest, WebhookResponse};
 use agentcall::webhook::Verifier;
 use agentcall::{
     Account, AgentCall, ApiKey, FieldDefinition, FieldType, Notifier, PlacementRequest,
-    SimulatedDialer, SimulationConfig, StaticDirectory, WebhookSecret,
+    SimulatedCarrier, SimulationConfig, StaticDirectory, WebhookSecret,
 };
 
 /// Receives webhooks in process: verifies the signature like a real receiver
@@ -67,7 +67,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .directory(Arc::new(
             StaticDirectory::new().with_account(account, [key.clone()]),
         ))
-        .dialer(Arc::new(SimulatedDialer::new(SimulationConfig {
+        .carrier(Arc::new(SimulatedCarrier::new(SimulationConfig {
             ring: Duration::from_millis(300),
             talk: Duration::from_millis(1_200),
             ..Default::default()

@@ -77,7 +77,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             StaticDirectory::new().with_account(account, [key.clone()]),
         ))
         .store(store)
-        .dialer(Arc::new(twilio.clone()))
+        .carrier(Arc::new(twilio.clone()))
         .base_url(public_url.as_str().trim_end_matches('/'))
         .build()?;
 

@@ -19,8 +19,8 @@
 //! - [`extract`]: the [`Extractor`] contract, coercion to declared types,
 //!   the evidence check, and the LLM extractor (feature `llm`); the
 //!   rule-based offline extractor is the `agentcall-rules` crate.
-//! - [`store`], [`dialer`], [`notify`], [`accounts`]: the backend traits
-//!   ([`CallStore`], [`Dialer`], [`Notifier`], [`AccountDirectory`]) with
+//! - [`store`], [`carrier`], [`notify`], [`accounts`]: the backend traits
+//!   ([`CallStore`], [`Carrier`], [`Notifier`], [`AccountDirectory`]) with
 //!   their embedded defaults.
 //! - [`service`]: [`AgentCall`] wires the traits together and runs each call
 //!   as a task.
@@ -32,7 +32,7 @@
 //! Every backend is an object-safe trait used as `Arc<dyn Trait>`, so a host
 //! plugs in its own database, carrier and HTTP framework. With nothing
 //! plugged in, everything runs in process: [`MemoryStore`],
-//! [`SimulatedDialer`], and no extractor (fields are `null` until one is
+//! [`SimulatedCarrier`], and no extractor (fields are `null` until one is
 //! plugged in).
 //!
 //! ## Example
@@ -42,7 +42,7 @@
 //! use std::time::Duration;
 //! use agentcall::{
 //!     Account, AgentCall, ApiKey, CallStatus, FieldDefinition, FieldType, PlacementRequest,
-//!     SimulatedDialer, SimulationConfig, StaticDirectory,
+//!     SimulatedCarrier, SimulationConfig, StaticDirectory,
 //! };
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -53,7 +53,7 @@
 //! let fast = SimulationConfig::new(Duration::from_millis(5), Duration::from_millis(20));
 //! let service = AgentCall::builder()
 //!     .directory(Arc::new(StaticDirectory::new().with_account(account, [key.clone()])))
-//!     .dialer(Arc::new(SimulatedDialer::new(fast)))
+//!     .carrier(Arc::new(SimulatedCarrier::new(fast)))
 //!     .build()
 //!     .unwrap();
 //!
@@ -80,13 +80,14 @@
 pub mod accounts;
 pub mod agent;
 pub mod api;
+pub mod carrier;
 pub mod clock;
-pub mod dialer;
 pub mod domain;
 pub mod extract;
 pub mod guardrails;
 pub mod manual;
 pub mod notify;
+mod reason_error;
 pub mod relay;
 pub mod schedule;
 pub mod service;
@@ -98,7 +99,7 @@ pub mod webhook;
 
 pub use accounts::{AccountDirectory, Principal, StaticDirectory};
 pub use api::Api;
-pub use dialer::{Dialer, SimulatedDialer, SimulationConfig};
+pub use carrier::{Carrier, SimulatedCarrier, SimulationConfig};
 pub use domain::{
     Account, AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, FieldDefinition,
     FieldType, KeyId, PlacementRequest, WebhookSecret,
@@ -108,6 +109,10 @@ pub use guardrails::{GuardrailConfig, Guardrails, Rejection};
 pub use notify::Notifier;
 pub use service::{AgentCall, AgentCallBuilder, Placed, RecoveryReport, ServiceError};
 pub use store::{CallStore, EventOutbox, MemoryStore};
+
+/// The cause of an error, kept as its source: any error that can cross
+/// threads.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The README's code blocks, compiled and run as doctests.
 #[cfg(doctest)]

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentcall::dialer::{
-    CallGone, CarrierOutcome, CarrierReport, DialError, DialRequest, ProgressHandle,
+use agentcall::carrier::{
+    CallGone, CarrierError, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle,
 };
 use agentcall::guardrails::{BillingPeriod, MemoryUsageLedger, ReserveError, Usage, UsageLedger};
 use agentcall::store::{CarrierEnd, InstanceId, StoreError};
-use agentcall::{AccountId, Api, CallId, CallStatus, CallStore, Dialer};
+use agentcall::{AccountId, Api, CallId, CallStatus, CallStore, Carrier};
 use chrono::{DateTime, Utc};
 use common::*;
 use proptest::prelude::*;
@@ -24,13 +24,13 @@ use serde_json::json;
 struct ScriptedCarrier(Vec<(Duration, CarrierReport)>);
 
 #[async_trait::async_trait]
-impl Dialer for ScriptedCarrier {
+impl Carrier for ScriptedCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), CarrierError> {
         let script = self.0.clone();
         tokio::spawn(async move {
             for (pause, report) in script {
@@ -41,7 +41,7 @@ impl Dialer for ScriptedCarrier {
         });
         Ok(())
     }
-    async fn hang_up(&self, _: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, _: &CallId) -> Result<(), CarrierError> {
         Ok(())
     }
 }
@@ -51,18 +51,18 @@ impl Dialer for ScriptedCarrier {
 struct SilentCarrier(std::sync::Mutex<Vec<ProgressHandle>>);
 
 #[async_trait::async_trait]
-impl Dialer for SilentCarrier {
+impl Carrier for SilentCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), CarrierError> {
         self.0.lock().unwrap().push(progress);
         Ok(())
     }
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
-        Err(DialError::UnknownCall(id.clone()))
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
+        Err(CarrierError::UnknownCall(id.clone()))
     }
 }
 
@@ -116,7 +116,7 @@ async fn the_carriers_duration_is_what_is_billed() {
     ];
     let api = Api::new(
         builder()
-            .dialer(Arc::new(ScriptedCarrier(script)))
+            .carrier(Arc::new(ScriptedCarrier(script)))
             .usage_ledger(ledger.clone())
             .build()
             .unwrap(),
@@ -188,7 +188,7 @@ proptest! {
             let api = Api::new(
                 builder()
                     .store(store.clone())
-                    .dialer(Arc::new(ScriptedCarrier(script.clone())))
+                    .carrier(Arc::new(ScriptedCarrier(script.clone())))
                     .build()
                     .unwrap(),
             );
@@ -218,7 +218,7 @@ async fn recovery_finishes_a_call_the_carrier_ended_before_extraction_with_its_r
     let instance = InstanceId::generate();
     let crashed = builder()
         .store(store.clone())
-        .dialer(Arc::new(SilentCarrier::default()))
+        .carrier(Arc::new(SilentCarrier::default()))
         .instance_id(instance.clone())
         .build()
         .unwrap();

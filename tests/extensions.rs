@@ -7,11 +7,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agentcall::dialer::{
-    CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle,
+use agentcall::carrier::{
+    Carrier, CarrierError, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle,
 };
 use agentcall::guardrails::{BillingPeriod, MemoryUsageLedger, UsageLedger};
-use agentcall::{Api, CallId, CallStatus, SimulatedDialer, SimulationConfig};
+use agentcall::{Api, CallId, CallStatus, SimulatedCarrier, SimulationConfig};
 use common::*;
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
@@ -36,26 +36,30 @@ async fn count_calls(api: &Api, key: &str) -> usize {
 
 /// A carrier that holds each placement until released, like a slow trunk.
 #[derive(Debug, Default)]
-struct SlowDialer {
+struct SlowCarrier {
     release: Notify,
     entered: std::sync::atomic::AtomicUsize,
-    inner: SimulatedDialer,
+    inner: SimulatedCarrier,
 }
 
 #[async_trait::async_trait]
-impl Dialer for SlowDialer {
+impl Carrier for SlowCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         self.entered
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.release.notified().await;
         self.inner.dial(request, progress).await
     }
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         self.inner.hang_up(id).await
     }
 }
@@ -117,14 +121,14 @@ async fn twenty_racing_identical_requests_place_one_call() {
 
 #[tokio::test]
 async fn reused_keys_in_use_keys_bad_keys_and_unstored_rejections() {
-    let dialer = Arc::new(SlowDialer::default());
-    let api = Api::new(builder().dialer(dialer.clone()).build().unwrap());
+    let carrier = Arc::new(SlowCarrier::default());
+    let api = Api::new(builder().carrier(carrier.clone()).build().unwrap());
     // Held while the first request is still being processed.
     let first = tokio::spawn({
         let api = api.clone();
         async move { send(&api, keyed(KEY_A1, "slow", &body())).await }
     });
-    while dialer.entered.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+    while carrier.entered.load(std::sync::atomic::Ordering::SeqCst) == 0 {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     let mut in_use = None;
@@ -137,7 +141,7 @@ async fn reused_keys_in_use_keys_bad_keys_and_unstored_rejections() {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     assert_eq!(in_use, Some(json!({"error": "idempotency_key_in_use"})));
-    dialer.release.notify_one();
+    carrier.release.notify_one();
     let (status, _, _) = first.await.unwrap();
     assert_eq!(status, StatusCode::CREATED);
     // The same key with another body.
@@ -159,7 +163,7 @@ async fn reused_keys_in_use_keys_bad_keys_and_unstored_rejections() {
         async move { send(&api, keyed(KEY_A1, "fixable", &body())).await }
     });
     tokio::time::sleep(Duration::from_millis(20)).await;
-    dialer.release.notify_one();
+    carrier.release.notify_one();
     assert_eq!(fixed.await.unwrap().0, StatusCode::CREATED);
     // Malformed keys.
     for bad in ["a".repeat(256).as_str(), "tab\there"] {
@@ -182,7 +186,7 @@ async fn reused_keys_in_use_keys_bad_keys_and_unstored_rejections() {
         .body(body().to_string())
         .unwrap();
     assert_eq!(send(&api, non_ascii).await.0, StatusCode::BAD_REQUEST);
-    dialer.release.notify_one(); // let the next placement through
+    carrier.release.notify_one(); // let the next placement through
     let (status, _, _) = send(&api, keyed(KEY_A1, &"k".repeat(255), &body())).await;
     assert_eq!(
         status,
@@ -194,27 +198,27 @@ async fn reused_keys_in_use_keys_bad_keys_and_unstored_rejections() {
 /// A carrier that accepts calls but dials only when told to, so a call can
 /// be observed (and cancelled) while still queued.
 #[derive(Debug, Default)]
-struct HeldDialer {
+struct HeldCarrier {
     held: Mutex<Vec<ProgressHandle>>,
 }
 
 #[async_trait::async_trait]
-impl Dialer for HeldDialer {
+impl Carrier for HeldCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(&self, _: DialRequest, progress: ProgressHandle) -> Result<(), CarrierError> {
         self.held.lock().unwrap().push(progress);
         Ok(())
     }
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         let mut held = self.held.lock().unwrap();
         let position = held
             .iter()
             .position(|p| p.call_id() == id)
-            .ok_or(DialError::UnknownCall(id.clone()))?;
+            .ok_or(CarrierError::UnknownCall(id.clone()))?;
         let progress = held.remove(position);
         let _ = progress.report(CarrierReport::Ended(CarrierOutcome {
             error: Some(agentcall::domain::CallError::Canceled),
@@ -247,7 +251,7 @@ async fn cancel_in_each_state() {
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
         builder()
-            .dialer(Arc::new(HeldDialer::default()))
+            .carrier(Arc::new(HeldCarrier::default()))
             .usage_ledger(ledger.clone())
             .build()
             .unwrap(),
@@ -279,7 +283,7 @@ async fn cancel_in_each_state() {
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
         builder()
-            .dialer(Arc::new(SimulatedDialer::new(ringing)))
+            .carrier(Arc::new(SimulatedCarrier::new(ringing)))
             .usage_ledger(ledger.clone())
             .build()
             .unwrap(),
@@ -314,7 +318,7 @@ async fn cancel_in_each_state() {
     let ledger = Arc::new(MemoryUsageLedger::new());
     let api = Api::new(
         builder()
-            .dialer(Arc::new(SimulatedDialer::new(talking)))
+            .carrier(Arc::new(SimulatedCarrier::new(talking)))
             .usage_ledger(ledger.clone())
             .build()
             .unwrap(),
@@ -582,7 +586,7 @@ async fn retries_during_a_dial_longer_than_the_lease_place_one_call() {
     let slow = fast_simulation().with_dial_delay(Duration::from_secs(1));
     let api = Api::new(
         builder()
-            .dialer(Arc::new(SimulatedDialer::new(slow)))
+            .carrier(Arc::new(SimulatedCarrier::new(slow)))
             .idempotency_lease(Duration::from_millis(200))
             .build()
             .unwrap(),
@@ -635,7 +639,7 @@ async fn a_dial_past_its_timeout_fails_the_placement_and_is_replayed() {
     let slow = fast_simulation().with_dial_delay(Duration::from_secs(5));
     let api = Api::new(
         builder()
-            .dialer(Arc::new(SimulatedDialer::new(slow)))
+            .carrier(Arc::new(SimulatedCarrier::new(slow)))
             .dial_timeout(Duration::from_millis(100))
             .build()
             .unwrap(),

@@ -5,9 +5,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agentcall::dialer::{DialError, DialRequest, Dialer, ProgressHandle};
+use agentcall::carrier::{Carrier, CarrierError, DialRequest, ProgressHandle};
 use agentcall::guardrails::{MemoryUsageLedger, UsageLedger};
-use agentcall::{Account, Api, CallId, SimulatedDialer};
+use agentcall::{Account, Api, CallId, SimulatedCarrier};
 use common::*;
 use http::StatusCode;
 use proptest::prelude::*;
@@ -158,23 +158,27 @@ async fn the_rate_limit_is_exact_under_concurrency() {
 /// Records the maximum duration each call was dialed with, then lets the
 /// simulated carrier run it.
 #[derive(Debug)]
-struct RecordingDialer {
-    inner: SimulatedDialer,
+struct RecordingCarrier {
+    inner: SimulatedCarrier,
     limits: Mutex<Vec<Duration>>,
 }
 
 #[async_trait::async_trait]
-impl Dialer for RecordingDialer {
+impl Carrier for RecordingCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         self.limits.lock().unwrap().push(request.max_duration);
         self.inner.dial(request, progress).await
     }
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         self.inner.hang_up(id).await
     }
 }
@@ -186,15 +190,15 @@ async fn billed_minutes_never_exceed_the_cap_with_many_calls_in_flight() {
     let mut config = guardrail_config();
     config.max_call_duration = Duration::from_secs(120);
     let ledger = Arc::new(MemoryUsageLedger::new());
-    let dialer = Arc::new(RecordingDialer {
-        inner: SimulatedDialer::new(fast_simulation()),
+    let carrier = Arc::new(RecordingCarrier {
+        inner: SimulatedCarrier::new(fast_simulation()),
         limits: Mutex::default(),
     });
     let service = builder()
         .directory(Arc::new(directory_with(account.clone(), account_b())))
         .guardrails(agentcall::Guardrails::new(config))
         .usage_ledger(ledger.clone())
-        .dialer(dialer.clone())
+        .carrier(carrier.clone())
         .build()
         .unwrap();
     let api = Api::new(service);
@@ -211,7 +215,7 @@ async fn billed_minutes_never_exceed_the_cap_with_many_calls_in_flight() {
     assert!(results.iter().all(|(s, _, t)| *s == StatusCode::CREATED
         || (*s == StatusCode::TOO_MANY_REQUESTS && t == "over_minute_cap")));
     // Reservations: 2 + 2 + 2 + 1 minutes while the first calls are still running.
-    let limits = dialer.limits.lock().unwrap().clone();
+    let limits = carrier.limits.lock().unwrap().clone();
     let reserved: u64 = limits.iter().map(|d| d.as_secs() / 60).sum();
     assert!(reserved <= 7, "{limits:?}");
     assert!(

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentcall::dialer::{
-    DialError, DialRequest, Dialer, ProgressHandle, SimulatedDialer, SimulationConfig,
+use agentcall::carrier::{
+    Carrier, CarrierError, DialRequest, ProgressHandle, SimulatedCarrier, SimulationConfig,
 };
 use agentcall::store::{
     AttemptOutcome, CallStore, ClaimToken, DeliveryState, EventOutbox, HoldToken, IdempotencyBegin,
@@ -433,23 +433,23 @@ async fn minute_cap_answers_429_over_minute_cap() {
 struct DownCarrier;
 
 #[async_trait::async_trait]
-impl Dialer for DownCarrier {
+impl Carrier for DownCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, _: DialRequest, _: ProgressHandle) -> Result<(), DialError> {
-        Err(DialError::Carrier("trunk unreachable".into()))
+    async fn dial(&self, _: DialRequest, _: ProgressHandle) -> Result<(), CarrierError> {
+        Err(CarrierError::unavailable("trunk unreachable"))
     }
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
-        Err(DialError::UnknownCall(id.clone()))
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
+        Err(CarrierError::UnknownCall(id.clone()))
     }
 }
 
 #[tokio::test]
 async fn a_carrier_that_cannot_start_gives_502_and_a_failed_record() {
-    let service = builder().dialer(Arc::new(DownCarrier)).build().unwrap();
+    let service = builder().carrier(Arc::new(DownCarrier)).build().unwrap();
     let api = Api::new(service);
     rejects(&api, valid(), 502, "placement_failed").await;
     let (_, _, bytes) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
@@ -1017,11 +1017,11 @@ async fn an_unrecorded_answer_keeps_the_key_held_until_it_is_recorded() {
 /// does when the connection closes.)
 #[tokio::test(start_paused = true)]
 async fn a_placement_whose_client_hangs_up_mid_dial_runs_to_its_end() {
-    let carrier = SimulatedDialer::new(
+    let carrier = SimulatedCarrier::new(
         SimulationConfig::new(Duration::from_secs(3600), Duration::ZERO)
             .with_dial_delay(Duration::from_secs(5)),
     );
-    let api = Api::new(builder().dialer(Arc::new(carrier)).build().unwrap());
+    let api = Api::new(builder().carrier(Arc::new(carrier)).build().unwrap());
     let gave_up = tokio::time::timeout(
         Duration::from_secs(1),
         api.clone().oneshot(keyed_post("hung-up")),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use agentcall::store::{CallStore, InstanceId};
 use agentcall::webhook::Verifier;
-use agentcall::{Api, CallStatus, SimulatedDialer, SimulationConfig};
+use agentcall::{Api, CallStatus, SimulatedCarrier, SimulationConfig};
 use common::*;
 use serde_json::{Value, json};
 
@@ -164,7 +164,7 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
         ..Default::default()
     };
     let service = builder()
-        .dialer(Arc::new(SimulatedDialer::new(slow)))
+        .carrier(Arc::new(SimulatedCarrier::new(slow)))
         .build()
         .unwrap();
     let api = Api::new(service.clone());
@@ -199,10 +199,10 @@ async fn shutdown_refuses_new_calls_and_ends_running_ones_with_their_events() {
 
 /// A carrier that accepts calls and then goes silent, like a process that died.
 #[derive(Debug, Default)]
-struct SilentCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>);
+struct SilentCarrier(std::sync::Mutex<Vec<agentcall::carrier::ProgressHandle>>);
 
 #[async_trait::async_trait]
-impl agentcall::Dialer for SilentCarrier {
+impl agentcall::Carrier for SilentCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
@@ -210,14 +210,17 @@ impl agentcall::Dialer for SilentCarrier {
 
     async fn dial(
         &self,
-        _: agentcall::dialer::DialRequest,
-        progress: agentcall::dialer::ProgressHandle,
-    ) -> Result<(), agentcall::dialer::DialError> {
+        _: agentcall::carrier::DialRequest,
+        progress: agentcall::carrier::ProgressHandle,
+    ) -> Result<(), agentcall::carrier::CarrierError> {
         self.0.lock().unwrap().push(progress); // keep the channel open, report nothing
         Ok(())
     }
-    async fn hang_up(&self, id: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
-        Err(agentcall::dialer::DialError::UnknownCall(id.clone()))
+    async fn hang_up(
+        &self,
+        id: &agentcall::CallId,
+    ) -> Result<(), agentcall::carrier::CarrierError> {
+        Err(agentcall::carrier::CarrierError::UnknownCall(id.clone()))
     }
 }
 
@@ -230,7 +233,7 @@ async fn recovery_ends_calls_a_dead_process_left_running_and_sends_their_events(
     let instance = InstanceId::generate();
     let crashed = builder()
         .store(store.clone())
-        .dialer(Arc::new(SilentCarrier::default()))
+        .carrier(Arc::new(SilentCarrier::default()))
         .instance_id(instance.clone())
         .build()
         .unwrap();
@@ -313,10 +316,10 @@ async fn the_rules_extractor_recovers_what_the_simulated_recipient_said() {
 
 /// A carrier that plays back a fixed list of reports, then goes silent.
 #[derive(Debug)]
-struct ScriptedCarrier(Vec<agentcall::dialer::CarrierReport>);
+struct ScriptedCarrier(Vec<agentcall::carrier::CarrierReport>);
 
 #[async_trait::async_trait]
-impl agentcall::Dialer for ScriptedCarrier {
+impl agentcall::Carrier for ScriptedCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
@@ -324,23 +327,23 @@ impl agentcall::Dialer for ScriptedCarrier {
 
     async fn dial(
         &self,
-        _: agentcall::dialer::DialRequest,
-        progress: agentcall::dialer::ProgressHandle,
-    ) -> Result<(), agentcall::dialer::DialError> {
+        _: agentcall::carrier::DialRequest,
+        progress: agentcall::carrier::ProgressHandle,
+    ) -> Result<(), agentcall::carrier::CarrierError> {
         for report in self.0.clone() {
             let _ = progress.report(report);
         }
         std::mem::forget(progress); // never closes: a carrier that stops talking
         Ok(())
     }
-    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::carrier::CarrierError> {
         Ok(()) // acknowledges, then does nothing
     }
 }
 
 #[tokio::test]
 async fn contradictory_end_reports_still_end_the_call() {
-    use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    use agentcall::carrier::{CarrierOutcome, CarrierReport};
     let cases = [
         // The answer report was lost.
         (
@@ -370,7 +373,7 @@ async fn contradictory_end_reports_still_end_the_call() {
     for (script, expected) in cases {
         let api = Api::new(
             builder()
-                .dialer(Arc::new(ScriptedCarrier(script)))
+                .carrier(Arc::new(ScriptedCarrier(script)))
                 .build()
                 .unwrap(),
         );
@@ -386,11 +389,11 @@ async fn contradictory_end_reports_still_end_the_call() {
 
 #[tokio::test(start_paused = true)]
 async fn a_carrier_that_never_ends_the_call_is_hung_up_and_then_ended() {
-    use agentcall::dialer::CarrierReport;
+    use agentcall::carrier::CarrierReport;
     let ring_timeout = Duration::from_secs(45);
     let hang_up_grace = Duration::from_secs(5);
     let service = builder()
-        .dialer(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .carrier(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
         .ring_timeout(ring_timeout)
         .hang_up_grace(hang_up_grace)
         .build()
@@ -525,7 +528,7 @@ async fn a_placement_admitted_while_shutdown_starts_is_waited_for_and_ended() {
         ..Default::default()
     };
     let service = builder()
-        .dialer(Arc::new(SimulatedDialer::new(ringing)))
+        .carrier(Arc::new(SimulatedCarrier::new(ringing)))
         .rate_limiter(Arc::clone(&limiter) as Arc<dyn agentcall::guardrails::RateLimiter>)
         .build()
         .unwrap();
@@ -725,10 +728,10 @@ mod severable_impls {
 /// A carrier that takes over calls it is asked to resume and keeps their
 /// report channels, so the test can end them.
 #[derive(Debug, Default)]
-struct ResumingCarrier(std::sync::Mutex<Vec<agentcall::dialer::ProgressHandle>>);
+struct ResumingCarrier(std::sync::Mutex<Vec<agentcall::carrier::ProgressHandle>>);
 
 #[async_trait::async_trait]
-impl agentcall::Dialer for ResumingCarrier {
+impl agentcall::Carrier for ResumingCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
@@ -736,20 +739,20 @@ impl agentcall::Dialer for ResumingCarrier {
 
     async fn dial(
         &self,
-        _: agentcall::dialer::DialRequest,
-        progress: agentcall::dialer::ProgressHandle,
-    ) -> Result<(), agentcall::dialer::DialError> {
+        _: agentcall::carrier::DialRequest,
+        progress: agentcall::carrier::ProgressHandle,
+    ) -> Result<(), agentcall::carrier::CarrierError> {
         self.0.lock().unwrap().push(progress);
         Ok(())
     }
-    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::carrier::CarrierError> {
         Ok(())
     }
     async fn resume(
         &self,
-        _: agentcall::dialer::DialRequest,
-        progress: agentcall::dialer::ProgressHandle,
-    ) -> Result<bool, agentcall::dialer::DialError> {
+        _: agentcall::carrier::DialRequest,
+        progress: agentcall::carrier::ProgressHandle,
+    ) -> Result<bool, agentcall::carrier::CarrierError> {
         self.0.lock().unwrap().push(progress);
         Ok(true)
     }
@@ -772,7 +775,7 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
     let lease = Duration::from_millis(1000);
     let first = builder()
         .store(link.clone())
-        .dialer(Arc::new(SilentCarrier::default()))
+        .carrier(Arc::new(SilentCarrier::default()))
         .call_lease(lease)
         // Its deadline passes while it is cut off; when it is back, the
         // hang-up grace ends and it would end the calls as `carrier_lost`.
@@ -789,7 +792,7 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
     let carrier = Arc::new(ResumingCarrier::default());
     let second = builder()
         .store(store.clone())
-        .dialer(carrier.clone())
+        .carrier(carrier.clone())
         .call_lease(lease)
         .build()
         .unwrap();
@@ -851,8 +854,8 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
     let handles: Vec<_> = carrier.0.lock().unwrap().drain(..).collect();
     for handle in &handles {
         handle
-            .report(agentcall::dialer::CarrierReport::Ended(
-                agentcall::dialer::CarrierOutcome::new(CallStatus::NoAnswer),
+            .report(agentcall::carrier::CarrierReport::Ended(
+                agentcall::carrier::CarrierOutcome::new(CallStatus::NoAnswer),
             ))
             .unwrap();
     }
@@ -887,9 +890,9 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
 /// read by id, and an ended call's cannot.
 #[tokio::test]
 async fn carrier_notes_from_concurrent_callbacks_all_land() {
-    use agentcall::dialer::CarrierReport;
+    use agentcall::carrier::CarrierReport;
     let service = builder()
-        .dialer(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .carrier(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
         .build()
         .unwrap();
     let me = service
@@ -945,7 +948,7 @@ async fn carrier_notes_from_concurrent_callbacks_all_land() {
 struct CallbackCarrier(Arc<std::sync::OnceLock<agentcall::AgentCall>>);
 
 #[async_trait::async_trait]
-impl agentcall::Dialer for CallbackCarrier {
+impl agentcall::Carrier for CallbackCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
@@ -953,14 +956,14 @@ impl agentcall::Dialer for CallbackCarrier {
 
     async fn dial(
         &self,
-        request: agentcall::dialer::DialRequest,
-        progress: agentcall::dialer::ProgressHandle,
-    ) -> Result<(), agentcall::dialer::DialError> {
-        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+        request: agentcall::carrier::DialRequest,
+        progress: agentcall::carrier::ProgressHandle,
+    ) -> Result<(), agentcall::carrier::CarrierError> {
+        use agentcall::carrier::{CarrierOutcome, CarrierReport};
         let service = self.0.get().expect("attached").clone();
         // The outcome follows the destination's last digit, as in the
         // simulated carrier: 5 completed, 3 declined, 1 no answer, 2 voicemail.
-        let status = agentcall::SimulatedDialer::outcome_for(&request.to);
+        let status = agentcall::SimulatedCarrier::outcome_for(&request.to);
         tokio::spawn(async move {
             let id = agentcall::domain::CallAttempt::new(request.call_id, request.attempt);
             if matches!(status, CallStatus::Completed | CallStatus::Voicemail) {
@@ -982,7 +985,7 @@ impl agentcall::Dialer for CallbackCarrier {
         Ok(())
     }
 
-    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::dialer::DialError> {
+    async fn hang_up(&self, _: &agentcall::CallId) -> Result<(), agentcall::carrier::CarrierError> {
         Ok(())
     }
 }
@@ -990,7 +993,10 @@ impl agentcall::Dialer for CallbackCarrier {
 #[tokio::test]
 async fn a_carrier_that_reports_through_the_store_and_lets_go_ends_the_call_as_reported() {
     let carrier = CallbackCarrier::default();
-    let service = builder().dialer(Arc::new(carrier.clone())).build().unwrap();
+    let service = builder()
+        .carrier(Arc::new(carrier.clone()))
+        .build()
+        .unwrap();
     carrier.0.set(service.clone()).unwrap();
     let api = Api::new(service);
     for round in 0..20 {

@@ -12,7 +12,7 @@ use agentcall::extract::{
 };
 use agentcall::{
     Account, AgentCall, ApiKey, CallStatus, FieldDefinition, FieldType, PlacementRequest,
-    SimulatedDialer, SimulationConfig, StaticDirectory,
+    SimulatedCarrier, SimulationConfig, StaticDirectory,
 };
 use bytes::Bytes;
 use http::{HeaderMap, Response, Uri};
@@ -568,7 +568,7 @@ async fn run_call(stub: &Stub) -> (agentcall::CallRecord, agentcall::store::Stor
         .directory(Arc::new(
             StaticDirectory::new().with_account(account, [key.clone()]),
         ))
-        .dialer(Arc::new(SimulatedDialer::new(fast)))
+        .carrier(Arc::new(SimulatedCarrier::new(fast)))
         .extractor(Arc::new(extractor))
         .build()
         .unwrap();

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentcall::carrier::{CarrierError, DialRequest, ProgressHandle};
 use agentcall::clock::ManualClock;
-use agentcall::dialer::{DialError, DialRequest, ProgressHandle};
 use agentcall::domain::{CallAttempt, CallId};
 use agentcall::guardrails::{BillingPeriod, MemoryUsageLedger, Usage, UsageLedger};
-use agentcall::{AgentCall, Api, CallStatus, Dialer, SimulatedDialer};
+use agentcall::{AgentCall, Api, CallStatus, Carrier, SimulatedCarrier};
 use chrono::{DateTime, Utc};
 use common::*;
 use http::StatusCode;
@@ -33,16 +33,16 @@ fn utc(text: &str) -> DateTime<Utc> {
 /// destination whose last digit picks that outcome (see the README's test
 /// numbers). A completed dial is a whole simulated conversation.
 #[derive(Debug)]
-struct ScriptedDialer {
-    inner: SimulatedDialer,
+struct ScriptedCarrier {
+    inner: SimulatedCarrier,
     script: Vec<CallStatus>,
     dials: Mutex<HashMap<CallId, Vec<u32>>>,
 }
 
-impl ScriptedDialer {
+impl ScriptedCarrier {
     fn new(script: &[CallStatus]) -> Self {
         Self {
-            inner: SimulatedDialer::new(fast_simulation()),
+            inner: SimulatedCarrier::new(fast_simulation()),
             script: script.to_vec(),
             dials: Mutex::default(),
         }
@@ -61,7 +61,7 @@ impl ScriptedDialer {
 }
 
 #[async_trait::async_trait]
-impl Dialer for ScriptedDialer {
+impl Carrier for ScriptedCarrier {
     fn rings_real_phones(&self) -> bool {
         false
     }
@@ -70,7 +70,7 @@ impl Dialer for ScriptedDialer {
         &self,
         mut request: DialRequest,
         progress: ProgressHandle,
-    ) -> Result<(), DialError> {
+    ) -> Result<(), CarrierError> {
         let dialed = {
             let mut dials = self.dials.lock().unwrap();
             let dials = dials.entry(request.call_id.clone()).or_default();
@@ -90,7 +90,7 @@ impl Dialer for ScriptedDialer {
         self.inner.dial(request, progress).await
     }
 
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         self.inner.hang_up(id).await
     }
 }
@@ -99,7 +99,7 @@ struct Setup {
     service: AgentCall,
     api: Api,
     clock: Arc<ManualClock>,
-    dialer: Arc<ScriptedDialer>,
+    carrier: Arc<ScriptedCarrier>,
     ledger: Arc<MemoryUsageLedger>,
 }
 
@@ -113,12 +113,12 @@ fn setup_with(
     configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
 ) -> Setup {
     let clock = Arc::new(ManualClock::new(utc(now)));
-    let dialer = Arc::new(ScriptedDialer::new(script));
+    let carrier = Arc::new(ScriptedCarrier::new(script));
     let ledger = Arc::new(MemoryUsageLedger::new());
     let service = configure(
         builder()
             .clock(clock.clone())
-            .dialer(dialer.clone())
+            .carrier(carrier.clone())
             .usage_ledger(ledger.clone()),
     )
     .build()
@@ -127,7 +127,7 @@ fn setup_with(
         api: Api::new(service.clone()),
         service,
         clock,
-        dialer,
+        carrier,
         ledger,
     }
 }
@@ -135,11 +135,11 @@ fn setup_with(
 /// A service on a clock at 2026-12-01 15:00 UTC whose carrier is
 /// `carrier`, set up further by `configure`, and its HTTP API.
 fn on_carrier(
-    carrier: Arc<dyn Dialer>,
+    carrier: Arc<dyn Carrier>,
     configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
 ) -> (AgentCall, Api, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
-    let service = configure(builder().clock(clock.clone()).dialer(carrier))
+    let service = configure(builder().clock(clock.clone()).carrier(carrier))
         .build()
         .unwrap();
     (service.clone(), Api::new(service), clock)
@@ -233,14 +233,14 @@ async fn an_unanswered_call_is_retried_after_its_delay_and_then_completes() {
 
     s.clock.set(utc("2026-12-01T15:29:59Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 0);
-    assert_eq!(s.dialer.dials(&id), [1]);
+    assert_eq!(s.carrier.dials(&id), [1]);
     s.clock.set(utc("2026-12-01T15:30:01Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 1);
     let ended = wait_terminal(&s.api, KEY_A1, &id).await;
     assert_eq!(ended.status, CallStatus::Completed);
     assert_eq!((ended.attempt, ended.attempts.len()), (2, 1));
     assert!(ended.transcript.is_some() && ended.summary.is_some());
-    assert_eq!(s.dialer.dials(&id), [1, 2]);
+    assert_eq!(s.carrier.dials(&id), [1, 2]);
     let billed = agentcall::guardrails::billed_minutes(ended.duration_sec.unwrap()).max(1);
     let expected = Usage::new(billed, 0);
     assert_eq!(usage(&s, "2026-12-01T15:00:00Z", expected).await, expected);
@@ -294,7 +294,7 @@ async fn retries_stop_at_max_attempts_and_the_last_outcome_ends_the_call_once() 
         statuses,
         [(1, CallStatus::NoAnswer), (2, CallStatus::NoAnswer)]
     );
-    assert_eq!(s.dialer.dials(&id), [1, 2, 3]);
+    assert_eq!(s.carrier.dials(&id), [1, 2, 3]);
     s.clock.set(utc("2026-12-02T16:10:00Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 0);
     receiver
@@ -330,7 +330,7 @@ async fn only_the_listed_outcomes_and_transient_failures_are_retried() {
     );
     s.clock.set(utc("2026-12-02T15:00:00Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 0);
-    assert_eq!(s.dialer.dials(&id), [1]);
+    assert_eq!(s.carrier.dials(&id), [1]);
 
     // The carrier could not be reached (`carrier_unreachable`): retried
     // whatever `on` says.
@@ -447,7 +447,7 @@ async fn a_cancel_while_a_retry_waits_stops_it() {
     );
     s.clock.set(utc("2026-12-01T16:00:00Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 0);
-    assert_eq!(s.dialer.dials(&id), [1]);
+    assert_eq!(s.carrier.dials(&id), [1]);
     receiver
         .wait_for(|got| got.iter().any(|r| r.json()["event"] == "call.failed"))
         .await;
@@ -593,7 +593,7 @@ async fn malformed_retry_policies_are_rejected_with_their_tokens() {
     // `null` is absent, as for every optional field.
     let (status, _, _) = send(&s.api, post(Some(KEY_A1), body(Value::Null).to_string())).await;
     assert_eq!(status, StatusCode::CREATED);
-    assert_eq!(s.dialer.dials.lock().unwrap().len(), 1);
+    assert_eq!(s.carrier.dials.lock().unwrap().len(), 1);
 }
 
 /// A restart while a retry waits: one instance places a call whose first
@@ -602,15 +602,15 @@ async fn malformed_retry_policies_are_rejected_with_their_tokens() {
 /// the attempts' bill is in the ledger the instances share.
 async fn a_retry_wait_survives_a_restart_on<F, Fut>(instance: F)
 where
-    F: Fn(Arc<ManualClock>, Arc<ScriptedDialer>) -> Fut,
+    F: Fn(Arc<ManualClock>, Arc<ScriptedCarrier>) -> Fut,
     Fut: std::future::Future<Output = (AgentCall, Arc<dyn UsageLedger>)>,
 {
     let clock = Arc::new(ManualClock::new(utc("2026-12-01T15:00:00Z")));
-    let dialer = Arc::new(ScriptedDialer::new(&[
+    let carrier = Arc::new(ScriptedCarrier::new(&[
         CallStatus::NoAnswer,
         CallStatus::Completed,
     ]));
-    let (first, _) = instance(clock.clone(), dialer.clone()).await;
+    let (first, _) = instance(clock.clone(), carrier.clone()).await;
     let id = place(
         &Api::new(first.clone()),
         KEY_A1,
@@ -621,14 +621,14 @@ where
     first.shutdown(Duration::from_secs(5)).await;
     drop(first);
 
-    let (second, ledger) = instance(clock.clone(), dialer.clone()).await;
+    let (second, ledger) = instance(clock.clone(), carrier.clone()).await;
     assert_eq!(second.recover().await.unwrap().started, 0);
     clock.set(utc("2026-12-01T15:30:01Z"));
     assert_eq!(second.recover().await.unwrap().started, 1);
     let api = Api::new(second.clone());
     let ended = wait_terminal(&api, KEY_A1, &id).await;
     assert_eq!((ended.status, ended.attempt), (CallStatus::Completed, 2));
-    assert_eq!(dialer.dials(&id), [1, 2]);
+    assert_eq!(carrier.dials(&id), [1, 2]);
     second.shutdown(Duration::from_secs(5)).await;
     let period = BillingPeriod::default().start_of(utc("2026-12-01T15:00:00Z"));
     let usage = ledger
@@ -644,14 +644,14 @@ where
 async fn a_retry_wait_survives_a_restart() {
     use agentcall::store::SqliteStore;
     let path = common::process::TempPath::unique("db");
-    a_retry_wait_survives_a_restart_on(|clock, dialer| async {
+    a_retry_wait_survives_a_restart_on(|clock, carrier| async {
         let store = Arc::new(SqliteStore::open(&path.0).await.expect("open"));
         let ledger: Arc<dyn UsageLedger> = Arc::new(store.usage_ledger());
         let service = builder()
             .usage_ledger(ledger.clone())
             .store(store)
             .clock(clock)
-            .dialer(dialer)
+            .carrier(carrier)
             .build()
             .unwrap();
         (service, ledger)
@@ -669,7 +669,7 @@ async fn a_retry_wait_survives_a_restart_on_postgresql() {
     let Some(schema) = pg::TestSchema::create().await else {
         return;
     };
-    a_retry_wait_survives_a_restart_on(|clock, dialer| async {
+    a_retry_wait_survives_a_restart_on(|clock, carrier| async {
         let store = Arc::new(schema.store(4).await);
         let ledger: Arc<dyn UsageLedger> = Arc::new(store.usage_ledger());
         let service = builder()
@@ -677,7 +677,7 @@ async fn a_retry_wait_survives_a_restart_on_postgresql() {
             .rate_limiter(Arc::new(store.rate_limiter()))
             .store(store)
             .clock(clock)
-            .dialer(dialer)
+            .carrier(carrier)
             .build()
             .unwrap();
         (service, ledger)
@@ -712,25 +712,29 @@ struct CallbackCarrier {
 }
 
 #[async_trait::async_trait]
-impl Dialer for CallbackCarrier {
+impl Carrier for CallbackCarrier {
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         self.dials.note(&request);
         self.held.lock().unwrap().push(progress);
         Ok(())
     }
 
-    async fn hang_up(&self, _: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, _: &CallId) -> Result<(), CarrierError> {
         Ok(())
     }
 }
 
 #[tokio::test]
 async fn late_reports_about_an_earlier_attempt_change_nothing() {
-    use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    use agentcall::carrier::{CarrierOutcome, CarrierReport};
     let carrier = Arc::new(CallbackCarrier::default());
     let (service, api, clock) = on_carrier(carrier.clone(), |builder| builder);
     let id = place(
@@ -817,13 +821,17 @@ struct Machine {
 }
 
 #[async_trait::async_trait]
-impl Dialer for Machine {
+impl Carrier for Machine {
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
-        use agentcall::dialer::CarrierReport;
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
+        use agentcall::carrier::CarrierReport;
         self.dials.note(&request);
         let _ = progress.report(CarrierReport::Dialing);
         let _ = progress.report(CarrierReport::Answered);
@@ -831,8 +839,8 @@ impl Dialer for Machine {
         Ok(())
     }
 
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
-        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
+        use agentcall::carrier::{CarrierOutcome, CarrierReport};
         if let Some(progress) = self.live.lock().unwrap().remove(id) {
             let mut outcome = CarrierOutcome::new(CallStatus::Voicemail);
             outcome.duration = Some(Duration::from_secs(5));
@@ -885,13 +893,17 @@ struct NoAnswerThenTalk {
 }
 
 #[async_trait::async_trait]
-impl Dialer for NoAnswerThenTalk {
+impl Carrier for NoAnswerThenTalk {
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
-        use agentcall::dialer::{CarrierOutcome, CarrierReport};
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
+        use agentcall::carrier::{CarrierOutcome, CarrierReport};
         self.dials.note(&request);
         let _ = progress.report(CarrierReport::Dialing);
         if request.attempt == 1 {
@@ -909,7 +921,7 @@ impl Dialer for NoAnswerThenTalk {
         Ok(())
     }
 
-    async fn hang_up(&self, _: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, _: &CallId) -> Result<(), CarrierError> {
         Ok(())
     }
 }
@@ -1088,7 +1100,7 @@ async fn two_instances_racing_to_start_a_retry_dial_it_once_and_bill_it_once() {
             .store(store.clone())
             .usage_ledger(ledger.clone())
             .clock(clock.clone())
-            .dialer(carrier.clone())
+            .carrier(carrier.clone())
             .build()
             .unwrap()
     };

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentcall::carrier::{CarrierError, DialRequest, ProgressHandle};
 use agentcall::clock::ManualClock;
-use agentcall::dialer::{DialError, DialRequest, ProgressHandle};
-use agentcall::{AgentCall, Api, CallId, CallStatus, Dialer, SimulatedDialer};
+use agentcall::{AgentCall, Api, CallId, CallStatus, Carrier, SimulatedCarrier};
 use chrono::{DateTime, Utc};
 use common::*;
 use http::StatusCode;
@@ -35,15 +35,15 @@ fn eight_to_nine() -> Value {
 
 /// The simulated carrier, counting how often each call is dialed.
 #[derive(Debug, Default)]
-struct CountingDialer {
-    inner: SimulatedDialer,
+struct CountingCarrier {
+    inner: SimulatedCarrier,
     dials: Mutex<HashMap<CallId, usize>>,
 }
 
-impl CountingDialer {
+impl CountingCarrier {
     fn new() -> Self {
         Self {
-            inner: SimulatedDialer::new(fast_simulation()),
+            inner: SimulatedCarrier::new(fast_simulation()),
             dials: Mutex::default(),
         }
     }
@@ -55,13 +55,17 @@ impl CountingDialer {
 }
 
 #[async_trait::async_trait]
-impl Dialer for CountingDialer {
+impl Carrier for CountingCarrier {
     /// A test carrier rings no one (the default calling window stays off).
     fn rings_real_phones(&self) -> bool {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         *self
             .dials
             .lock()
@@ -71,7 +75,7 @@ impl Dialer for CountingDialer {
         self.inner.dial(request, progress).await
     }
 
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         self.inner.hang_up(id).await
     }
 }
@@ -80,7 +84,7 @@ struct Setup {
     service: AgentCall,
     api: Api,
     clock: Arc<ManualClock>,
-    dialer: Arc<CountingDialer>,
+    carrier: Arc<CountingCarrier>,
 }
 
 fn setup(now: &str) -> Setup {
@@ -109,7 +113,7 @@ async fn waits_until(s: &Setup, body: Value, before: &str, after: &str) -> Strin
         0,
         "started at {before}"
     );
-    assert_eq!(s.dialer.dials(&id), 0);
+    assert_eq!(s.carrier.dials(&id), 0);
     s.clock.set(utc(after));
     assert_eq!(
         s.service.recover().await.unwrap().started,
@@ -118,7 +122,7 @@ async fn waits_until(s: &Setup, body: Value, before: &str, after: &str) -> Strin
     );
     let ended = wait_terminal(&s.api, KEY_A1, &id).await;
     assert_eq!(ended.status, CallStatus::Completed);
-    assert_eq!(s.dialer.dials(&id), 1);
+    assert_eq!(s.carrier.dials(&id), 1);
     id
 }
 
@@ -195,7 +199,7 @@ async fn an_instance_that_claims_a_waiting_call_late_puts_it_back_until_the_next
     assert_eq!(
         (
             record(&s.api, &id).await["status"].as_str(),
-            s.dialer.dials(&id)
+            s.carrier.dials(&id)
         ),
         (Some("queued"), 0)
     );
@@ -318,7 +322,7 @@ async fn a_call_cancelled_while_it_waits_is_never_dialed() {
     );
     s.clock.set(utc("2026-12-02T13:00:01Z"));
     assert_eq!(s.service.recover().await.unwrap().started, 0);
-    assert_eq!(s.dialer.dials(&id), 0);
+    assert_eq!(s.carrier.dials(&id), 0);
     assert_eq!(record(&s.api, &id).await["status"], "failed");
 }
 
@@ -335,20 +339,24 @@ async fn the_lease_keeper_starts_a_waiting_call_on_its_own() {
         wait_terminal(&s.api, KEY_A1, &id).await.status,
         CallStatus::Completed
     );
-    assert_eq!(s.dialer.dials(&id), 1);
+    assert_eq!(s.carrier.dials(&id), 1);
 }
 
 /// The counting carrier, saying it rings real phones (the trait's default).
 #[derive(Debug)]
-struct RealPhones(Arc<CountingDialer>);
+struct RealPhones(Arc<CountingCarrier>);
 
 #[async_trait::async_trait]
-impl Dialer for RealPhones {
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+impl Carrier for RealPhones {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         self.0.dial(request, progress).await
     }
 
-    async fn hang_up(&self, id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, id: &CallId) -> Result<(), CarrierError> {
         self.0.hang_up(id).await
     }
 }
@@ -358,15 +366,15 @@ fn setup_with(
     configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
 ) -> Setup {
     let clock = Arc::new(ManualClock::new(utc(now)));
-    let dialer = Arc::new(CountingDialer::new());
-    let service = configure(builder().clock(clock.clone()).dialer(dialer.clone()))
+    let carrier = Arc::new(CountingCarrier::new());
+    let service = configure(builder().clock(clock.clone()).carrier(carrier.clone()))
         .build()
         .unwrap();
     Setup {
         api: Api::new(service.clone()),
         service,
         clock,
-        dialer,
+        carrier,
     }
 }
 
@@ -410,10 +418,10 @@ async fn the_default_window_keeps_us_numbers_to_eight_to_nine_when_real_phones_r
 
     // A carrier that rings real phones turns it on by itself...
     let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
-    let counting = Arc::new(CountingDialer::new());
+    let counting = Arc::new(CountingCarrier::new());
     let real = builder()
         .clock(clock)
-        .dialer(Arc::new(RealPhones(counting.clone())))
+        .carrier(Arc::new(RealPhones(counting.clone())))
         .build()
         .unwrap();
     let api = Api::new(real);
@@ -456,13 +464,13 @@ mod sqlite {
     async fn instance(
         path: &std::path::Path,
         clock: Arc<ManualClock>,
-        dialer: Arc<CountingDialer>,
+        carrier: Arc<CountingCarrier>,
     ) -> AgentCall {
         let store = Arc::new(SqliteStore::open(path).await.expect("open"));
         builder()
             .store(store)
             .clock(clock)
-            .dialer(dialer)
+            .carrier(carrier)
             .build()
             .unwrap()
     }
@@ -471,15 +479,15 @@ mod sqlite {
     async fn a_waiting_call_survives_a_restart() {
         let path = common::process::TempPath::unique("db");
         let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
-        let dialer = Arc::new(CountingDialer::new());
-        let first = instance(&path.0, clock.clone(), dialer.clone()).await;
+        let carrier = Arc::new(CountingCarrier::new());
+        let first = instance(&path.0, clock.clone(), carrier.clone()).await;
         let body =
             json!({"to": NEW_YORK, "objective": "Confirm", "callingWindow": eight_to_nine()});
         let id = place(&Api::new(first.clone()), KEY_A1, body).await;
         first.shutdown(Duration::from_secs(5)).await;
         drop(first);
 
-        let second = instance(&path.0, clock.clone(), dialer.clone()).await;
+        let second = instance(&path.0, clock.clone(), carrier.clone()).await;
         assert_eq!(second.recover().await.unwrap().started, 0);
         clock.set(utc("2026-12-02T13:00:01Z"));
         assert_eq!(second.recover().await.unwrap().started, 1);
@@ -488,17 +496,17 @@ mod sqlite {
             wait_terminal(&api, KEY_A1, &id).await.status,
             CallStatus::Completed
         );
-        assert_eq!(dialer.dials(&id), 1);
+        assert_eq!(carrier.dials(&id), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn two_instances_never_start_the_same_waiting_call_twice() {
         let path = common::process::TempPath::unique("db");
         let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
-        let dialer = Arc::new(CountingDialer::new());
-        let a = instance(&path.0, clock.clone(), dialer.clone()).await;
-        let b = instance(&path.0, clock.clone(), dialer.clone()).await;
-        race_two_instances(a, b, &clock, &dialer).await;
+        let carrier = Arc::new(CountingCarrier::new());
+        let a = instance(&path.0, clock.clone(), carrier.clone()).await;
+        let b = instance(&path.0, clock.clone(), carrier.clone()).await;
+        race_two_instances(a, b, &clock, &carrier).await;
     }
 }
 
@@ -508,7 +516,7 @@ async fn race_two_instances(
     a: AgentCall,
     b: AgentCall,
     clock: &ManualClock,
-    dialer: &CountingDialer,
+    carrier: &CountingCarrier,
 ) {
     let api = Api::new(a.clone());
     let mut ids = Vec::new();
@@ -526,7 +534,7 @@ async fn race_two_instances(
             wait_terminal(&api, KEY_A1, id).await.status,
             CallStatus::Completed
         );
-        assert_eq!(dialer.dials(id), 1, "{id}");
+        assert_eq!(carrier.dials(id), 1, "{id}");
     }
 }
 
@@ -541,21 +549,21 @@ async fn two_instances_on_postgresql_never_start_the_same_waiting_call_twice() {
         return;
     };
     let clock = Arc::new(ManualClock::new(utc("2026-12-02T02:30:00Z")));
-    let dialer = Arc::new(CountingDialer::new());
+    let carrier = Arc::new(CountingCarrier::new());
     let mut instances = Vec::new();
     for _ in 0..2 {
         let store = Arc::new(schema.store(4).await);
         let service = builder()
             .store(store)
             .clock(clock.clone())
-            .dialer(dialer.clone())
+            .carrier(carrier.clone())
             .build()
             .unwrap();
         instances.push(service);
     }
     let b = instances.pop().unwrap();
     let a = instances.pop().unwrap();
-    race_two_instances(a.clone(), b.clone(), &clock, &dialer).await;
+    race_two_instances(a.clone(), b.clone(), &clock, &carrier).await;
     a.shutdown(Duration::from_secs(5)).await;
     b.shutdown(Duration::from_secs(5)).await;
     schema.drop().await;

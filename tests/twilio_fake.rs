@@ -1281,7 +1281,7 @@ async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
     let clock = Arc::new(ManualClock::new("2026-12-01T20:00:00Z".parse().unwrap()));
     let service = common::builder()
         .store(store)
-        .dialer(Arc::new(carrier.clone()))
+        .carrier(Arc::new(carrier.clone()))
         .clock(clock.clone())
         .build()
         .unwrap();

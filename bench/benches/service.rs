@@ -18,7 +18,7 @@ use agentcall::accounts::AccountDirectory;
 use agentcall::store::{ListQuery, StoredCall};
 use agentcall::{
     Account, AccountId, AgentCall, ApiKey, CallId, CallRecord, CallStore, FieldDefinition,
-    FieldType, KeyId, MemoryStore, PlacementRequest, Principal, SimulatedDialer, SimulationConfig,
+    FieldType, KeyId, MemoryStore, PlacementRequest, Principal, SimulatedCarrier, SimulationConfig,
     StaticDirectory, WebhookSecret,
 };
 use chrono::{DateTime, TimeZone, Utc};
@@ -72,7 +72,7 @@ fn service(store: Arc<MemoryStore>) -> (AgentCall, Principal) {
     let service = AgentCall::builder()
         .store(store)
         .directory(Arc::new(directory))
-        .dialer(Arc::new(SimulatedDialer::new(SimulationConfig {
+        .carrier(Arc::new(SimulatedCarrier::new(SimulationConfig {
             ring: Duration::from_secs(3_600),
             talk: Duration::from_secs(1),
             ..Default::default()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use agentcall::agent::Agent;
 use agentcall::store::CallStore;
-use agentcall::{Dialer, SimulatedDialer, SimulationConfig};
+use agentcall::{Carrier, SimulatedCarrier, SimulationConfig};
 use serde::Deserialize;
 
 /// `"carrier"`. Holds the Twilio auth token: no `Debug`.
@@ -109,8 +109,8 @@ impl CarrierFile {
 }
 
 /// The configured carrier and, for Twilio, the routes it needs mounted.
-pub struct Carrier {
-    pub dialer: Arc<dyn Dialer>,
+pub struct CarrierSetup {
+    pub carrier: Arc<dyn Carrier>,
     #[cfg(feature = "twilio")]
     pub twilio: Option<agentcall::twilio::TwilioCarrier>,
 }
@@ -121,7 +121,7 @@ pub fn build(
     simulation: SimulationConfig,
     agent: Agent,
     store: Arc<dyn CallStore>,
-) -> Result<Carrier, String> {
+) -> Result<CarrierSetup, String> {
     let _ = &store;
     match file.kind.as_str() {
         #[cfg(feature = "twilio")]
@@ -141,15 +141,15 @@ pub fn build(
             config.record = file.record;
             config.ring_timeout = std::time::Duration::from_secs(file.ring_timeout_sec);
             let carrier = TwilioCarrier::new(config, agent, store);
-            Ok(Carrier {
-                dialer: Arc::new(carrier.clone()),
+            Ok(CarrierSetup {
+                carrier: Arc::new(carrier.clone()),
                 twilio: Some(carrier),
             })
         }
         #[cfg(not(feature = "twilio"))]
         "twilio" => Err("carrier.kind twilio needs the `twilio` feature (cargo run --features twilio --example server)".into()),
-        _ => Ok(Carrier {
-            dialer: Arc::new(SimulatedDialer::new(simulation).with_agent(agent)),
+        _ => Ok(CarrierSetup {
+            carrier: Arc::new(SimulatedCarrier::new(simulation).with_agent(agent)),
             #[cfg(feature = "twilio")]
             twilio: None,
         }),

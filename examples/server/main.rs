@@ -430,7 +430,7 @@ async fn with_store(
 async fn build_service(
     config: &Config,
     base_url: String,
-) -> Result<(AgentCall, carrier::Carrier), String> {
+) -> Result<(AgentCall, carrier::CarrierSetup), String> {
     let mut directory = StaticDirectory::new();
     for entry in &config.accounts {
         let id = entry.id.parse().map_err(|e| format!("account id: {e}"))?;
@@ -495,7 +495,7 @@ async fn build_service(
         store,
     )?;
     let service = builder
-        .dialer(Arc::clone(&carrier.dialer))
+        .carrier(Arc::clone(&carrier.carrier))
         // Fields are read offline by the rules (crate agentcall-rules).
         .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .build()

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use agentcall::agent::Agent;
-use agentcall::dialer::{DialRequest, rehearse};
+use agentcall::carrier::{DialRequest, rehearse};
 use agentcall::domain::{CallId, FieldDefinition, FieldType};
 use agentcall::extract::ground;
 use agentcall_rules::RulesExtractor;

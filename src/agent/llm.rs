@@ -96,24 +96,31 @@ impl Mind for LlmMind {
             .body(body)
             .send()
             .await
-            .map_err(|e| MindError(format!("model request failed: {}", kind_of(&e))))?;
+            .map_err(|e| {
+                MindError::transient(format!("model request failed: {}", kind_of(&e)))
+                    .with_source(e.without_url())
+            })?;
         let status = response.status();
         if !status.is_success() {
-            return Err(MindError(format!(
-                "model answered HTTP {}",
-                status.as_u16()
-            )));
+            let reason = format!("model answered HTTP {}", status.as_u16());
+            return Err(if status.as_u16() == 429 || status.is_server_error() {
+                MindError::transient(reason)
+            } else {
+                MindError::new(reason)
+            });
         }
         let mut decoder = SseDecoder::new();
         let mut assembler = CompletionAssembler::new();
         let mut done = false;
         while !done {
-            let chunk = response
-                .chunk()
-                .await
-                .map_err(|e| MindError(format!("model stream failed: {}", kind_of(&e))))?;
+            let chunk = response.chunk().await.map_err(|e| {
+                MindError::transient(format!("model stream failed: {}", kind_of(&e)))
+                    .with_source(e.without_url())
+            })?;
             let events = match chunk {
-                Some(bytes) => decoder.feed(&bytes).map_err(|e| MindError(e.to_string()))?,
+                Some(bytes) => decoder
+                    .feed(&bytes)
+                    .map_err(|e| MindError::new(e.to_string()).with_source(e))?,
                 None => {
                     // The server closed without `[DONE]`: what came is all.
                     done = true;
@@ -123,7 +130,7 @@ impl Mind for LlmMind {
             for data in events {
                 match assembler
                     .push(&data)
-                    .map_err(|e| MindError(e.to_string()))?
+                    .map_err(|e| MindError::new(e.to_string()).with_source(e))?
                 {
                     Some(ChunkEvent::Text(text)) => words.say(&text),
                     Some(ChunkEvent::Done) => done = true,

@@ -50,10 +50,11 @@ pub struct Decision {
     pub digits: Option<String>,
 }
 
-/// Why a mind could not produce a turn.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct MindError(pub String);
+crate::reason_error::reason_error! {
+    /// Why a mind could not produce a turn: the agent apologises and ends the
+    /// call.
+    MindError, ""
+}
 
 /// Where a mind's words go as it produces them.
 pub trait Words: Send {

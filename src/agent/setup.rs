@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::conversation::{AgentLimits, Conversation, VoicemailPolicy};
 use super::instructions::Brief;
 use super::mind::{Mind, ScriptedMind};
-use crate::dialer::DialRequest;
+use crate::carrier::DialRequest;
 
 /// A configured greeting that does not say the caller is an AI.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -131,7 +131,9 @@ mod tests {
     #[test]
     fn only_failures_that_changed_state_are_replayed() {
         // Kept for replay: the call record exists as failed.
-        let placement_failed = ApiError::Service(ServiceError::PlacementFailed("busy".into()));
+        let placement_failed = ApiError::Service(ServiceError::PlacementFailed(
+            crate::carrier::CarrierError::refused("busy"),
+        ));
         assert!(placement_failed.is_replayable());
         // Freed: nothing was written or attempted, so a retry may go through.
         let directory_down = ApiError::Service(ServiceError::Directory(

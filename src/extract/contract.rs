@@ -42,11 +42,11 @@ pub struct Extraction {
     pub reasons: BTreeMap<String, String>,
 }
 
-/// An extractor could not produce anything; the call still completes, with
-/// every field null and this reason recorded per field.
-#[derive(Debug, thiserror::Error)]
-#[error("extraction failed: {0}")]
-pub struct ExtractError(pub String);
+crate::reason_error::reason_error! {
+    /// Why an extractor produced nothing: the call still completes, with every
+    /// field null and this error recorded per field.
+    ExtractError, "extraction failed: "
+}
 
 /// Pulls field values and a summary out of a finished conversation.
 ///

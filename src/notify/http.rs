@@ -123,7 +123,7 @@ fn classify(error: reqwest::Error) -> NotifyError {
         }
         source = e.source();
     }
-    NotifyError::Transport(error.without_url().to_string())
+    NotifyError::Transport(Box::new(error.without_url()))
 }
 
 /// `Retry-After` as delay-seconds or an HTTP date.

@@ -43,8 +43,10 @@ pub struct WebhookResponse {
     pub retry_after: Option<Duration>,
 }
 
-/// Why an attempt got no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why an attempt got no answer. Every variant is retried on the delivery
+/// schedule ([`is_transient`](Self::is_transient) says which may pass by
+/// themselves).
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum NotifyError {
     /// The target resolves to an address webhooks may not reach (SSRF guard).
@@ -55,7 +57,16 @@ pub enum NotifyError {
     Timeout,
     /// Could not connect or send.
     #[error("transport error: {0}")]
-    Transport(String),
+    Transport(#[source] crate::BoxError),
+}
+
+impl NotifyError {
+    /// Whether trying again later may succeed on its own: a timeout or a
+    /// broken connection may pass; a forbidden target stays forbidden until
+    /// its address changes.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, Self::Forbidden(_))
+    }
 }
 
 /// Sends one webhook request.

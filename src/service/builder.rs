@@ -10,7 +10,7 @@ use tokio::sync::{Notify, watch};
 
 use super::{AgentCall, Inner};
 use crate::accounts::{AccountDirectory, StaticDirectory};
-use crate::dialer::{Dialer, SimulatedDialer};
+use crate::carrier::{Carrier, SimulatedCarrier};
 use crate::extract::{Extractor, NoExtractor};
 use crate::guardrails::{
     BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
@@ -49,9 +49,9 @@ pub(super) struct Timing {
     pub(super) hang_up_grace: Duration,
     /// How long a cancel of an answered call waits for its end.
     pub(super) cancel_wait: Duration,
-    /// How long the carrier has to accept a call (`Dialer::dial`).
+    /// How long the carrier has to accept a call (`Carrier::dial`).
     pub(super) dial_timeout: Duration,
-    /// How long the carrier has to take a hang-up (`Dialer::hang_up`).
+    /// How long the carrier has to take a hang-up (`Carrier::hang_up`).
     pub(super) hang_up_timeout: Duration,
     /// How long an account directory lookup may take.
     pub(super) account_lookup_timeout: Duration,
@@ -103,7 +103,7 @@ type Backends = (
 #[derive(Debug)]
 pub struct AgentCallBuilder {
     store: Option<Backends>,
-    dialer: Arc<dyn Dialer>,
+    carrier: Arc<dyn Carrier>,
     extractor: Arc<dyn Extractor>,
     notifier: Option<Arc<dyn Notifier>>,
     directory: Arc<dyn AccountDirectory>,
@@ -126,7 +126,7 @@ impl AgentCall {
     pub fn builder() -> AgentCallBuilder {
         AgentCallBuilder {
             store: None,
-            dialer: Arc::new(SimulatedDialer::default()),
+            carrier: Arc::new(SimulatedCarrier::default()),
             extractor: Arc::new(NoExtractor),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
@@ -156,9 +156,9 @@ impl AgentCallBuilder {
         self
     }
 
-    /// The carrier (default [`SimulatedDialer`]).
-    pub fn dialer(mut self, dialer: Arc<dyn Dialer>) -> Self {
-        self.dialer = dialer;
+    /// The carrier (default [`SimulatedCarrier`]).
+    pub fn carrier(mut self, carrier: Arc<dyn Carrier>) -> Self {
+        self.carrier = carrier;
         self
     }
 
@@ -316,8 +316,8 @@ impl AgentCallBuilder {
     /// nor the account gives a `callingWindow` keep to 08:00–21:00 on the
     /// called party's clock, every day ([`CallingWindow::US_DEFAULT`], after
     /// 47 CFR § 64.1200(c)(1)); other numbers are unrestricted. By default
-    /// it applies exactly when the dialer rings real phones
-    /// ([`Dialer::rings_real_phones`]): on with a real carrier, off with the
+    /// it applies exactly when the carrier rings real phones
+    /// ([`Carrier::rings_real_phones`]): on with a real carrier, off with the
     /// simulated one, so examples and tests behave alike at any hour.
     ///
     /// [`CallingWindow::US_DEFAULT`]: crate::schedule::CallingWindow::US_DEFAULT
@@ -341,7 +341,7 @@ impl AgentCallBuilder {
         tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
         let default_calling_windows = self
             .default_calling_windows
-            .unwrap_or_else(|| self.dialer.rings_real_phones());
+            .unwrap_or_else(|| self.carrier.rings_real_phones());
         if self.instance == InstanceId::waiting() {
             return Err(BuildError::ReservedInstanceId(self.instance.to_string()));
         }
@@ -371,7 +371,7 @@ impl AgentCallBuilder {
                 store,
                 outbox,
                 idempotency,
-                dialer: self.dialer,
+                carrier: self.carrier,
                 extractor: self.extractor,
                 directory: self.directory,
                 rate_limiter: self.rate_limiter,

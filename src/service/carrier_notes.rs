@@ -4,7 +4,7 @@
 
 use super::driver::dial_request;
 use super::{AgentCall, ServiceError};
-use crate::dialer::DialRequest;
+use crate::carrier::DialRequest;
 use crate::domain::{CallAttempt, CallId};
 use crate::store::{CarrierNotes, Recording, note_carrier};
 
@@ -38,7 +38,7 @@ impl AgentCall {
     }
 
     /// What the carrier runs for a call's attempt in flight, as it was given
-    /// to the dialer: for a conversation session that starts on an instance
+    /// to the carrier: for a conversation session that starts on an instance
     /// other than the one that placed the call. `NotFound` for an unknown or
     /// ended call, and for one waiting for its next attempt (check the
     /// request's `attempt` against a report's).

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::journal::Actor;
 use super::{AgentCall, ServiceError};
-use crate::dialer::{CarrierReport, DialError, DialRequest, ProgressHandle};
+use crate::carrier::{CarrierError, CarrierReport, DialRequest, ProgressHandle};
 use crate::domain::CallError;
 use crate::domain::{CallAttempt, CallId, CallStatus};
 use crate::state::{Ending, Transition};
@@ -112,16 +112,16 @@ impl AgentCall {
     pub(super) async fn dial_stored(
         &self,
         call: &StoredCall,
-    ) -> Result<crate::dialer::ProgressReports, DialError> {
+    ) -> Result<crate::carrier::ProgressReports, CarrierError> {
         let call_id = &call.record.id;
         let (progress, reports) = ProgressHandle::channel(call_id.clone());
         let limit = self.inner.timing.dial_timeout;
-        let dialed = self.inner.dialer.dial(dial_request(call), progress);
+        let dialed = self.inner.carrier.dial(dial_request(call), progress);
         match tokio::time::timeout(limit, dialed).await {
             Ok(dialed) => dialed.map(|()| reports),
             Err(_) => {
                 let _ = self.hang_up(call_id).await;
-                Err(DialError::Carrier(format!(
+                Err(CarrierError::unavailable(format!(
                     "the carrier did not accept the call within {limit:?}"
                 )))
             }
@@ -134,7 +134,7 @@ impl AgentCall {
     pub(super) fn spawn_follow(
         &self,
         attempt: CallAttempt,
-        reports: crate::dialer::ProgressReports,
+        reports: crate::carrier::ProgressReports,
     ) {
         let service = self.clone();
         let fut = async move {
@@ -257,7 +257,7 @@ impl AgentCall {
     /// Drives one call from the carrier's reports until it ends, looking at
     /// the store every third of the call lease for what other instances did
     /// (a cancel, a report they received, a takeover).
-    async fn follow(&self, attempt: &CallAttempt, mut reports: crate::dialer::ProgressReports) {
+    async fn follow(&self, attempt: &CallAttempt, mut reports: crate::carrier::ProgressReports) {
         let call_id = &attempt.call;
         let timing = self.inner.timing;
         let mut stop = self.inner.stop_calls.subscribe();

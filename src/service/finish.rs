@@ -13,7 +13,7 @@ enum Kept {
 
 use super::AgentCall;
 use super::journal::{Actor, Notes};
-use crate::dialer::CarrierOutcome;
+use crate::carrier::CarrierOutcome;
 use crate::domain::{CallId, CallStatus};
 use crate::extract::{Extraction, ExtractionInput, Grounded, ground, summarize};
 use crate::state::Ending;
@@ -153,7 +153,7 @@ impl AgentCall {
         let extracted = match tokio::time::timeout(limit, self.inner.extractor.extract(input)).await
         {
             Ok(result) => result,
-            Err(_) => Err(crate::extract::ExtractError(format!(
+            Err(_) => Err(crate::extract::ExtractError::transient(format!(
                 "extraction took longer than {limit:?}"
             ))),
         };

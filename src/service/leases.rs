@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::journal::Actor;
 use super::{AgentCall, Inner, RecoveryReport};
-use crate::dialer::ProgressHandle;
+use crate::carrier::ProgressHandle;
 use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::schedule::{opening_with_room, time_zones};
 use crate::state::Ending;
@@ -327,9 +327,9 @@ impl AgentCall {
         let request = super::driver::dial_request(&call);
         let limit = self.inner.timing.dial_timeout;
         let resumed =
-            match tokio::time::timeout(limit, self.inner.dialer.resume(request, progress)).await {
+            match tokio::time::timeout(limit, self.inner.carrier.resume(request, progress)).await {
                 Ok(resumed) => resumed,
-                Err(_) => Err(crate::dialer::DialError::Carrier(format!(
+                Err(_) => Err(crate::carrier::CarrierError::unavailable(format!(
                     "the carrier did not answer the resume within {limit:?}"
                 ))),
             };

@@ -44,7 +44,7 @@ impl AgentCall {
     /// outcome, transcript and recording: extraction runs again (in the
     /// background) and its terminal event is queued.
     ///
-    /// Every other unfinished call is offered to the dialer ([`Dialer::resume`]);
+    /// Every other unfinished call is offered to the carrier ([`Carrier::resume`]);
     /// if the carrier takes it over, it is followed as usual. Otherwise it
     /// ends as `failed` with error `interrupted`, its reservation is
     /// settled and its terminal event is queued. A call that was never
@@ -57,7 +57,7 @@ impl AgentCall {
     /// failure right after its end) is settled.
     ///
     /// [`InstanceId`]: crate::store::InstanceId
-    /// [`Dialer::resume`]: crate::dialer::Dialer::resume
+    /// [`Carrier::resume`]: crate::carrier::Carrier::resume
     /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
     pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
         Ok(self.take_over(true).await?)

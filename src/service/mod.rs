@@ -1,4 +1,4 @@
-//! The service: wires guardrails, store, dialer, extractor and webhook
+//! The service: wires guardrails, store, carrier, extractor and webhook
 //! delivery together. Hosts that bring their own HTTP framework call it
 //! directly; [`api`](crate::api) exposes it as a `tower::Service`.
 //!
@@ -22,7 +22,7 @@ use chrono::Utc;
 use tokio::sync::{Notify, watch};
 
 use crate::accounts::{AccountDirectory, DirectoryError, Principal};
-use crate::dialer::Dialer;
+use crate::carrier::Carrier;
 use crate::domain::{ApiKey, CallId, CallRecord, CallStatus};
 use crate::extract::Extractor;
 use crate::guardrails::{BillingPeriod, Guardrails, RateLimiter, Rejection, UsageLedger};
@@ -57,8 +57,8 @@ pub enum ServiceError {
     #[error("call not found")]
     NotFound,
     /// The carrier could not start the call (502 `placement_failed`).
-    #[error("carrier could not start the call: {0}")]
-    PlacementFailed(String),
+    #[error("carrier could not start the call")]
+    PlacementFailed(#[source] crate::carrier::CarrierError),
     /// The store failed (503 `store_error`).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -99,7 +99,7 @@ struct Inner {
     store: Arc<dyn CallStore>,
     outbox: Arc<dyn EventOutbox>,
     idempotency: Arc<dyn IdempotencyStore>,
-    dialer: Arc<dyn Dialer>,
+    carrier: Arc<dyn Carrier>,
     extractor: Arc<dyn Extractor>,
     directory: Arc<dyn AccountDirectory>,
     rate_limiter: Arc<dyn RateLimiter>,
@@ -186,16 +186,19 @@ impl AgentCall {
         }
     }
 
-    /// `Dialer::hang_up`, bounded by
+    /// `Carrier::hang_up`, bounded by
     /// [`AgentCallBuilder::hang_up_timeout`]; a slower carrier counts as a
     /// failed hang-up.
-    pub(crate) async fn hang_up(&self, call_id: &CallId) -> Result<(), crate::dialer::DialError> {
+    pub(crate) async fn hang_up(
+        &self,
+        call_id: &CallId,
+    ) -> Result<(), crate::carrier::CarrierError> {
         let limit = self.inner.timing.hang_up_timeout;
-        match tokio::time::timeout(limit, self.inner.dialer.hang_up(call_id)).await {
+        match tokio::time::timeout(limit, self.inner.carrier.hang_up(call_id)).await {
             Ok(result) => result,
             Err(_) => {
                 tracing::warn!(call_id = %call_id, ?limit, "carrier did not take the hang-up in time");
-                Err(crate::dialer::DialError::Carrier(format!(
+                Err(crate::carrier::CarrierError::unavailable(format!(
                     "hang-up took longer than {limit:?}"
                 )))
             }

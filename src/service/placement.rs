@@ -206,7 +206,7 @@ impl AgentCall {
                     .await;
                 drop(admission);
                 result?;
-                return Err(ServiceError::PlacementFailed(error.to_string()));
+                return Err(ServiceError::PlacementFailed(error));
             }
         };
         // From here the call's task holds the count and uncounts it at the end.

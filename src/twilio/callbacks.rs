@@ -23,7 +23,7 @@ use http_body_util::{BodyExt, Full, Limited};
 
 use super::carrier::{TwilioCarrier, paths};
 use super::signature::{SIGNATURE_HEADER, TwilioSignature};
-use crate::dialer::{CarrierOutcome, CarrierReport};
+use crate::carrier::{CarrierOutcome, CarrierReport};
 use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
 use crate::service::{AgentCall, ServiceError};

@@ -1,4 +1,4 @@
-//! [`TwilioCarrier`]: the [`Dialer`] that places real calls through Twilio's
+//! [`TwilioCarrier`]: the [`Carrier`] that places real calls through Twilio's
 //! REST API and connects each answered call to a ConversationRelay session.
 //!
 //! Twilio's callbacks and the relay socket may reach any instance behind a
@@ -18,7 +18,7 @@ use super::rest::{CallSid, CreateCall, EndResult, TwilioRest};
 use super::signature::AuthToken;
 use super::twiml::RelayTwiml;
 use crate::agent::{Agent, VoicemailPolicy};
-use crate::dialer::{CarrierReport, DialError, DialRequest, Dialer, ProgressHandle};
+use crate::carrier::{Carrier, CarrierError, CarrierReport, DialRequest, ProgressHandle};
 use crate::domain::{CallAttempt, CallId};
 use crate::store::{CallStore, note_carrier};
 
@@ -134,7 +134,7 @@ fn join_path(base: &str, path: &str) -> String {
     format!("{}{}", base.trim_end_matches('/'), path)
 }
 
-/// The Twilio [`Dialer`]; cheap to clone.
+/// The Twilio [`Carrier`]; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct TwilioCarrier {
     inner: Arc<Inner>,
@@ -258,13 +258,13 @@ impl TwilioCarrier {
     }
 
     /// The `CallSid` noted for a call.
-    async fn call_sid(&self, call_id: &CallId) -> Result<Option<(CallSid, bool)>, DialError> {
+    async fn call_sid(&self, call_id: &CallId) -> Result<Option<(CallSid, bool)>, CarrierError> {
         let call = self
             .inner
             .store
             .get(call_id)
             .await
-            .map_err(|e| DialError::Carrier(format!("reading the call: {e}")))?;
+            .map_err(|e| CarrierError::unavailable("reading the call").with_source(e))?;
         let Some(call) = call else {
             return Ok(None);
         };
@@ -278,14 +278,18 @@ impl TwilioCarrier {
 }
 
 #[async_trait]
-impl Dialer for TwilioCarrier {
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+impl Carrier for TwilioCarrier {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         let sid = self
             .inner
             .rest
             .create_call(&self.create_call(&request))
             .await
-            .map_err(|e| DialError::Carrier(e.to_string()))?;
+            .map_err(super::rest::TwilioError::into_carrier_error)?;
         // Noted before anything else can need it: a cancel on another
         // instance hangs up by this id.
         let noted = note_carrier(self.inner.store.as_ref(), &request.call_id, |notes| {
@@ -297,7 +301,7 @@ impl Dialer for TwilioCarrier {
             // The call rings, but no instance could hang it up: end it now.
             tracing::warn!(call_id = %request.call_id, %error, "could not note the Twilio call; ending it");
             let _ = self.inner.rest.end_call(&sid, false).await;
-            return Err(DialError::Carrier(format!("noting the call: {error}")));
+            return Err(CarrierError::unavailable("noting the call").with_source(error));
         }
         // Cancelled while Twilio was creating it: it must not ring on.
         let over = self
@@ -320,20 +324,20 @@ impl Dialer for TwilioCarrier {
         Ok(())
     }
 
-    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), CarrierError> {
         let Some((sid, answered)) = self.call_sid(call_id).await? else {
-            return Err(DialError::UnknownCall(call_id.clone()));
+            return Err(CarrierError::UnknownCall(call_id.clone()));
         };
         self.end_by_sid(&sid, answered)
             .await
-            .map_err(|error| DialError::Carrier(error.to_string()))
+            .map_err(super::rest::TwilioError::into_carrier_error)
     }
 
     async fn resume(
         &self,
         request: DialRequest,
         progress: ProgressHandle,
-    ) -> Result<bool, DialError> {
+    ) -> Result<bool, CarrierError> {
         // Twilio keeps the call, and its callbacks reach the store from any
         // instance: a call Twilio accepted goes on being reported.
         let known = self.call_sid(&request.call_id).await?.is_some();

@@ -1,7 +1,7 @@
 //! Real calls over Twilio (feature `twilio`): the REST client that creates
 //! and ends calls, the TwiML that connects an answered call to a
 //! ConversationRelay WebSocket, `X-Twilio-Signature` checks for every
-//! request Twilio sends us, the [`TwilioCarrier`] dialer and the
+//! request Twilio sends us, the [`TwilioCarrier`] carrier and the
 //! [`TwilioCallbacks`] that apply what Twilio reports.
 
 mod callbacks;

@@ -77,6 +77,27 @@ pub enum TwilioError {
     Malformed(String),
 }
 
+impl TwilioError {
+    /// As a carrier's error, with this one as its source: Twilio refused
+    /// (a 4xx other than 429, a foreign host, malformed data), or it is
+    /// unavailable (429, a 5xx, no answer) and may accept later.
+    pub fn into_carrier_error(self) -> crate::carrier::CarrierError {
+        use crate::carrier::CarrierError;
+        let unavailable = match &self {
+            Self::Http { status, .. } => *status == 429 || *status >= 500,
+            Self::Transport(_) => true,
+            Self::ForeignHost(_) | Self::Malformed(_) => false,
+        };
+        let reason = self.to_string();
+        let error = if unavailable {
+            CarrierError::unavailable(reason)
+        } else {
+            CarrierError::refused(reason)
+        };
+        error.with_source(self)
+    }
+}
+
 fn describe(code: Option<u32>, message: Option<&str>) -> String {
     match (code, message) {
         (Some(code), Some(message)) => format!(" (code {code}: {message})"),

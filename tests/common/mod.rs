@@ -11,7 +11,7 @@ use std::time::Duration;
 use agentcall::guardrails::{GuardrailConfig, PrefixSet};
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
-    Account, AgentCall, AgentCallBuilder, Api, ApiKey, CallRecord, Guardrails, SimulatedDialer,
+    Account, AgentCall, AgentCallBuilder, Api, ApiKey, CallRecord, Guardrails, SimulatedCarrier,
     SimulationConfig, StaticDirectory,
 };
 use bytes::Bytes;
@@ -86,7 +86,7 @@ pub fn fast_delivery() -> DeliveryConfig {
 pub fn builder() -> AgentCallBuilder {
     AgentCall::builder()
         .directory(Arc::new(directory_with(account_a(), account_b())))
-        .dialer(Arc::new(SimulatedDialer::new(fast_simulation())))
+        .carrier(Arc::new(SimulatedCarrier::new(fast_simulation())))
         .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .guardrails(Guardrails::new(guardrail_config()))
         .delivery(fast_delivery())

@@ -59,7 +59,7 @@ impl Mind for Lines {
             .lock()
             .unwrap()
             .pop()
-            .ok_or_else(|| MindError("out of lines".into()))?;
+            .ok_or_else(|| MindError::new("out of lines"))?;
         for (i, word) in text.split(' ').enumerate() {
             words.say(&if i == 0 {
                 word.to_owned()

@@ -494,14 +494,23 @@ impl Failure {
     }
 
     fn into_error(self, attempts: u32, config: &LlmConfig) -> ExtractError {
-        let reason = match self {
+        let transient = matches!(
+            self,
+            Self::Timeout | Self::Transport(_) | Self::Status { .. }
+        ) && self
+            .status()
+            .is_none_or(|status| status == 429 || status >= 500);
+        let mut reason = match &self {
             Self::Timeout => format!("LLM request timed out after {:?}", config.timeout),
             other => other.to_string(),
         };
         if attempts > 1 {
-            ExtractError(format!("{reason} (gave up after {attempts} attempts)"))
+            reason = format!("{reason} (gave up after {attempts} attempts)");
+        }
+        if transient {
+            ExtractError::transient(reason)
         } else {
-            ExtractError(reason)
+            ExtractError::new(reason)
         }
     }
 }

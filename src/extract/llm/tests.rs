@@ -243,12 +243,18 @@ fn timeouts_name_the_limit_and_the_attempts() {
     let config =
         LlmConfig::new("http://x", "m", ApiKey::new("k")).with_timeout(Duration::from_millis(150));
     assert_eq!(
-        Failure::Timeout.into_error(2, &config).0,
+        Failure::Timeout.into_error(2, &config).reason(),
         "LLM request timed out after 150ms (gave up after 2 attempts)"
     );
     assert_eq!(
-        Failure::Timeout.into_error(1, &config).0,
+        Failure::Timeout.into_error(1, &config).reason(),
         "LLM request timed out after 150ms"
+    );
+    assert!(Failure::Timeout.into_error(1, &config).is_transient());
+    assert!(
+        !Failure::Output("not JSON".into())
+            .into_error(1, &config)
+            .is_transient()
     );
 }
 

@@ -13,12 +13,12 @@ use crate::agent::{Brief, Decision, Mind, MindError, ScriptedMind, Turn, Words};
 use crate::domain::{FieldDefinition, FieldType};
 
 /// The carrier's side of a session: frames to send, frames received.
-struct Carrier {
+struct FakeCarrier {
     to_session: Option<mpsc::UnboundedSender<Result<String, String>>>,
     from_session: mpsc::UnboundedReceiver<String>,
 }
 
-impl Carrier {
+impl FakeCarrier {
     fn send(&self, frame: Value) {
         let _ = self
             .to_session
@@ -73,7 +73,7 @@ fn start(
     limits: AgentLimits,
     max_duration: Duration,
 ) -> (
-    Carrier,
+    FakeCarrier,
     tokio::task::JoinHandle<Result<SessionEnd, RelayError>>,
 ) {
     let (to_session, incoming) = mpsc::unbounded_channel::<Result<String, String>>();
@@ -104,7 +104,7 @@ fn start(
         )
         .await
     });
-    let carrier = Carrier {
+    let carrier = FakeCarrier {
         to_session: Some(to_session),
         from_session,
     };

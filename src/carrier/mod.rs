@@ -1,6 +1,6 @@
-//! Carriers: the [`Dialer`] trait and the embedded [`SimulatedDialer`].
+//! Carriers: the [`Carrier`] trait and the embedded [`SimulatedCarrier`].
 //!
-//! A dialer starts a call and then reports progress through the
+//! A carrier starts a call and then reports progress through the
 //! [`ProgressHandle`] the service gives it. The handle is a plain value, so
 //! an in-process adapter can drive it from a task, and an adapter fed by a
 //! carrier's HTTP status callbacks can keep it (keyed by the carrier's call
@@ -16,13 +16,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
+use crate::BoxError;
 use crate::domain::{CallError, CallId, CallStatus, FieldDefinition};
 use crate::store::Recording;
 
-pub use simulated::{Rehearsal, SimulatedDialer, SimulationConfig, rehearse};
+pub use simulated::{Rehearsal, SimulatedCarrier, SimulationConfig, rehearse};
 pub(crate) use wav::sine_wav;
 
-/// What the dialer needs to place one call.
+/// What the carrier needs to place one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DialRequest {
     /// The service's id for the call.
@@ -43,7 +44,7 @@ pub struct DialRequest {
     pub context: Option<String>,
     /// Fields the conversation should establish.
     pub fields: Vec<FieldDefinition>,
-    /// The longest the call may last once answered: the dialer must hang up
+    /// The longest the call may last once answered: the carrier must hang up
     /// when it is reached (it is the minute-cap reservation).
     pub max_duration: Duration,
 }
@@ -94,7 +95,7 @@ pub enum CarrierReport {
 #[error("call {0} is no longer followed")]
 pub struct CallGone(pub CallId);
 
-/// Where a dialer sends one call's progress. Cheap to clone.
+/// Where a carrier sends one call's progress. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct ProgressHandle {
     call_id: CallId,
@@ -117,7 +118,7 @@ impl ProgressReports {
 }
 
 impl ProgressHandle {
-    /// A handle and the receiving end the service reads (also useful to test a dialer).
+    /// A handle and the receiving end the service reads (also useful to test a carrier).
     pub fn channel(call_id: CallId) -> (Self, ProgressReports) {
         let (sender, receiver) = mpsc::unbounded_channel();
         (Self { call_id, sender }, ProgressReports(receiver))
@@ -143,17 +144,68 @@ impl ProgressHandle {
     }
 }
 
-/// Why a dialer could not act.
+/// Why a carrier could not act. Placement answers `502 placement_failed`
+/// for either of the first two; a scheduled call or a retry ends its
+/// attempt `failed` / `carrier_unreachable`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum DialError {
-    /// The carrier refused or could not be reached; placement answers
-    /// `502 placement_failed`.
-    #[error("carrier could not start the call: {0}")]
-    Carrier(String),
-    /// The dialer does not know the call (for `hang_up`).
+pub enum CarrierError {
+    /// The carrier refused the call (a number it will not ring, missing
+    /// permissions, bad credentials): nothing rang, and the same request
+    /// will be refused again.
+    #[error("the carrier refused: {reason}")]
+    Refused {
+        /// What the carrier said, without secrets.
+        reason: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The carrier could not be reached or failed before it accepted the
+    /// call (a timeout, a 5xx, a broken connection): trying again later may
+    /// succeed.
+    #[error("the carrier is unavailable: {reason}")]
+    Unavailable {
+        /// What went wrong, without secrets.
+        reason: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The carrier does not know the call (for `hang_up`).
     #[error("unknown call {0}")]
     UnknownCall(CallId),
+}
+
+impl CarrierError {
+    /// [`CarrierError::Refused`] with `reason` and no source.
+    pub fn refused(reason: impl Into<String>) -> Self {
+        Self::Refused {
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// [`CarrierError::Unavailable`] with `reason` and no source.
+    pub fn unavailable(reason: impl Into<String>) -> Self {
+        Self::Unavailable {
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `source`.
+    pub fn with_source(mut self, cause: impl Into<BoxError>) -> Self {
+        if let Self::Refused { source, .. } | Self::Unavailable { source, .. } = &mut self {
+            *source = Some(cause.into());
+        }
+        self
+    }
+
+    /// Whether trying again later may succeed.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Unavailable { .. })
+    }
 }
 
 /// A carrier adapter.
@@ -161,7 +213,8 @@ pub enum DialError {
 /// # Contract
 ///
 /// - `dial` returns once the carrier has accepted the call, or fails with
-///   [`DialError::Carrier`] having started nothing. After `Ok`, the dialer
+///   [`CarrierError::Refused`] or [`CarrierError::Unavailable`] having
+///   started nothing. After `Ok`, the carrier
 ///   reports through `progress`: optionally `Dialing`, then `Answered` if the
 ///   call connects (the recipient, or their voicemail, picks up), then
 ///   exactly one `Ended`. A `completed` or `voicemail` end without an
@@ -170,17 +223,21 @@ pub enum DialError {
 ///   call once `max_duration` has passed.
 /// - `resume` is optional: carriers that keep call state (most do, keyed by
 ///   their own call id) can take over a call after a restart.
-/// - `hang_up` asks the carrier to end a call early; the dialer then reports
+/// - `hang_up` asks the carrier to end a call early; the carrier then reports
 ///   `Ended` as usual (`completed` with what was said so far if the call was
 ///   answered). Hanging up an ended or unknown call is not an error worth
-///   more than [`DialError::UnknownCall`].
+///   more than [`CarrierError::UnknownCall`].
 #[async_trait]
-pub trait Dialer: Send + Sync + Debug {
+pub trait Carrier: Send + Sync + Debug {
     /// Starts a call; see the contract.
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError>;
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError>;
 
     /// Ends a call early; see the contract.
-    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError>;
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), CarrierError>;
 
     /// Takes over a call that a previous process of the service started and
     /// did not see end (recovery after a restart). Returns `Ok(true)` when
@@ -192,7 +249,7 @@ pub trait Dialer: Send + Sync + Debug {
         &self,
         request: DialRequest,
         progress: ProgressHandle,
-    ) -> Result<bool, DialError> {
+    ) -> Result<bool, CarrierError> {
         let _ = (request, progress);
         Ok(false)
     }

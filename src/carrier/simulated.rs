@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 
 use super::recipient::SimulatedRecipient;
 use super::{
-    CarrierOutcome, CarrierReport, DialError, DialRequest, Dialer, ProgressHandle, sine_wav,
+    Carrier, CarrierError, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle, sine_wav,
 };
 use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard, speaking_time};
 use crate::domain::{CallError, CallId, CallStatus};
@@ -63,18 +63,18 @@ impl Default for SimulationConfig {
 ///
 /// Answered calls are conducted by the conversation engine ([`Agent`]: the
 /// built-in scripted mind by default, or a model with
-/// [`SimulatedDialer::with_agent`]) talking with a simulated recipient who
+/// [`SimulatedCarrier::with_agent`]) talking with a simulated recipient who
 /// answers the agent's questions about the call's fields, sometimes asks to
 /// hear a question again and sometimes answers before the agent is done.
 /// They carry the conversation's transcript and a small WAV recording.
 #[derive(Debug, Clone, Default)]
-pub struct SimulatedDialer {
+pub struct SimulatedCarrier {
     config: SimulationConfig,
     agent: Agent,
     hang_ups: Arc<Mutex<HashMap<CallId, oneshot::Sender<()>>>>,
 }
 
-impl SimulatedDialer {
+impl SimulatedCarrier {
     /// A carrier with the given timings.
     pub fn new(config: SimulationConfig) -> Self {
         Self {
@@ -109,8 +109,12 @@ impl SimulatedDialer {
 }
 
 #[async_trait]
-impl Dialer for SimulatedDialer {
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), DialError> {
+impl Carrier for SimulatedCarrier {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         if !self.config.dial_delay.is_zero() {
             tokio::time::sleep(self.config.dial_delay).await;
         }
@@ -136,14 +140,14 @@ impl Dialer for SimulatedDialer {
         false
     }
 
-    async fn hang_up(&self, call_id: &CallId) -> Result<(), DialError> {
+    async fn hang_up(&self, call_id: &CallId) -> Result<(), CarrierError> {
         let sender = self.hang_ups().remove(call_id);
         match sender {
             Some(sender) => {
                 let _ = sender.send(());
                 Ok(())
             }
-            None => Err(DialError::UnknownCall(call_id.clone())),
+            None => Err(CarrierError::UnknownCall(call_id.clone())),
         }
     }
 }
@@ -177,7 +181,7 @@ async fn after_ring(
     progress: &ProgressHandle,
     mut hung_up: oneshot::Receiver<()>,
 ) -> CarrierOutcome {
-    let status = SimulatedDialer::outcome_for(&request.to);
+    let status = SimulatedCarrier::outcome_for(&request.to);
     match status {
         CallStatus::Completed => {}
         CallStatus::Failed => {
@@ -252,14 +256,14 @@ pub struct Rehearsal {
 }
 
 /// Rehearses `request` with `agent` against the simulated carrier's
-/// recipient, on simulated time (as [`SimulatedDialer`] conducts its
+/// recipient, on simulated time (as [`SimulatedCarrier`] conducts its
 /// answered calls, without the ring, the talk time or the reports): for
 /// testing an agent or an extractor against what the recipient said.
 ///
 /// ```
 /// use std::time::Duration;
 /// use agentcall::agent::Agent;
-/// use agentcall::dialer::{DialRequest, rehearse};
+/// use agentcall::carrier::{DialRequest, rehearse};
 /// use agentcall::{CallId, FieldDefinition, FieldType};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -366,27 +370,27 @@ mod tests {
     #[test]
     fn last_digit_picks_the_outcome() {
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550101"),
+            SimulatedCarrier::outcome_for("+14155550101"),
             CallStatus::NoAnswer
         );
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550102"),
+            SimulatedCarrier::outcome_for("+14155550102"),
             CallStatus::Voicemail
         );
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550103"),
+            SimulatedCarrier::outcome_for("+14155550103"),
             CallStatus::Declined
         );
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550104"),
+            SimulatedCarrier::outcome_for("+14155550104"),
             CallStatus::Failed
         );
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550105"),
+            SimulatedCarrier::outcome_for("+14155550105"),
             CallStatus::Completed
         );
         assert_eq!(
-            SimulatedDialer::outcome_for("+14155550100"),
+            SimulatedCarrier::outcome_for("+14155550100"),
             CallStatus::Completed
         );
     }
@@ -438,7 +442,7 @@ mod tests {
 
     #[tokio::test]
     async fn completed_calls_report_dialing_answer_and_a_transcript() {
-        let dialer = SimulatedDialer::new(SimulationConfig {
+        let carrier = SimulatedCarrier::new(SimulationConfig {
             ring: Duration::from_millis(1),
             talk: Duration::from_millis(1),
             ..Default::default()
@@ -455,7 +459,7 @@ mod tests {
             fields: vec![FieldDefinition::new("window_ok", FieldType::Boolean)],
             max_duration: Duration::from_secs(600),
         };
-        dialer.dial(request, progress).await.unwrap();
+        carrier.dial(request, progress).await.unwrap();
         assert_eq!(reports.recv().await, Some(CarrierReport::Dialing));
         assert_eq!(reports.recv().await, Some(CarrierReport::Answered));
         let Some(CarrierReport::Ended(outcome)) = reports.recv().await else {
