@@ -59,15 +59,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => Agent::default(),
     };
     let store = Arc::new(MemoryStore::new());
-    let twilio = TwilioCarrier::new(
-        TwilioConfig::new(
-            env("TWILIO_ACCOUNT_SID")?,
-            AuthToken::new(env("TWILIO_AUTH_TOKEN")?),
-            public_url.clone(),
-        ),
-        agent,
-        store.clone(),
-    );
+    let twilio = TwilioCarrier::new(TwilioConfig::new(
+        env("TWILIO_ACCOUNT_SID")?,
+        AuthToken::new(env("TWILIO_AUTH_TOKEN")?),
+        public_url.clone(),
+    ));
     let mut account = Account::new("acct_me".parse()?, WebhookSecret::from("whsec_unused"));
     account.numbers = vec![from.clone()];
     account.default_caller_id = Some(from);
@@ -78,11 +74,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ))
         .store(store)
         .carrier(Arc::new(twilio.clone()))
+        .agent(agent)
         .base_url(public_url.as_str().trim_end_matches('/'))
         .build()?;
 
     let app = axum::Router::new().fallback_service(Api::new(service.clone()));
-    let app = carrier::mount(app, service.clone(), twilio);
+    let app = carrier::mount(app, twilio);
     let listener = tokio::net::TcpListener::bind(&listen).await?;
     tokio::spawn(async move { axum::serve(listener, app).await });
     eprintln!("listening on {listen}, reached by Twilio at {public_url}");

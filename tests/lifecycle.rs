@@ -890,11 +890,12 @@ async fn a_live_instances_calls_are_left_alone_and_taken_over_once_it_is_gone() 
 /// read by id, and an ended call's cannot.
 #[tokio::test]
 async fn carrier_notes_from_concurrent_callbacks_all_land() {
-    use agentcall::carrier::CarrierReport;
+    let carrier = CallbackCarrier::silent();
     let service = builder()
-        .carrier(Arc::new(ScriptedCarrier(vec![CarrierReport::Dialing])))
+        .carrier(Arc::new(carrier.clone()))
         .build()
         .unwrap();
+    let link = carrier.link();
     let me = service
         .authenticate(&agentcall::ApiKey::new(KEY_A1))
         .await
@@ -909,43 +910,66 @@ async fn carrier_notes_from_concurrent_callbacks_all_land() {
         .unwrap();
     let id = placed.call_id.clone();
     let writers = (0..20u64).map(|n| {
-        let (service, id) = (service.clone(), id.clone());
+        let (link, id) = (link.clone(), id.clone());
         tokio::spawn(async move {
-            service
-                .note_carrier(&id, |notes| {
-                    let seen = notes.last_sequence.unwrap_or(0);
-                    notes.last_sequence = Some(seen + 1);
-                    if n == 7 {
-                        notes.carrier_call_id = Some("CA7".into());
-                    }
-                    true
-                })
-                .await
-                .unwrap()
+            link.note(&id, |notes| {
+                let seen = notes.last_sequence.unwrap_or(0);
+                notes.last_sequence = Some(seen + 1);
+                if n == 7 {
+                    notes.carrier_call_id = Some("CA7".into());
+                }
+                true
+            })
+            .await
+            .unwrap()
         })
     });
     for writer in writers.collect::<Vec<_>>() {
         writer.await.unwrap();
     }
-    let notes = service.carrier_notes(&id).await.unwrap();
+    let notes = link.call(&id).await.unwrap().notes;
     assert_eq!(notes.last_sequence, Some(20), "every increment landed");
     assert_eq!(notes.carrier_call_id.as_deref(), Some("CA7"));
-    let unchanged = service.note_carrier(&id, |_| false).await.unwrap();
+    let unchanged = link.note(&id, |_| false).await.unwrap();
     assert_eq!(unchanged, notes);
-    let request = service.dial_request(&id).await.unwrap();
+    let request = link.dial_request(&id).await.unwrap();
     assert_eq!(request.objective, "Confirm the delivery");
     service.cancel(&me, &id).await.unwrap();
     assert!(matches!(
-        service.dial_request(&id).await,
+        link.dial_request(&id).await,
         Err(agentcall::service::ServiceError::NotFound)
+    ));
+    // The link does not keep the service alive.
+    service.shutdown(Duration::from_secs(1)).await;
+    drop(service);
+    assert!(matches!(
+        link.call(&id).await,
+        Err(agentcall::service::ServiceError::ShuttingDown)
     ));
 }
 
 /// A carrier whose reports arrive as callbacks, applied through the store
-/// with `carrier_report`, and which lets go of its progress handle as soon
-/// as the end is in: the call ends as reported, not as `carrier_lost`.
+/// with its link, and which lets go of its progress handle as soon as the
+/// end is in: the call ends as reported, not as `carrier_lost`. A silent
+/// one says nothing after the dial.
 #[derive(Debug, Clone, Default)]
-struct CallbackCarrier(Arc<std::sync::OnceLock<agentcall::AgentCall>>);
+struct CallbackCarrier {
+    link: Arc<std::sync::Mutex<Option<agentcall::carrier::CarrierLink>>>,
+    silent: bool,
+}
+
+impl CallbackCarrier {
+    fn silent() -> Self {
+        Self {
+            silent: true,
+            ..Self::default()
+        }
+    }
+
+    fn link(&self) -> agentcall::carrier::CarrierLink {
+        self.link.lock().unwrap().clone().expect("attached")
+    }
+}
 
 #[async_trait::async_trait]
 impl agentcall::Carrier for CallbackCarrier {
@@ -954,30 +978,35 @@ impl agentcall::Carrier for CallbackCarrier {
         false
     }
 
+    fn attach(&self, link: agentcall::carrier::CarrierLink) {
+        *self.link.lock().unwrap() = Some(link);
+    }
+
     async fn dial(
         &self,
         request: agentcall::carrier::DialRequest,
         progress: agentcall::carrier::ProgressHandle,
     ) -> Result<(), agentcall::carrier::CarrierError> {
         use agentcall::carrier::{CarrierOutcome, CarrierReport};
-        let service = self.0.get().expect("attached").clone();
+        if self.silent {
+            std::mem::forget(progress); // never closes: the call waits
+            return Ok(());
+        }
+        let service = self.link();
         // The outcome follows the destination's last digit, as in the
         // simulated carrier: 5 completed, 3 declined, 1 no answer, 2 voicemail.
         let status = agentcall::SimulatedCarrier::outcome_for(&request.to);
         tokio::spawn(async move {
             let id = agentcall::domain::CallAttempt::new(request.call_id, request.attempt);
             if matches!(status, CallStatus::Completed | CallStatus::Voicemail) {
-                service
-                    .carrier_report(&id, CarrierReport::Answered)
-                    .await
-                    .unwrap();
+                service.report(&id, CarrierReport::Answered).await.unwrap();
             }
             let mut outcome = CarrierOutcome::new(status);
             outcome.transcript =
                 Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
             outcome.duration = Some(Duration::from_secs(42));
             service
-                .carrier_report(&id, CarrierReport::Ended(outcome))
+                .report(&id, CarrierReport::Ended(outcome))
                 .await
                 .unwrap();
             drop(progress);
@@ -997,7 +1026,6 @@ async fn a_carrier_that_reports_through_the_store_and_lets_go_ends_the_call_as_r
         .carrier(Arc::new(carrier.clone()))
         .build()
         .unwrap();
-    carrier.0.set(service.clone()).unwrap();
     let api = Api::new(service);
     for round in 0..20 {
         let (to, status) = [

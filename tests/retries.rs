@@ -703,18 +703,29 @@ impl Dials {
 
 /// A carrier whose reports arrive as callbacks: it keeps each dial's
 /// progress handle (the service's follower waits on it) and the test
-/// reports through `AgentCall::carrier_report`, naming the attempt, as a
-/// callback handler does.
+/// reports through the carrier's link, naming the attempt, as a callback
+/// handler does.
 #[derive(Debug, Default)]
 struct CallbackCarrier {
     dials: Dials,
     held: Mutex<Vec<ProgressHandle>>,
+    link: Mutex<Option<agentcall::carrier::CarrierLink>>,
+}
+
+impl CallbackCarrier {
+    fn link(&self) -> agentcall::carrier::CarrierLink {
+        self.link.lock().unwrap().clone().expect("attached")
+    }
 }
 
 #[async_trait::async_trait]
 impl Carrier for CallbackCarrier {
     fn rings_real_phones(&self) -> bool {
         false
+    }
+
+    fn attach(&self, link: agentcall::carrier::CarrierLink) {
+        *self.link.lock().unwrap() = Some(link);
     }
 
     async fn dial(
@@ -737,6 +748,7 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
     use agentcall::carrier::{CarrierOutcome, CarrierReport};
     let carrier = Arc::new(CallbackCarrier::default());
     let (service, api, clock) = on_carrier(carrier.clone(), |builder| builder);
+    let link = carrier.link();
     let id = place(
         &api,
         KEY_A1,
@@ -748,8 +760,7 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
     let second = CallAttempt::new(call.clone(), 2);
     let ended = |status| CarrierReport::Ended(CarrierOutcome::new(status));
 
-    service
-        .carrier_report(&first, ended(CallStatus::NoAnswer))
+    link.report(&first, ended(CallStatus::NoAnswer))
         .await
         .unwrap();
     let waiting = record(&api, &id).await;
@@ -769,12 +780,11 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
         ended(CallStatus::Voicemail),
         ended(CallStatus::Completed),
     ] {
-        service.carrier_report(&first, late).await.unwrap();
+        link.report(&first, late).await.unwrap();
         assert_eq!(record(&api, &id).await, waiting);
     }
     // Nor does a report of an attempt not yet made.
-    service
-        .carrier_report(&second, ended(CallStatus::NoAnswer))
+    link.report(&second, ended(CallStatus::NoAnswer))
         .await
         .unwrap();
     assert_eq!(record(&api, &id).await, waiting);
@@ -783,8 +793,7 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
     assert_eq!(service.recover().await.unwrap().started, 1);
     assert_eq!(carrier.dials.all(), [(call.clone(), 1), (call.clone(), 2)]);
     // The first attempt's late end does not end the second.
-    service
-        .carrier_report(&first, ended(CallStatus::NoAnswer))
+    link.report(&first, ended(CallStatus::NoAnswer))
         .await
         .unwrap();
     let running = record(&api, &id).await;
@@ -792,15 +801,11 @@ async fn late_reports_about_an_earlier_attempt_change_nothing() {
         (running["status"].as_str(), running["attempt"].as_u64()),
         (Some("queued"), Some(2))
     );
-    service
-        .carrier_report(&second, CarrierReport::Answered)
-        .await
-        .unwrap();
+    link.report(&second, CarrierReport::Answered).await.unwrap();
     let mut outcome = CarrierOutcome::new(CallStatus::Completed);
     outcome.transcript = Some("Agent: Hello, this is an AI assistant.\nRecipient: Hi.".into());
     outcome.duration = Some(Duration::from_secs(42));
-    service
-        .carrier_report(&second, CarrierReport::Ended(outcome))
+    link.report(&second, CarrierReport::Ended(outcome))
         .await
         .unwrap();
     let ended = wait_terminal(&api, KEY_A1, &id).await;

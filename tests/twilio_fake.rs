@@ -1254,10 +1254,9 @@ async fn callbacks_and_the_relay_may_reach_an_instance_that_did_not_place_the_ca
 async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
     use std::sync::Arc;
 
-    use agentcall::agent::Agent;
     use agentcall::clock::ManualClock;
     use agentcall::schedule::{RetryOn, RetryPolicy};
-    use agentcall::store::{CallStore, MemoryStore};
+    use agentcall::store::MemoryStore;
     use agentcall::twilio::{
         TwilioCallbacks, TwilioCarrier, TwilioConfig, paths, signature::AuthToken,
     };
@@ -1275,8 +1274,7 @@ async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
     config.api_base = url::Url::parse(&fake.base).unwrap();
     config.machine_detection = false;
     config.record = false;
-    let notes: Arc<dyn CallStore> = store.clone();
-    let carrier = TwilioCarrier::new(config, Agent::default(), notes);
+    let carrier = TwilioCarrier::new(config);
     // Noon in San Francisco: inside the default calling window.
     let clock = Arc::new(ManualClock::new("2026-12-01T20:00:00Z".parse().unwrap()));
     let service = common::builder()
@@ -1285,7 +1283,7 @@ async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let callbacks = TwilioCallbacks::new(service.clone(), carrier);
+    let callbacks = TwilioCallbacks::new(carrier);
     let app = axum::Router::new()
         .route_service(paths::STATUS, callbacks.clone())
         .route_service(paths::MACHINE, callbacks.clone())

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use agentcall::agent::Agent;
-use agentcall::store::CallStore;
 use agentcall::{Carrier, SimulatedCarrier, SimulationConfig};
 use serde::Deserialize;
 
@@ -115,14 +113,9 @@ pub struct CarrierSetup {
     pub twilio: Option<agentcall::twilio::TwilioCarrier>,
 }
 
-/// Builds the carrier; Twilio keeps its notes in `store`.
-pub fn build(
-    file: &CarrierFile,
-    simulation: SimulationConfig,
-    agent: Agent,
-    store: Arc<dyn CallStore>,
-) -> Result<CarrierSetup, String> {
-    let _ = &store;
+/// Builds the carrier (the service attaches it and runs its
+/// conversations with its agent).
+pub fn build(file: &CarrierFile, simulation: SimulationConfig) -> Result<CarrierSetup, String> {
     match file.kind.as_str() {
         #[cfg(feature = "twilio")]
         "twilio" => {
@@ -140,7 +133,7 @@ pub fn build(
             config.machine_detection = file.machine_detection;
             config.record = file.record;
             config.ring_timeout = std::time::Duration::from_secs(file.ring_timeout_sec);
-            let carrier = TwilioCarrier::new(config, agent, store);
+            let carrier = TwilioCarrier::new(config);
             Ok(CarrierSetup {
                 carrier: Arc::new(carrier.clone()),
                 twilio: Some(carrier),
@@ -149,7 +142,7 @@ pub fn build(
         #[cfg(not(feature = "twilio"))]
         "twilio" => Err("carrier.kind twilio needs the `twilio` feature (cargo run --features twilio --example server)".into()),
         _ => Ok(CarrierSetup {
-            carrier: Arc::new(SimulatedCarrier::new(simulation).with_agent(agent)),
+            carrier: Arc::new(SimulatedCarrier::new(simulation)),
             #[cfg(feature = "twilio")]
             twilio: None,
         }),
@@ -158,16 +151,12 @@ pub fn build(
 
 /// Mounts Twilio's callbacks and the relay WebSocket.
 #[cfg(feature = "twilio")]
-pub fn mount(
-    app: axum::Router,
-    service: agentcall::AgentCall,
-    carrier: agentcall::twilio::TwilioCarrier,
-) -> axum::Router {
+pub fn mount(app: axum::Router, carrier: agentcall::twilio::TwilioCarrier) -> axum::Router {
     use agentcall::twilio::{TwilioCallbacks, paths};
     use axum::extract::ws::{Message, WebSocketUpgrade};
     use futures_util::{SinkExt, StreamExt};
 
-    let callbacks = TwilioCallbacks::new(service, carrier);
+    let callbacks = TwilioCallbacks::new(carrier);
     let relay = {
         let callbacks = callbacks.clone();
         axum::routing::get(

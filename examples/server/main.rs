@@ -486,16 +486,12 @@ async fn build_service(
         Some(id) => builder.instance_id(InstanceId::new(id.clone())),
         None => builder,
     };
-    let (builder, store, durable) =
+    let (builder, _store, durable) =
         with_store(builder, &config.store, &config.memory_retention).await?;
-    let carrier = carrier::build(
-        &config.carrier,
-        simulation,
-        build_agent(&config.agent)?,
-        store,
-    )?;
+    let carrier = carrier::build(&config.carrier, simulation)?;
     let service = builder
         .carrier(Arc::clone(&carrier.carrier))
+        .agent(build_agent(&config.agent)?)
         // Fields are read offline by the rules (crate agentcall-rules).
         .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .build()
@@ -564,7 +560,7 @@ async fn run() -> Result<(), String> {
     let app = axum::Router::new().fallback_service(Api::new(service.clone()));
     #[cfg(feature = "twilio")]
     let app = match carrier.twilio {
-        Some(twilio) => carrier::mount(app, service.clone(), twilio),
+        Some(twilio) => carrier::mount(app, twilio),
         None => app,
     };
     #[cfg(not(feature = "twilio"))]

@@ -41,6 +41,12 @@ impl Agent {
         }
     }
 
+    /// The same agent, decided by `mind`.
+    pub fn with_mind(mut self, mind: Arc<dyn Mind>) -> Self {
+        self.mind = mind;
+        self
+    }
+
     /// Sets the limits (turns, silence, wrap-up, the mind's time per turn).
     pub fn with_limits(mut self, limits: AgentLimits) -> Self {
         self.limits = limits;

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use crate::BoxError;
 use crate::domain::{CallError, CallId, CallStatus, FieldDefinition};
+pub use crate::service::{CarrierLink, LinkedCall};
 use crate::store::Recording;
 
 pub use simulated::{Rehearsal, SimulatedCarrier, SimulationConfig, rehearse};
@@ -252,6 +253,17 @@ pub trait Carrier: Send + Sync + Debug {
     ) -> Result<bool, CarrierError> {
         let _ = (request, progress);
         Ok(false)
+    }
+
+    /// Called once, by [`AgentCallBuilder::build`](crate::AgentCallBuilder::build),
+    /// with the carrier's handle on the service: how calls are conducted
+    /// ([`CarrierLink::converse`]) and where reports, notes and recordings
+    /// that arrive out of band go (callbacks, sockets). The default keeps
+    /// nothing: a carrier that reports only through each dial's
+    /// [`ProgressHandle`] and runs no conversation needs no link. A carrier
+    /// serves one service; attached again, it keeps the latest link.
+    fn attach(&self, link: CarrierLink) {
+        let _ = link;
     }
 
     /// Whether this carrier rings real people's phones (`true`, the

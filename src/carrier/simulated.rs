@@ -9,7 +9,8 @@ use tokio::sync::oneshot;
 
 use super::recipient::SimulatedRecipient;
 use super::{
-    Carrier, CarrierError, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle, sine_wav,
+    Carrier, CarrierError, CarrierLink, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle,
+    sine_wav,
 };
 use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard, speaking_time};
 use crate::domain::{CallError, CallId, CallStatus};
@@ -61,16 +62,18 @@ impl Default for SimulationConfig {
 /// | 4 | `failed` with error `carrier_unreachable` |
 /// | any other | `completed`, with a transcript that answers every requested field |
 ///
-/// Answered calls are conducted by the conversation engine ([`Agent`]: the
-/// built-in scripted mind by default, or a model with
-/// [`SimulatedCarrier::with_agent`]) talking with a simulated recipient who
+/// Answered calls are conducted by the conversation engine with the
+/// service's [`Agent`] ([`AgentCallBuilder::agent`](crate::AgentCallBuilder::agent):
+/// the built-in scripted mind by default, or a model) talking with a
+/// simulated recipient who
 /// answers the agent's questions about the call's fields, sometimes asks to
 /// hear a question again and sometimes answers before the agent is done.
 /// They carry the conversation's transcript and a small WAV recording.
 #[derive(Debug, Clone, Default)]
 pub struct SimulatedCarrier {
     config: SimulationConfig,
-    agent: Agent,
+    /// The service's link, once attached: how calls are conducted.
+    link: Arc<Mutex<Option<CarrierLink>>>,
     hang_ups: Arc<Mutex<HashMap<CallId, oneshot::Sender<()>>>>,
 }
 
@@ -79,15 +82,16 @@ impl SimulatedCarrier {
     pub fn new(config: SimulationConfig) -> Self {
         Self {
             config,
-            agent: Agent::default(),
+            link: Arc::default(),
             hang_ups: Arc::default(),
         }
     }
 
-    /// The same carrier, its calls conducted by `agent`.
-    pub fn with_agent(mut self, agent: Agent) -> Self {
-        self.agent = agent;
-        self
+    /// The agent of the service this carrier is attached to (the default
+    /// agent before it is).
+    fn agent(&self) -> Agent {
+        let link = self.link.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        link.and_then(|link| link.agent().ok()).unwrap_or_default()
     }
 
     /// The outcome the last digit of `to` selects.
@@ -121,7 +125,7 @@ impl Carrier for SimulatedCarrier {
         let (hang_up, hung_up) = oneshot::channel();
         self.hang_ups().insert(request.call_id.clone(), hang_up);
         let config = self.config;
-        let agent = self.agent.clone();
+        let agent = self.agent();
         let registry = Arc::clone(&self.hang_ups);
         tokio::spawn(async move {
             let outcome = run(config, &agent, &request, &progress, hung_up).await;
@@ -133,6 +137,10 @@ impl Carrier for SimulatedCarrier {
             let _ = progress.report(CarrierReport::Ended(outcome));
         });
         Ok(())
+    }
+
+    fn attach(&self, link: CarrierLink) {
+        *self.link.lock().unwrap_or_else(|p| p.into_inner()) = Some(link);
     }
 
     /// It rings no one: the default calling window does not apply.

@@ -10,8 +10,9 @@ use tokio::sync::{Notify, watch};
 
 use super::{AgentCall, Inner};
 use crate::accounts::{AccountDirectory, StaticDirectory};
+use crate::agent::{Agent, Mind};
 use crate::carrier::{Carrier, SimulatedCarrier};
-use crate::extract::{Extractor, NoExtractor};
+use crate::extract::{English, Extractor, NoExtractor, ValueCheck};
 use crate::guardrails::{
     BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
 };
@@ -104,7 +105,9 @@ type Backends = (
 pub struct AgentCallBuilder {
     store: Option<Backends>,
     carrier: Arc<dyn Carrier>,
+    agent: Agent,
     extractor: Arc<dyn Extractor>,
+    value_check: Arc<dyn ValueCheck>,
     notifier: Option<Arc<dyn Notifier>>,
     directory: Arc<dyn AccountDirectory>,
     rate_limiter: Arc<dyn RateLimiter>,
@@ -127,7 +130,9 @@ impl AgentCall {
         AgentCallBuilder {
             store: None,
             carrier: Arc::new(SimulatedCarrier::default()),
+            agent: Agent::default(),
             extractor: Arc::new(NoExtractor),
+            value_check: Arc::new(English),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
@@ -159,6 +164,42 @@ impl AgentCallBuilder {
     /// The carrier (default [`SimulatedCarrier`]).
     pub fn carrier(mut self, carrier: Arc<dyn Carrier>) -> Self {
         self.carrier = carrier;
+        self
+    }
+
+    /// How calls are conducted: the mind that decides the agent's turns
+    /// (a model, or the built-in [`ScriptedMind`](crate::agent::ScriptedMind)
+    /// by default), its limits, greeting and voicemail policy. Every carrier
+    /// runs its calls' conversations with it.
+    pub fn agent(mut self, agent: Agent) -> Self {
+        self.agent = agent;
+        self
+    }
+
+    /// The mind that decides the agent's turns, keeping the agent's other
+    /// settings: [`AgentCallBuilder::agent`] with `mind`.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// use agentcall::AgentCall;
+    /// use agentcall::agent::ScriptedMind;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let service = AgentCall::builder().mind(Arc::new(ScriptedMind)).build().unwrap();
+    /// # service.shutdown(std::time::Duration::from_secs(1)).await;
+    /// # });
+    /// ```
+    pub fn mind(mut self, mind: Arc<dyn Mind>) -> Self {
+        self.agent = self.agent.with_mind(mind);
+        self
+    }
+
+    /// How quoted words are read in the call's language by the evidence
+    /// check every extracted value passes (default [`English`]; see
+    /// [`ValueCheck`], and [`LanguageNeutral`](crate::extract::LanguageNeutral)
+    /// to read no language).
+    pub fn value_check(mut self, check: Arc<dyn ValueCheck>) -> Self {
+        self.value_check = check;
         self
     }
 
@@ -372,7 +413,9 @@ impl AgentCallBuilder {
                 outbox,
                 idempotency,
                 carrier: self.carrier,
+                agent: self.agent,
                 extractor: self.extractor,
+                value_check: self.value_check,
                 directory: self.directory,
                 rate_limiter: self.rate_limiter,
                 ledger: self.ledger,
@@ -399,6 +442,10 @@ impl AgentCallBuilder {
                 lease_task: std::sync::Mutex::new(None),
             }),
         };
+        service
+            .inner
+            .carrier
+            .attach(super::CarrierLink::new(&service.inner));
         let keeper = service.spawn_lease_keeper(stop_leases_rx);
         *service
             .inner

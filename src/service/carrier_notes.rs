@@ -16,7 +16,7 @@ impl AgentCall {
     ///
     /// The notes never move the call: reports do that
     /// ([`AgentCall::carrier_report`]).
-    pub async fn note_carrier(
+    pub(crate) async fn note_carrier(
         &self,
         call_id: &CallId,
         change: impl Fn(&mut CarrierNotes) -> bool + Send,
@@ -26,23 +26,12 @@ impl AgentCall {
             .ok_or(ServiceError::NotFound)
     }
 
-    /// A call's carrier notes as stored.
-    pub async fn carrier_notes(&self, call_id: &CallId) -> Result<CarrierNotes, ServiceError> {
-        let call = self
-            .inner
-            .store
-            .get(call_id)
-            .await?
-            .ok_or(ServiceError::NotFound)?;
-        Ok(call.carrier_notes)
-    }
-
     /// What the carrier runs for a call's attempt in flight, as it was given
     /// to the carrier: for a conversation session that starts on an instance
     /// other than the one that placed the call. `NotFound` for an unknown or
     /// ended call, and for one waiting for its next attempt (check the
     /// request's `attempt` against a report's).
-    pub async fn dial_request(&self, call_id: &CallId) -> Result<DialRequest, ServiceError> {
+    pub(crate) async fn dial_request(&self, call_id: &CallId) -> Result<DialRequest, ServiceError> {
         let call = self
             .inner
             .store
@@ -64,7 +53,10 @@ impl AgentCall {
     /// running, or it ended the call. A carrier drops what it learns late
     /// about an earlier attempt (a machine verdict, a recording).
     /// `NotFound` for an unknown call.
-    pub async fn is_latest_attempt(&self, attempt: &CallAttempt) -> Result<bool, ServiceError> {
+    pub(crate) async fn is_latest_attempt(
+        &self,
+        attempt: &CallAttempt,
+    ) -> Result<bool, ServiceError> {
         let call = self
             .inner
             .store
@@ -77,7 +69,7 @@ impl AgentCall {
     /// Stores a recording that the carrier delivers on its own schedule
     /// (often after the call has ended) and points the call's
     /// `recordingUrl` at it. `NotFound` for an unknown call.
-    pub async fn attach_recording(
+    pub(crate) async fn attach_recording(
         &self,
         call_id: &CallId,
         recording: Recording,

@@ -160,7 +160,7 @@ impl AgentCall {
     /// instance, which takes the call's lease for them.
     ///
     /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
-    pub async fn carrier_report(
+    pub(crate) async fn carrier_report(
         &self,
         attempt: &CallAttempt,
         report: CarrierReport,

@@ -15,7 +15,7 @@ use super::AgentCall;
 use super::journal::{Actor, Notes};
 use crate::carrier::CarrierOutcome;
 use crate::domain::{CallId, CallStatus};
-use crate::extract::{Extraction, ExtractionInput, Grounded, ground, summarize};
+use crate::extract::{Extraction, ExtractionInput, Grounded, ground_with, summarize};
 use crate::state::Ending;
 use crate::store::{CarrierEnd, StoreError, StoredCall};
 
@@ -164,7 +164,12 @@ impl AgentCall {
                 (Extraction::default(), Some(error.to_string()))
             }
         };
-        let mut grounded = ground(&call.fields, &extraction, transcript);
+        let mut grounded = ground_with(
+            self.inner.value_check.as_ref(),
+            &call.fields,
+            &extraction,
+            transcript,
+        );
         if let Some(failure) = failure {
             for field in &call.fields {
                 grounded.reasons.insert(field.name.clone(), failure.clone());

@@ -39,10 +39,12 @@ mod finish;
 mod journal;
 mod leases;
 mod lifecycle;
+mod link;
 mod placement;
 
 pub use builder::{AgentCallBuilder, BuildError};
 pub use lifecycle::RecoveryReport;
+pub use link::{CarrierLink, LinkedCall};
 pub use placement::Placed;
 
 /// Why a service operation failed. The HTTP layer maps each variant to a
@@ -100,7 +102,9 @@ struct Inner {
     outbox: Arc<dyn EventOutbox>,
     idempotency: Arc<dyn IdempotencyStore>,
     carrier: Arc<dyn Carrier>,
+    agent: crate::agent::Agent,
     extractor: Arc<dyn Extractor>,
+    value_check: Arc<dyn crate::extract::ValueCheck>,
     directory: Arc<dyn AccountDirectory>,
     rate_limiter: Arc<dyn RateLimiter>,
     ledger: Arc<dyn UsageLedger>,
@@ -152,7 +156,7 @@ impl AgentCall {
     }
 
     /// The store of idempotency keys (the HTTP layer keeps its answers there).
-    pub fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
+    pub(crate) fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
         &self.inner.idempotency
     }
 
@@ -168,7 +172,7 @@ impl AgentCall {
 
     /// How long an idempotent request holds its key between renewals
     /// ([`AgentCallBuilder::idempotency_lease`]).
-    pub fn idempotency_lease(&self) -> std::time::Duration {
+    pub(crate) fn idempotency_lease(&self) -> std::time::Duration {
         self.inner.timing.idempotency_lease
     }
 

@@ -5,9 +5,8 @@
 //! frames). Every request is checked with `X-Twilio-Signature` first: a bad
 //! or missing signature gets 403 and changes nothing.
 //!
-//! Any instance may receive any of them: reports go through
-//! [`AgentCall::carrier_report`] and notes through
-//! [`AgentCall::note_carrier`], both read from and written to the store.
+//! Any instance may receive any of them: reports and notes go through the
+//! carrier's [`CarrierLink`], read from and written to the store.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -23,10 +22,11 @@ use http_body_util::{BodyExt, Full, Limited};
 
 use super::carrier::{TwilioCarrier, paths};
 use super::signature::{SIGNATURE_HEADER, TwilioSignature};
+use crate::carrier::CarrierLink;
 use crate::carrier::{CarrierOutcome, CarrierReport};
 use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
-use crate::service::{AgentCall, ServiceError};
+use crate::service::ServiceError;
 use crate::store::Recording;
 
 /// Largest callback body read (Twilio's forms are a few KB).
@@ -38,20 +38,23 @@ const SESSION_CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// Twilio's callbacks and relay sessions for one service; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct TwilioCallbacks {
-    service: AgentCall,
     carrier: TwilioCarrier,
     signature: TwilioSignature,
 }
 
 impl TwilioCallbacks {
-    /// Callbacks for calls `carrier` placed for `service`.
-    pub fn new(service: AgentCall, carrier: TwilioCarrier) -> Self {
+    /// Callbacks for the calls `carrier` places for the service it is
+    /// attached to ([`Carrier::attach`](crate::carrier::Carrier::attach),
+    /// done by the service's builder): until then every callback answers
+    /// 503 and every session is refused.
+    pub fn new(carrier: TwilioCarrier) -> Self {
         let signature = TwilioSignature::new(&carrier.config().auth_token);
-        Self {
-            service,
-            carrier,
-            signature,
-        }
+        Self { carrier, signature }
+    }
+
+    /// The service's link, once the carrier is attached.
+    fn link(&self) -> Result<CarrierLink, ServiceError> {
+        self.carrier.link().ok_or(ServiceError::ShuttingDown)
     }
 
     /// The URL Twilio requested: the public URL's origin with the request's
@@ -126,35 +129,31 @@ impl TwilioCallbacks {
             if named.as_ref() != Some(call) {
                 return Err(refused());
             }
-            let request = self
-                .service
-                .dial_request(call)
-                .await
-                .map_err(|_| refused())?;
+            let link = self.link().map_err(|_| refused())?;
+            let request = link.dial_request(call).await.map_err(|_| refused())?;
+            let agent = link.agent().map_err(|_| refused())?;
             let sid = setup.carrier_call_id.clone();
             let claimed = std::sync::atomic::AtomicBool::new(false);
-            self.service
-                .note_carrier(call, |notes| {
-                    let same_call = notes
-                        .carrier_call_id
-                        .as_ref()
-                        .is_none_or(|noted| *noted == sid);
-                    // The last run of this (compare-and-set retries) decides.
-                    let take = !notes.session_open && same_call;
-                    claimed.store(take, std::sync::atomic::Ordering::SeqCst);
-                    if take {
-                        notes.session_open = true;
-                    }
-                    take
-                })
-                .await
-                .map_err(|_| refused())?;
+            link.note(call, |notes| {
+                let same_call = notes
+                    .carrier_call_id
+                    .as_ref()
+                    .is_none_or(|noted| *noted == sid);
+                // The last run of this (compare-and-set retries) decides.
+                let take = !notes.session_open && same_call;
+                claimed.store(take, std::sync::atomic::Ordering::SeqCst);
+                if take {
+                    notes.session_open = true;
+                }
+                take
+            })
+            .await
+            .map_err(|_| refused())?;
             if !claimed.load(std::sync::atomic::Ordering::SeqCst) {
                 tracing::warn!(call_id = %call, "relay session refused: another session, or another CallSid");
                 return Err(refused());
             }
             opened_ref.store(true, std::sync::atomic::Ordering::SeqCst);
-            let agent = self.carrier.agent();
             Ok(SessionPlan {
                 conversation: agent.converse(&request),
                 limits: agent.limits(),
@@ -166,13 +165,16 @@ impl TwilioCallbacks {
             })
         };
         // Keeps the latest transcript on the call while the session runs.
-        let service = self.service.clone();
+        let link = self
+            .link()
+            .map_err(|_| RelayError::UnknownCall(call_id.to_string()))?;
+        let keeper_link = link.clone();
         let keeper_call = call_id.clone();
         let keeper = tokio::spawn(async move {
             while latest.changed().await.is_ok() {
                 let transcript = latest.borrow_and_update().clone();
-                let kept = service
-                    .note_carrier(&keeper_call, |notes| {
+                let kept = keeper_link
+                    .note(&keeper_call, |notes| {
                         let machine = notes.answered_by.as_deref().is_some_and(is_machine);
                         if machine || notes.transcript == transcript {
                             return false;
@@ -191,9 +193,8 @@ impl TwilioCallbacks {
         let _ = keeper.await;
         if opened.load(std::sync::atomic::Ordering::SeqCst) {
             let transcript = ended.as_ref().ok().map(|end| end.transcript.clone());
-            let noted = self
-                .service
-                .note_carrier(&call_id, |notes| {
+            let noted = link
+                .note(&call_id, |notes| {
                     notes.session_open = false;
                     // At a machine the message left replaced the session;
                     // its transcript is the one kept.
@@ -289,7 +290,7 @@ impl TwilioCallbacks {
         if !ends && !self.still_wanted(attempt, form).await? {
             return Ok(());
         }
-        self.service.carrier_report(attempt, report).await?;
+        self.link()?.report(attempt, report).await?;
         if ends {
             self.carrier.forget(attempt);
         }
@@ -307,7 +308,8 @@ impl TwilioCallbacks {
         let sid = form
             .get("CallSid")
             .and_then(|sid| sid.parse::<super::rest::CallSid>().ok());
-        let wanted = match self.service.dial_request(call_id).await {
+        let link = self.link()?;
+        let wanted = match link.dial_request(call_id).await {
             Ok(request) if request.attempt == attempt.attempt => Ok(()),
             Ok(_) => Err(ServiceError::NotFound),
             Err(error) => Err(error),
@@ -315,15 +317,14 @@ impl TwilioCallbacks {
         match wanted {
             Ok(()) => {
                 if let Some(sid) = &sid {
-                    self.service
-                        .note_carrier(call_id, |notes| {
-                            let missing = notes.carrier_call_id.is_none();
-                            if missing {
-                                notes.carrier_call_id = Some(sid.as_str().to_owned());
-                            }
-                            missing
-                        })
-                        .await?;
+                    link.note(call_id, |notes| {
+                        let missing = notes.carrier_call_id.is_none();
+                        if missing {
+                            notes.carrier_call_id = Some(sid.as_str().to_owned());
+                        }
+                        missing
+                    })
+                    .await?;
                 }
                 Ok(true)
             }
@@ -349,11 +350,12 @@ impl TwilioCallbacks {
         call_id: &CallId,
         form: &Form,
     ) -> Result<CarrierOutcome, ServiceError> {
-        let mut notes = self.service.carrier_notes(call_id).await?;
+        let link = self.link()?;
+        let mut notes = link.call(call_id).await?.notes;
         let deadline = tokio::time::Instant::now() + SESSION_CLOSE_WAIT;
         while notes.session_open && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            notes = self.service.carrier_notes(call_id).await?;
+            notes = link.call(call_id).await?.notes;
         }
         let answered_by = form
             .get("AnsweredBy")
@@ -380,23 +382,23 @@ impl TwilioCallbacks {
         let Some(answered_by) = form.get("AnsweredBy").map(str::to_owned) else {
             return Ok(());
         };
-        if !self.service.is_latest_attempt(attempt).await? {
+        let link = self.link()?;
+        if !link.is_latest_attempt(attempt).await? {
             return Ok(());
         }
         let machine = is_machine(&answered_by);
         let request = if machine {
-            self.service.dial_request(call_id).await.ok()
+            link.dial_request(call_id).await.ok()
         } else {
             None
         };
-        let agent = self.carrier.agent();
+        let agent = link.agent()?;
         let left = request
             .as_ref()
             .map(|request| agent.leave_voicemail(request));
         let transcript = left.as_ref().map(|(_, transcript)| transcript.clone());
-        let notes = self
-            .service
-            .note_carrier(call_id, |notes| {
+        let notes = link
+            .note(call_id, |notes| {
                 notes.answered_by = Some(answered_by.clone());
                 if let Some(transcript) = &transcript {
                     notes.transcript = Some(transcript.clone());
@@ -431,7 +433,8 @@ impl TwilioCallbacks {
         let call_id = &attempt.call;
         // An earlier attempt's recording (a voicemail that was retried)
         // must not take the place of the call's own.
-        if !self.service.is_latest_attempt(attempt).await? {
+        let link = self.link()?;
+        if !link.is_latest_attempt(attempt).await? {
             return Ok(());
         }
         if form
@@ -449,7 +452,7 @@ impl TwilioCallbacks {
                     content_type: media.content_type,
                     bytes: media.bytes,
                 };
-                self.service.attach_recording(call_id, recording).await
+                link.attach_recording(call_id, recording).await
             }
             Err(error) => {
                 tracing::warn!(call_id = %call_id, %error, "recording not fetched");

@@ -3,9 +3,10 @@
 //!
 //! Twilio's callbacks and the relay socket may reach any instance behind a
 //! load balancer, so what the carrier learns is kept on the call in the
-//! store ([`CarrierNotes`]) rather than in this process: the call's `CallSid`
-//! (so any instance can hang it up), the transcript, the machine-detection
-//! verdict.
+//! store ([`CarrierNotes`](crate::store::CarrierNotes), through the
+//! service's [`CarrierLink`]) rather than in this process: the call's
+//! `CallSid` (so any instance can hang it up), the transcript, the
+//! machine-detection verdict.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,9 +19,10 @@ use super::rest::{CallSid, CreateCall, EndResult, TwilioRest};
 use super::signature::AuthToken;
 use super::twiml::RelayTwiml;
 use crate::agent::{Agent, VoicemailPolicy};
-use crate::carrier::{Carrier, CarrierError, CarrierReport, DialRequest, ProgressHandle};
+use crate::carrier::{
+    Carrier, CarrierError, CarrierLink, CarrierReport, DialRequest, ProgressHandle,
+};
 use crate::domain::{CallAttempt, CallId};
-use crate::store::{CallStore, note_carrier};
 
 /// Where Twilio reaches this service, relative to [`TwilioConfig::public_url`].
 pub mod paths {
@@ -144,8 +146,8 @@ pub struct TwilioCarrier {
 struct Inner {
     config: TwilioConfig,
     rest: TwilioRest,
-    agent: Agent,
-    store: Arc<dyn CallStore>,
+    /// The service's link, once attached.
+    link: Mutex<Option<CarrierLink>>,
     /// The progress handles of the calls this process placed: held so the
     /// service's follower keeps listening until the call ends (the reports
     /// themselves reach the service through the store, from any instance).
@@ -154,9 +156,11 @@ struct Inner {
 }
 
 impl TwilioCarrier {
-    /// A carrier for `config`, whose calls are conducted by `agent`, keeping
-    /// its notes in `store` (the service's store).
-    pub fn new(config: TwilioConfig, agent: Agent, store: Arc<dyn CallStore>) -> Self {
+    /// A carrier for `config`. Its calls are conducted by the agent of the
+    /// service it is given to ([`AgentCallBuilder::carrier`](crate::AgentCallBuilder::carrier)),
+    /// which attaches it; mount [`TwilioCallbacks`](super::TwilioCallbacks)
+    /// for it to hear from Twilio.
+    pub fn new(config: TwilioConfig) -> Self {
         let rest = TwilioRest::builder(config.account_sid.clone(), config.auth_token.clone())
             .api_base(config.api_base.clone())
             .build();
@@ -164,8 +168,7 @@ impl TwilioCarrier {
             inner: Arc::new(Inner {
                 config,
                 rest,
-                agent,
-                store,
+                link: Mutex::new(None),
                 placed: Mutex::new(HashMap::new()),
             }),
         }
@@ -181,9 +184,21 @@ impl TwilioCarrier {
         &self.inner.rest
     }
 
-    /// The agent that conducts the calls.
-    pub fn agent(&self) -> &Agent {
-        &self.inner.agent
+    /// The service's link, once the carrier is attached to one.
+    pub(crate) fn link(&self) -> Option<CarrierLink> {
+        self.inner
+            .link
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The agent of the service, or the default one before the carrier
+    /// is attached.
+    fn agent(&self) -> Agent {
+        self.link()
+            .and_then(|link| link.agent().ok())
+            .unwrap_or_default()
     }
 
     /// Stops holding the progress handle of an attempt that ended (not that
@@ -208,10 +223,11 @@ impl TwilioCarrier {
     /// The create-call request for `request`.
     pub fn create_call(&self, request: &DialRequest) -> CreateCall {
         let config = &self.inner.config;
+        let agent = self.agent();
         let twiml = RelayTwiml::new(
             config.relay_url(&request.call_id),
             config.callback_url(paths::CONNECT_ACTION, &request.call_id, request.attempt),
-            self.inner.agent.greeting(request),
+            agent.greeting(request),
             request.call_id.as_str(),
         )
         .to_xml();
@@ -229,7 +245,7 @@ impl TwilioCarrier {
                 &request.call_id,
                 request.attempt,
             ));
-            if self.inner.agent.voicemail() == VoicemailPolicy::LeaveMessage {
+            if agent.voicemail() == VoicemailPolicy::LeaveMessage {
                 create = create.wait_for_beep();
             }
         }
@@ -259,21 +275,19 @@ impl TwilioCarrier {
 
     /// The `CallSid` noted for a call.
     async fn call_sid(&self, call_id: &CallId) -> Result<Option<(CallSid, bool)>, CarrierError> {
-        let call = self
-            .inner
-            .store
-            .get(call_id)
-            .await
-            .map_err(|e| CarrierError::unavailable("reading the call").with_source(e))?;
-        let Some(call) = call else {
-            return Ok(None);
+        let link = self
+            .link()
+            .ok_or_else(|| CarrierError::unavailable("not attached to a service"))?;
+        let call = match link.call(call_id).await {
+            Ok(call) => call,
+            Err(crate::service::ServiceError::NotFound) => return Ok(None),
+            Err(e) => return Err(CarrierError::unavailable("reading the call").with_source(e)),
         };
-        let answered = call.record.started_at.is_some();
         Ok(call
-            .carrier_notes
+            .notes
             .carrier_call_id
             .and_then(|sid| sid.parse().ok())
-            .map(|sid| (sid, answered)))
+            .map(|sid| (sid, call.answered)))
     }
 }
 
@@ -284,6 +298,9 @@ impl Carrier for TwilioCarrier {
         request: DialRequest,
         progress: ProgressHandle,
     ) -> Result<(), CarrierError> {
+        let link = self
+            .link()
+            .ok_or_else(|| CarrierError::refused("not attached to a service"))?;
         let sid = self
             .inner
             .rest
@@ -292,11 +309,12 @@ impl Carrier for TwilioCarrier {
             .map_err(super::rest::TwilioError::into_carrier_error)?;
         // Noted before anything else can need it: a cancel on another
         // instance hangs up by this id.
-        let noted = note_carrier(self.inner.store.as_ref(), &request.call_id, |notes| {
-            notes.carrier_call_id = Some(sid.as_str().to_owned());
-            true
-        })
-        .await;
+        let noted = link
+            .note(&request.call_id, |notes| {
+                notes.carrier_call_id = Some(sid.as_str().to_owned());
+                true
+            })
+            .await;
         if let Err(error) = noted {
             // The call rings, but no instance could hang it up: end it now.
             tracing::warn!(call_id = %request.call_id, %error, "could not note the Twilio call; ending it");
@@ -304,14 +322,10 @@ impl Carrier for TwilioCarrier {
             return Err(CarrierError::unavailable("noting the call").with_source(error));
         }
         // Cancelled while Twilio was creating it: it must not ring on.
-        let over = self
-            .inner
-            .store
-            .get(&request.call_id)
+        let over = link
+            .call(&request.call_id)
             .await
-            .ok()
-            .flatten()
-            .is_some_and(|call| call.record.status.is_terminal());
+            .is_ok_and(|call| call.status.is_terminal());
         if over {
             let _ = self.end_by_sid(&sid, false).await;
             return Ok(());
@@ -331,6 +345,14 @@ impl Carrier for TwilioCarrier {
         self.end_by_sid(&sid, answered)
             .await
             .map_err(super::rest::TwilioError::into_carrier_error)
+    }
+
+    fn attach(&self, link: CarrierLink) {
+        *self
+            .inner
+            .link
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(link);
     }
 
     async fn resume(
