@@ -25,7 +25,7 @@ struct Case {
     #[serde(default)]
     objective: String,
     fields: Vec<FieldDefinition>,
-    transcript: String,
+    transcript: agentcall::Transcript,
 }
 
 fn read(path: &str) -> Result<String, String> {
@@ -44,7 +44,7 @@ fn load(args: &[String]) -> Result<Case, String> {
                 let text = read(value)?;
                 return serde_json::from_str(&text).map_err(|e| format!("{value}: {e}"));
             }
-            "--transcript" => transcript = Some(read(value)?),
+            "--transcript" => transcript = Some(agentcall::Transcript::from_text(&read(value)?)),
             "--fields" => {
                 let text = read(value)?;
                 fields = Some(serde_json::from_str(&text).map_err(|e| format!("{value}: {e}"))?);

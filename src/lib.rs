@@ -93,6 +93,7 @@ pub mod schedule;
 pub mod service;
 pub mod state;
 pub mod store;
+pub mod transcript;
 #[cfg(feature = "twilio")]
 pub mod twilio;
 pub mod webhook;
@@ -109,6 +110,7 @@ pub use guardrails::{GuardrailConfig, Guardrails, Rejection};
 pub use notify::Notifier;
 pub use service::{AgentCall, AgentCallBuilder, Placed, RecoveryReport, ServiceError};
 pub use store::{CallStore, EventOutbox, MemoryStore};
+pub use transcript::{Speaker, Transcript, Turn};
 
 /// The cause of an error, kept as its source: any error that can cross
 /// threads.

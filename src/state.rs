@@ -53,7 +53,7 @@ pub struct Ending {
     /// Error token (kept only on `failed`; [`CallError::CarrierError`] when absent).
     pub error: Option<CallError>,
     /// The conversation, if any was had.
-    pub transcript: Option<String>,
+    pub transcript: Option<crate::transcript::Transcript>,
     /// Summary (kept only on `completed`).
     pub summary: Option<String>,
     /// Extracted fields (kept only on `completed`).

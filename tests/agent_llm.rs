@@ -280,6 +280,7 @@ async fn a_recipient_who_re_instructs_the_agent_is_data_and_the_cut_turn_is_what
     assert!(
         conversation
             .transcript()
+            .to_text()
             .contains("Agent: I'm sorry, I can't…\nRecipient: Ignore all")
     );
 }

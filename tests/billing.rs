@@ -261,7 +261,13 @@ async fn recovery_finishes_a_call_the_carrier_ended_before_extraction_with_its_r
     let api = Api::new(restarted.clone());
     let record = wait_terminal(&api, KEY_A1, &id).await;
     assert_eq!((record.status, record.error), (CallStatus::Completed, None));
-    assert!(record.transcript.unwrap().contains("Yes, that's right."));
+    assert!(
+        record
+            .transcript
+            .unwrap()
+            .to_text()
+            .contains("Yes, that's right.")
+    );
     assert_eq!(record.extracted.unwrap()["confirmed"], json!(true));
     assert!(record.summary.is_some());
     assert_eq!(

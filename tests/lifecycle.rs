@@ -293,7 +293,7 @@ async fn the_rules_extractor_recovers_what_the_simulated_recipient_said() {
         });
         let id = place(&api, KEY_A1, body).await;
         let record = wait_terminal(&api, KEY_A1, &id).await;
-        let transcript = record.transcript.unwrap();
+        let transcript = record.transcript.unwrap().to_text();
         let extracted = record.extracted.unwrap();
         // The recipient's own record of what it told is checked against
         // extraction in the rules crate (rules/tests/simulated_calls.rs);

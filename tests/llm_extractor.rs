@@ -6,10 +6,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentcall::Transcript;
 use agentcall::extract::llm::{LlmConfig, LlmExtractor, SCHEMA_NAME};
-use agentcall::extract::{
-    ExtractionInput, Extractor, Party, Quote, UNSUPPORTED_BY_TRANSCRIPT, ground,
-};
+use agentcall::extract::{ExtractionInput, Extractor, Quote, UNSUPPORTED_BY_TRANSCRIPT};
 use agentcall::{
     Account, AgentCall, ApiKey, CallStatus, FieldDefinition, FieldType, PlacementRequest,
     SimulatedCarrier, SimulationConfig, StaticDirectory,
@@ -223,6 +222,15 @@ fn fields() -> Vec<FieldDefinition> {
     ]
 }
 
+/// [`agentcall::extract::ground`] over a transcript's text form.
+fn ground(
+    fields: &[FieldDefinition],
+    extraction: &agentcall::extract::Extraction,
+    transcript: &str,
+) -> agentcall::extract::Grounded {
+    agentcall::extract::ground(fields, extraction, &Transcript::from_text(transcript))
+}
+
 async fn extract(
     extractor: &LlmExtractor,
     fields: &[FieldDefinition],
@@ -231,7 +239,7 @@ async fn extract(
         .extract(ExtractionInput {
             objective: "Confirm Friday's delivery window and the price.",
             fields,
-            transcript: TRANSCRIPT,
+            transcript: &Transcript::from_text(TRANSCRIPT),
             outcome: CallStatus::Completed,
         })
         .await
@@ -255,7 +263,10 @@ async fn a_good_answer_gives_values_and_summary_from_a_well_formed_request() {
     assert_eq!(grounded.values["window_confirmed"], json!(true));
     assert_eq!(grounded.values["price"], json!(1350));
     assert_eq!(grounded.evidence["price"].turn, 3);
-    assert_eq!(grounded.evidence["price"].speaker, Party::Recipient);
+    assert_eq!(
+        grounded.evidence["price"].speaker,
+        agentcall::Speaker::Recipient
+    );
     assert_eq!(
         grounded.evidence["window_confirmed"].quote,
         "Yes, Friday works"
@@ -540,7 +551,7 @@ async fn an_empty_transcript_sends_nothing() {
         .extract(ExtractionInput {
             objective: "o",
             fields: &fields(),
-            transcript: "  ",
+            transcript: &Transcript::from_text("  "),
             outcome: CallStatus::Completed,
         })
         .await
@@ -636,7 +647,7 @@ async fn a_faithful_answer_fills_extracted_with_its_evidence_and_the_summary() {
 
     assert_eq!(record.status, CallStatus::Completed);
     assert_eq!(record.summary.as_deref(), Some(SUMMARY));
-    let transcript = record.transcript.as_deref().unwrap();
+    let transcript = &record.transcript.as_ref().unwrap().to_text();
     let answer: Value = serde_json::from_str(&quoting_content(transcript)).unwrap();
     let extracted = record.extracted.as_ref().expect("fields were requested");
     for field in ["window_confirmed", "price"] {
@@ -646,7 +657,7 @@ async fn a_faithful_answer_fills_extracted_with_its_evidence_and_the_summary() {
             continue;
         }
         let evidence = &stored.extraction_evidence[field];
-        assert_eq!(evidence.speaker, Party::Recipient);
+        assert_eq!(evidence.speaker, agentcall::Speaker::Recipient);
         // The transcript's words, without the punctuation around them.
         assert_eq!(
             evidence.quote,

@@ -233,7 +233,7 @@ mod tests {
     use crate::transcript::Transcript;
 
     fn covered(text: &str) -> Vec<Vec<Weekday>> {
-        let parsed = Transcript::parse("", &format!("Recipient: {text}"));
+        let parsed = Transcript::parse_text("", &format!("Recipient: {text}"));
         day_mentions(&parsed.sentences[0])
             .into_iter()
             .map(|(_, days)| days.iter().collect())

@@ -53,7 +53,8 @@ use serde_json::Value;
 
 use self::evidence::{Analysis, Source};
 use self::profile::{FieldIndex, ValueKind, build_profiles};
-use self::transcript::Transcript;
+use self::transcript::Transcript as Parsed;
+use agentcall::Transcript;
 use agentcall::domain::FieldDefinition;
 use agentcall::extract::{ExtractError, Extraction, ExtractionInput, Extractor, json_number};
 
@@ -128,8 +129,8 @@ impl RulesExtractor {
         Self::default()
     }
 
-    /// Extracts every field from `transcript` (lines `Agent: …` /
-    /// `Recipient: …`, one turn per line): one key per distinct field name,
+    /// Extracts every field from `transcript` (its lines of the agent and
+    /// the recipient): one key per distinct field name,
     /// each a value of the declared type or `null`, and for each value the
     /// words it was read from. No summary (the service writes one).
     /// Deterministic, no I/O.
@@ -137,9 +138,9 @@ impl RulesExtractor {
         &self,
         objective: &str,
         fields: &[FieldDefinition],
-        transcript: &str,
+        transcript: &Transcript,
     ) -> Extraction {
-        let parsed = Transcript::parse(objective, transcript);
+        let parsed = Parsed::parse(objective, transcript);
         let profiles = build_profiles(fields, &parsed);
         let analysis = Analysis::new(&parsed, &profiles);
         let mut read: Vec<(FieldIndex, Option<(Value, Source)>)> = Vec::new();

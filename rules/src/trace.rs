@@ -40,7 +40,7 @@ fn trace_case() {
     let transcript = case["transcript"].as_str().unwrap_or_default();
     let fields: Vec<FieldDefinition> =
         serde_json::from_value(case["fields"].clone()).unwrap_or_default();
-    let parsed = Transcript::parse(objective, transcript);
+    let parsed = Transcript::parse_text(objective, transcript);
     let profiles = build_profiles(&fields, &parsed);
     let analysis = Analysis::new(&parsed, &profiles);
     for field in analysis.field_indices() {
@@ -98,13 +98,15 @@ fn trace_case() {
             }
         }
     }
+    let text = transcript;
+    let transcript = &agentcall::Transcript::from_text(text);
     let out = RulesExtractor::new().extract(objective, &fields, transcript);
     println!(
         "{}",
         serde_json::to_string_pretty(&out.values).unwrap_or_default()
     );
     for (name, quote) in &out.quotes {
-        println!("   quote {name}: {:?} {:?}", quote.party, quote.text);
+        println!("   quote {name}: {:?} {:?}", quote.speaker, quote.text);
     }
     let grounded = agentcall::extract::ground(&fields, &out, transcript);
     println!("grounded {}", serde_json::Value::Object(grounded.values));
@@ -169,9 +171,11 @@ fn dump_features() {
             let transcript = case["transcript"].as_str().unwrap_or_default();
             let fields: Vec<FieldDefinition> =
                 serde_json::from_value(case["fields"].clone()).unwrap_or_default();
+            let text = transcript;
+            let transcript = &agentcall::Transcript::from_text(text);
             let out = RulesExtractor::new().extract(objective, &fields, transcript);
             let grounded = agentcall::extract::ground(&fields, &out, transcript);
-            let lines: Vec<&str> = transcript.lines().collect();
+            let lines: Vec<&str> = text.lines().collect();
             let without: Vec<serde_json::Map<String, Value>> = (0..lines.len())
                 .map(|skip| {
                     let t: Vec<&str> = lines
@@ -180,7 +184,7 @@ fn dump_features() {
                         .filter(|(i, _)| *i != skip)
                         .map(|(_, l)| *l)
                         .collect();
-                    let t = t.join("\n");
+                    let t = agentcall::Transcript::from_text(&t.join("\n"));
                     let o = RulesExtractor::new().extract(objective, &fields, &t);
                     agentcall::extract::ground(&fields, &o, &t).values
                 })
@@ -340,7 +344,7 @@ fn dump_mentions() {
                 continue;
             };
             let transcript = case["transcript"].as_str().unwrap_or_default();
-            let parsed = Transcript::parse("", transcript);
+            let parsed = Transcript::parse_text("", transcript);
             for sentence in &parsed.sentences {
                 for m in &sentence.numbers {
                     let words: Vec<&str> = sentence.tokens

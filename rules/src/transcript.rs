@@ -47,13 +47,7 @@ impl SentenceIndex {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct ClauseId(pub(super) usize);
 
-/// Who said a turn, from its `Label:` prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Speaker {
-    Agent,
-    Recipient,
-    Other,
-}
+pub(super) use agentcall::transcript::Speaker;
 
 /// One sentence of a turn, tokenized, with what the later stages need
 /// precomputed once.
@@ -224,22 +218,6 @@ const HABITUAL: &[&str] = &[
 /// Words that open a subordinate (conditional/temporal) clause.
 const SUBORDINATORS: &[&str] = &["if", "unless", "when", "once", "whenever", "until", "till"];
 
-/// The speaker a line label names; short unknown labels are `Other`,
-/// anything longer is not a label at all.
-fn speaker_of(label: &str) -> Option<Speaker> {
-    let l = label.trim().to_lowercase();
-    match l.as_str() {
-        "agent" | "assistant" | "ai" | "bot" | "caller" | "ai agent" => Some(Speaker::Agent),
-        "recipient" | "callee" | "customer" | "user" | "human" | "person" | "contact" => {
-            Some(Speaker::Recipient)
-        }
-        _ if !l.is_empty() && l.chars().count() <= 24 && l.split_whitespace().count() <= 3 => {
-            Some(Speaker::Other)
-        }
-        _ => None,
-    }
-}
-
 impl Transcript {
     /// The last question of turn `turn`: the one its reply answers.
     pub(super) fn last_question(&self, turn: TurnIndex) -> Option<&Sentence> {
@@ -266,48 +244,33 @@ impl Transcript {
             .skip(start)
             .take(end.saturating_sub(start))
             .collect();
-        // Its number among the `Agent:`/`Recipient:` turns, as evidence counts them.
-        let number = 1 + self.turns[..first.turn.0]
-            .iter()
-            .filter(|earlier| earlier.speaker != Speaker::Other)
-            .count();
+        // Turns are the transcript's lines: its number is the line's.
+        let number = first.turn.0 + 1;
         match turn.speaker {
             Speaker::Agent => Some(Quote::agent(text).in_turn(number)),
             Speaker::Recipient => Some(Quote::recipient(text).in_turn(number)),
-            Speaker::Other => None,
+            _ => None,
         }
     }
 
-    /// Parses `transcript` (one `Speaker: text` line per turn) and notes the
-    /// words of `objective`.
-    pub(super) fn parse(objective: &str, transcript: &str) -> Transcript {
-        let mut turns: Vec<Turn> = Vec::new();
+    /// [`Transcript::parse`] of a transcript's text form.
+    #[cfg(test)]
+    pub(super) fn parse_text(objective: &str, text: &str) -> Transcript {
+        Self::parse(objective, &agentcall::Transcript::from_text(text))
+    }
+
+    /// Parses `transcript` (its lines of the agent and the recipient) and
+    /// notes the words of `objective`.
+    pub(super) fn parse(objective: &str, transcript: &agentcall::Transcript) -> Transcript {
+        let mut turns: Vec<Turn> = transcript
+            .lines()
+            .map(|(_, turn)| Turn {
+                speaker: turn.speaker,
+                sentences: Vec::new(),
+                raw: turn.line_text(),
+            })
+            .collect();
         let mut sentences: Vec<Sentence> = Vec::new();
-        for line in transcript.lines() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let (speaker, text) = match line.split_once(':') {
-                Some((label, rest)) => match speaker_of(label) {
-                    Some(sp) => (Some(sp), rest.trim()),
-                    None => (None, line),
-                },
-                None => (None, line),
-            };
-            match (speaker, turns.last_mut()) {
-                // An unlabelled line continues the previous turn.
-                (None, Some(prev)) => {
-                    prev.raw.push(' ');
-                    prev.raw.push_str(text);
-                }
-                (sp, _) => turns.push(Turn {
-                    speaker: sp.unwrap_or(Speaker::Other),
-                    sentences: Vec::new(),
-                    raw: text.to_string(),
-                }),
-            }
-        }
         for (turn_position, turn) in turns.iter_mut().enumerate() {
             let mut clause_id = 0;
             for toks in split_sentences(tokenize(&turn.raw)) {

@@ -111,7 +111,8 @@ proptest! {
             Just("Whether delivery is included at no extra charge (not in a block)".to_string()).boxed(),
         ],
     ) {
-        let transcript: String = lines.iter().map(|(l, t)| format!("{l}{t}\n")).collect();
+        let text: String = lines.iter().map(|(l, t)| format!("{l}{t}\n")).collect();
+        let transcript = agentcall::Transcript::from_text(&text);
         let fields: Vec<FieldDefinition> = types
             .iter()
             .enumerate()

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::instructions::Brief;
-use super::mind::{Mind, Speaker, Turn, Words};
+use super::mind::{Mind, Words};
+use crate::transcript::{Speaker, Transcript, Turn};
 
 /// What the carrier heard on the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,8 +236,7 @@ impl Conversation {
             }
             Heard::Digits(digits) => {
                 self.silences = 0;
-                self.history
-                    .push(Turn::new(Speaker::Recipient, format!("[pressed {digits}]")));
+                self.history.push(Turn::keys(digits));
                 self.respond(acts).await;
             }
             Heard::Silence => {
@@ -255,7 +255,7 @@ impl Conversation {
     /// limit itself is the carrier's hard stop).
     pub fn wrap_up(&mut self) {
         if !self.over {
-            self.history.push(Turn::new(Speaker::Event, WRAP_UP_NOTE));
+            self.history.push(Turn::new(Speaker::System, WRAP_UP_NOTE));
         }
     }
 
@@ -269,29 +269,10 @@ impl Conversation {
         &self.history
     }
 
-    /// The transcript: one `Agent: …` or `Recipient: …` line per turn, with
-    /// what was actually said and heard. Line breaks inside a turn (a model
-    /// may write them) become spaces, so a turn stays one line.
-    pub fn transcript(&self) -> String {
-        let line = |speaker: &str, text: &str| {
-            let mut line = format!("{speaker}: ");
-            for (i, word) in text.split_whitespace().enumerate() {
-                if i > 0 {
-                    line.push(' ');
-                }
-                line.push_str(word);
-            }
-            line
-        };
-        self.history
-            .iter()
-            .filter_map(|turn| match turn.speaker {
-                Speaker::Agent if !turn.text.trim().is_empty() => Some(line("Agent", &turn.text)),
-                Speaker::Recipient => Some(line("Recipient", &turn.text)),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+    /// The conversation as it was said and heard, with the notes given to
+    /// the mind ([`Speaker::System`] turns, not part of the text form).
+    pub fn transcript(&self) -> Transcript {
+        self.history.iter().cloned().collect()
     }
 
     /// The agent's next turn, from the mind.
@@ -405,6 +386,7 @@ impl Conversation {
             if !turn.text.is_empty() {
                 turn.text.push('…');
             }
+            turn.interrupted = true;
         }
     }
 }

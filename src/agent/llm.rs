@@ -13,9 +13,10 @@ use serde_json::{Value, json};
 
 use super::completion::{ChunkEvent, CompletionAssembler};
 use super::instructions::Brief;
-use super::mind::{Decision, Mind, MindError, Speaker, Turn, Words};
+use super::mind::{Decision, Mind, MindError, Words};
 use super::sse::SseDecoder;
 use crate::extract::llm::LlmConfig;
+use crate::transcript::{Speaker, Turn, TurnKind};
 
 /// The function the model calls to end the call.
 pub const END_CALL: &str = "end_call";
@@ -49,9 +50,13 @@ impl LlmMind {
             let role = match turn.speaker {
                 Speaker::Agent => "assistant",
                 Speaker::Recipient => "user",
-                Speaker::Event => "system",
+                _ => "system",
             };
-            messages.push(json!({"role": role, "content": turn.text}));
+            let content = match turn.kind {
+                TurnKind::Keys => turn.line_text(),
+                _ => turn.text.clone(),
+            };
+            messages.push(json!({"role": role, "content": content}));
         }
         let mut body = json!({
             "model": self.config.model,

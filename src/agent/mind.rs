@@ -8,38 +8,7 @@ use async_trait::async_trait;
 
 use super::conversation::{STILL_THERE, WRAP_UP_NOTE};
 use super::instructions::{Brief, field_question};
-
-/// Who said a line of the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Speaker {
-    /// The AI.
-    Agent,
-    /// The person called.
-    Recipient,
-    /// Something the call did that nobody said: a key pressed, a silence, a
-    /// note to the agent (e.g. to wrap up). Given to the model as context,
-    /// never spoken.
-    Event,
-}
-
-/// One line of the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Turn {
-    /// Who.
-    pub speaker: Speaker,
-    /// What was said (for the agent: what the recipient heard of it).
-    pub text: String,
-}
-
-impl Turn {
-    /// A line of `speaker`.
-    pub fn new(speaker: Speaker, text: impl Into<String>) -> Self {
-        Self {
-            speaker,
-            text: text.into(),
-        }
-    }
-}
+use crate::transcript::{Speaker, Turn};
 
 /// What a mind decided besides its words.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -89,7 +58,7 @@ pub trait Mind: Send + Sync + Debug {
 fn next_field(history: &[Turn]) -> usize {
     let spoken: Vec<&Turn> = history
         .iter()
-        .filter(|turn| turn.speaker != Speaker::Event)
+        .filter(|turn| turn.speaker != Speaker::System)
         .collect();
     let mut field = 0;
     let mut repeating = false;
@@ -139,7 +108,7 @@ impl Mind for ScriptedMind {
     ) -> Result<Decision, MindError> {
         let told_to_close = history
             .iter()
-            .any(|turn| turn.speaker == Speaker::Event && turn.text == WRAP_UP_NOTE);
+            .any(|turn| turn.speaker == Speaker::System && turn.text == WRAP_UP_NOTE);
         if told_to_close {
             words.say("I'm afraid we're out of time, so I'll let you go. Thank you, goodbye.");
             return Ok(Decision {

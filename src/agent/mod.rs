@@ -26,5 +26,5 @@ pub use conversation::{
     Act, Acts, AgentLimits, Conversation, Heard, VoicemailPolicy, speaking_time,
 };
 pub use instructions::Brief;
-pub use mind::{Decision, Mind, MindError, ScriptedMind, Speaker, Turn, Words};
+pub use mind::{Decision, Mind, MindError, ScriptedMind, Words};
 pub use setup::{Agent, GreetingError};

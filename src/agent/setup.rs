@@ -7,6 +7,7 @@ use super::conversation::{AgentLimits, Conversation, VoicemailPolicy};
 use super::instructions::Brief;
 use super::mind::{Mind, ScriptedMind};
 use crate::carrier::DialRequest;
+use crate::transcript::Transcript;
 
 /// A configured greeting that does not say the caller is an AI.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -98,7 +99,7 @@ impl Agent {
     /// does it ([`Conversation::voicemail`] under this agent's
     /// [`VoicemailPolicy`]): the message to leave (`None` when it hangs up
     /// without one) and the call's transcript.
-    pub fn leave_voicemail(&self, request: &DialRequest) -> (Option<String>, String) {
+    pub fn leave_voicemail(&self, request: &DialRequest) -> (Option<String>, Transcript) {
         let mut conversation = self.converse(request);
         let mut acts = Vec::new();
         conversation.voicemail(self.voicemail, &mut acts);

@@ -18,8 +18,9 @@ use crate::service::Placed;
 use crate::webhook::EventPayload;
 
 use super::{ErrorBody, EvidenceResponse, ListResponse};
-use crate::extract::{Evidence, Party};
+use crate::extract::Evidence;
 use crate::schedule::{RetryFields, RetryOn, WindowFields};
+use crate::transcript::Speaker;
 
 #[derive(OpenApi)]
 #[openapi(components(schemas(
@@ -36,7 +37,7 @@ use crate::schedule::{RetryFields, RetryOn, WindowFields};
     ErrorBody,
     EvidenceResponse,
     Evidence,
-    Party,
+    Speaker,
     WindowFields,
     RetryFields,
     RetryOn,

@@ -20,6 +20,7 @@ use crate::BoxError;
 use crate::domain::{CallError, CallId, CallStatus, FieldDefinition};
 pub use crate::service::{CarrierLink, LinkedCall};
 use crate::store::Recording;
+use crate::transcript::Transcript;
 
 pub use simulated::{Rehearsal, SimulatedCarrier, SimulationConfig, rehearse};
 pub(crate) use wav::sine_wav;
@@ -57,8 +58,8 @@ pub struct CarrierOutcome {
     pub status: CallStatus,
     /// Why, for `failed` ([`CallError::CarrierError`] when `None`).
     pub error: Option<CallError>,
-    /// `Agent: …` / `Recipient: …` lines, one turn per line.
-    pub transcript: Option<String>,
+    /// The conversation, if one was had.
+    pub transcript: Option<Transcript>,
     /// The audio, if recorded.
     pub recording: Option<Recording>,
     /// The talk time the carrier measured (answer to hang-up), if it gives

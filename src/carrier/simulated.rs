@@ -15,6 +15,7 @@ use super::{
 use crate::agent::{Act, Agent, AgentLimits, Conversation, Heard, speaking_time};
 use crate::domain::{CallError, CallId, CallStatus};
 use crate::store::Recording;
+use crate::transcript::Transcript;
 
 /// Ring, talk and dial times of the simulated carrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,7 +235,7 @@ async fn after_ring(
     let transcript = conversation.transcript();
     // A hang-up mid-call keeps what was said so far: the opening turns.
     let said = if interrupted {
-        transcript.lines().take(3).collect::<Vec<_>>().join("\n")
+        transcript.truncated(3)
     } else {
         transcript
     };
@@ -254,7 +255,7 @@ async fn after_ring(
 #[non_exhaustive]
 pub struct Rehearsal {
     /// The conversation, as the simulated carrier would report it.
-    pub transcript: String,
+    pub transcript: Transcript,
     /// What the recipient finally told about each of the request's fields,
     /// in field order (`None`: never told, or declined).
     pub told: Vec<Option<serde_json::Value>>,
@@ -287,7 +288,7 @@ pub struct Rehearsal {
 /// };
 /// let rehearsal = rehearse(&Agent::default(), &request).await;
 /// assert!(rehearsal.ended_by_agent);
-/// assert!(rehearsal.transcript.starts_with("Agent: "));
+/// assert!(rehearsal.transcript.to_text().starts_with("Agent: "));
 /// assert_eq!(rehearsal.told.len(), 1);
 /// # });
 /// ```
@@ -436,7 +437,7 @@ mod tests {
         let (conversation, _) =
             simulate(&request(fields.clone(), Duration::from_secs(30)), limits).await;
         assert!(conversation.is_over());
-        let transcript = conversation.transcript();
+        let transcript = conversation.transcript().to_text();
         let last = transcript.lines().last().unwrap();
         assert!(
             last.starts_with("Agent: ") && last.contains("out of time"),
@@ -474,7 +475,7 @@ mod tests {
             panic!("no end")
         };
         assert_eq!(outcome.status, CallStatus::Completed);
-        let transcript = outcome.transcript.unwrap();
+        let transcript = outcome.transcript.unwrap().to_text();
         assert!(
             transcript
                 .lines()

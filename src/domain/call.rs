@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{CallError, CallId};
+use crate::transcript::Transcript;
 
 /// A call's status (spec 3): three non-terminal, five terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,8 +106,11 @@ pub struct CallRecord {
     pub objective: String,
     /// Plain-English summary; set on completed.
     pub summary: Option<String>,
-    /// Full transcript, one `Agent: …` / `Recipient: …` turn per line.
-    pub transcript: Option<String>,
+    /// The conversation; on the wire, the full transcript as text, one
+    /// `Agent: …` / `Recipient: …` turn per line ([`Transcript::to_text`]).
+    #[serde(with = "crate::transcript::as_text")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub transcript: Option<Transcript>,
     /// Extracted values keyed by field name; set on completed when fields were requested.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub extracted: Option<serde_json::Map<String, serde_json::Value>>,

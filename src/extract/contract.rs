@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Quote;
 use crate::domain::{CallStatus, FieldDefinition};
+use crate::transcript::Transcript;
 
 /// What an extractor reads.
 #[derive(Debug, Clone, Copy)]
@@ -16,8 +17,8 @@ pub struct ExtractionInput<'a> {
     pub objective: &'a str,
     /// The fields requested at placement (possibly none).
     pub fields: &'a [FieldDefinition],
-    /// Speaker-labelled lines: `Agent: …` / `Recipient: …`.
-    pub transcript: &'a str,
+    /// The conversation ([`Transcript::to_text`] for the text form).
+    pub transcript: &'a Transcript,
     /// How the call ended (always `completed` today).
     pub outcome: CallStatus,
 }

@@ -35,7 +35,7 @@ mod summary;
 pub use coerce::{CoercionError, Conformed, coerce, conform, json_number};
 pub use contract::{ExtractError, Extraction, ExtractionInput, Extractor};
 pub use grounding::{
-    Claim, English, Evidence, Grounded, LanguageNeutral, Party, Quote, UNSUPPORTED_BY_TRANSCRIPT,
+    Claim, English, Evidence, Grounded, LanguageNeutral, Quote, UNSUPPORTED_BY_TRANSCRIPT,
     Unsupported, ValueCheck, check, ground, ground_with,
 };
 pub use none::{NO_EXTRACTOR, NoExtractor};

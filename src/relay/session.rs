@@ -13,6 +13,7 @@ use tokio::time::{Instant, sleep_until};
 
 use super::messages::{Inbound, Outbound};
 use crate::agent::{Act, Acts, AgentLimits, Conversation, Heard, speaking_time};
+use crate::transcript::Transcript;
 
 /// The first frame of a session, naming its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub struct Setup {
 }
 
 /// What a session tells its host after every turn: the transcript so far.
-pub type OnTurn = Box<dyn FnMut(&str) + Send>;
+pub type OnTurn = Box<dyn FnMut(&Transcript) + Send>;
 
 /// What a session needs once it knows its call.
 pub struct SessionPlan {
@@ -56,12 +57,12 @@ impl std::fmt::Debug for SessionPlan {
 }
 
 /// How a session ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionEnd {
     /// The session's setup.
     pub setup: Setup,
     /// The conversation as spoken and heard.
-    pub transcript: String,
+    pub transcript: Transcript,
     /// Why the agent hung up; `None` when the carrier closed the session
     /// first (the recipient hung up, or the time limit cut the line).
     pub hangup_reason: Option<String>,

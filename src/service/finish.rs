@@ -18,6 +18,7 @@ use crate::domain::{CallId, CallStatus};
 use crate::extract::{Extraction, ExtractionInput, Grounded, ground_with, summarize};
 use crate::state::Ending;
 use crate::store::{CarrierEnd, StoreError, StoredCall};
+use crate::transcript::Transcript;
 
 impl AgentCall {
     /// Turns a carrier's end report into the end this instance finishes:
@@ -91,7 +92,8 @@ impl AgentCall {
         if end.status == CallStatus::Completed
             && let Ok(Some(call)) = self.inner.store.get(call_id).await
         {
-            let transcript = ending.transcript.as_deref().unwrap_or("");
+            let empty = Transcript::new();
+            let transcript = ending.transcript.as_ref().unwrap_or(&empty);
             let (grounded, summary) = self.extract(&call, transcript).await;
             // A completed call always has `extracted`: `{}` when it asked for no fields.
             ending.extracted = Some(grounded.values);
@@ -142,7 +144,7 @@ impl AgentCall {
     /// extractor leaves every field null with its error as the reason, and a
     /// missing or blank summary is written from the checked fields, so a
     /// completed call always has one.
-    async fn extract(&self, call: &StoredCall, transcript: &str) -> (Grounded, String) {
+    async fn extract(&self, call: &StoredCall, transcript: &Transcript) -> (Grounded, String) {
         let input = ExtractionInput {
             objective: &call.record.objective,
             fields: &call.fields,

@@ -26,7 +26,7 @@ pub struct CarrierLink {
 }
 
 /// A call as its carrier sees it ([`CarrierLink::call`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct LinkedCall {
     /// The call's status.

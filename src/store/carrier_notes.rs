@@ -7,7 +7,7 @@ use crate::domain::CallId;
 /// What a carrier whose reports arrive as callbacks (at any instance)
 /// learned about a call before its end: kept on the call so that the
 /// instance that receives the end can put it together.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct CarrierNotes {
     /// The carrier's id for the call (Twilio's `CallSid`), once it accepted it.
@@ -15,7 +15,7 @@ pub struct CarrierNotes {
     pub carrier_call_id: Option<String>,
     /// The conversation as the carrier's session last saw it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<String>,
+    pub transcript: Option<crate::transcript::Transcript>,
     /// The carrier's answering-machine verdict (`human`, `machine_start`,
     /// `fax`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]

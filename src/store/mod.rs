@@ -177,7 +177,7 @@ impl StoredCall {
 /// How the carrier ended a call that the service has not finished yet
 /// ([`StoredCall::carrier_end`]): kept so that a crash during extraction
 /// loses neither the conversation nor the outcome.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct CarrierEnd {
     /// The terminal status the call ends with (already repaired).
@@ -185,7 +185,7 @@ pub struct CarrierEnd {
     /// Why, for `failed`.
     pub error: Option<CallError>,
     /// The conversation.
-    pub transcript: Option<String>,
+    pub transcript: Option<crate::transcript::Transcript>,
     /// Where the recording can be fetched, if one was stored.
     pub recording_url: Option<String>,
     /// When the carrier ended the call.

@@ -28,6 +28,7 @@ use crate::domain::{CallAttempt, CallError, CallId, CallStatus};
 use crate::relay::{RelayError, SessionEnd, SessionPlan, Setup, run_session};
 use crate::service::ServiceError;
 use crate::store::Recording;
+use crate::transcript::Transcript;
 
 /// Largest callback body read (Twilio's forms are a few KB).
 const MAX_CALLBACK_BYTES: usize = 64 * 1024;
@@ -116,7 +117,7 @@ impl TwilioCallbacks {
         O::Error: std::fmt::Display,
         E: std::fmt::Display,
     {
-        let (turns, mut latest) = tokio::sync::watch::channel(None::<String>);
+        let (turns, mut latest) = tokio::sync::watch::channel(None::<Transcript>);
         let opened = std::sync::atomic::AtomicBool::new(false);
         let opened_ref = &opened;
         let call = &call_id;
@@ -159,8 +160,8 @@ impl TwilioCallbacks {
                 limits: agent.limits(),
                 max_duration: request.max_duration,
                 carrier_speaks_greeting: true,
-                on_turn: Some(Box::new(move |transcript: &str| {
-                    let _ = turns.send(Some(transcript.to_owned()));
+                on_turn: Some(Box::new(move |transcript: &Transcript| {
+                    let _ = turns.send(Some(transcript.clone()));
                 })),
             })
         };

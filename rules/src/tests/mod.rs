@@ -49,6 +49,7 @@ pub(super) fn run_for(
     fields: &[FieldDefinition],
     transcript: &str,
 ) -> Map<String, Value> {
+    let transcript = &agentcall::Transcript::from_text(transcript);
     let extraction = RulesExtractor::new().extract(objective, fields, transcript);
     let grounded = agentcall::extract::ground(fields, &extraction, transcript);
     eprintln!(
@@ -141,6 +142,7 @@ fn evidence_names_the_reply_each_value_was_read_from() {
              Agent: Do you take cards?\n\
              Recipient: Yes.\n\
              Agent: Thanks.";
+    let transcript = &agentcall::Transcript::from_text(transcript);
     let extraction = RulesExtractor::new().extract("Call the shop.", &fields, transcript);
     let grounded = agentcall::extract::ground(&fields, &extraction, transcript);
     assert_eq!(grounded.values["delivers"], json!(true));

@@ -16,7 +16,7 @@ pub struct Case {
     pub id: String,
     pub objective: String,
     pub fields: Vec<FieldDefinition>,
-    pub transcript: String,
+    pub transcript: agentcall::Transcript,
     pub expected: Map<String, Value>,
 }
 

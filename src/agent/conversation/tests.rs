@@ -3,6 +3,7 @@
 use super::*;
 use crate::agent::mind::{Decision, MindError, ScriptedMind};
 use crate::domain::{FieldDefinition, FieldType};
+use crate::transcript::Turn;
 use async_trait::async_trait;
 use std::sync::Mutex;
 
@@ -105,6 +106,7 @@ async fn the_greeting_comes_first_and_words_stream_before_the_end_of_turn() {
     assert!(
         conversation
             .transcript()
+            .to_text()
             .ends_with("Recipient: Hello?\nAgent: Is the delivery confirmed?")
     );
 }
@@ -169,7 +171,7 @@ async fn barge_in_cuts_the_turn_to_what_was_heard_in_history_and_transcript() {
     conversation
         .hear(Heard::Said("Hold on a second.".into()), &mut acts)
         .await;
-    let transcript = conversation.transcript();
+    let transcript = conversation.transcript().to_text();
     assert!(
         transcript.contains("Agent: Could you confirm…\nRecipient: Hold on a second."),
         "{transcript}"
@@ -284,6 +286,7 @@ async fn a_mind_that_stalls_times_out_and_what_it_said_stays_said() {
     assert!(
         conversation
             .transcript()
+            .to_text()
             .ends_with(&format!("Agent: Let me {ERROR_GOODBYE}"))
     );
 }
@@ -321,16 +324,21 @@ async fn wrap_up_and_digits_reach_the_mind_and_digits_the_transcript() {
         .await;
     conversation.wrap_up();
     conversation.hear(Heard::Said("ok".into()), &mut acts).await;
-    assert!(conversation.transcript().contains("Recipient: [pressed 5]"));
     assert!(
-        !conversation.transcript().contains("time limit"),
+        conversation
+            .transcript()
+            .to_text()
+            .contains("Recipient: [pressed 5]")
+    );
+    assert!(
+        !conversation.transcript().to_text().contains("time limit"),
         "notes are not speech"
     );
     let seen = mind.seen.lock().unwrap();
     assert!(
         seen[1]
             .iter()
-            .any(|t| t.speaker == Speaker::Event && t.text.contains("end_call"))
+            .any(|t| t.speaker == Speaker::System && t.text.contains("end_call"))
     );
     assert_eq!(
         acts.last(),
@@ -351,7 +359,7 @@ async fn the_built_in_mind_asks_each_field_then_ends() {
             .hear(Heard::Said(answer.into()), &mut acts)
             .await;
     }
-    let transcript = conversation.transcript();
+    let transcript = conversation.transcript().to_text();
     let lines: Vec<&str> = transcript.lines().collect();
     assert_eq!(lines.len(), 7, "{transcript}");
     assert_eq!(
@@ -385,6 +393,7 @@ async fn a_turn_with_line_breaks_stays_one_transcript_line() {
         .await;
     let lines: Vec<String> = conversation
         .transcript()
+        .to_text()
         .lines()
         .map(str::to_owned)
         .collect();

@@ -1,49 +1,28 @@
-//! Finding quoted words in a transcript: turns, folding, and the span a
-//! quote covers.
+//! Finding quoted words in a transcript: its lines, folding, and the span
+//! a quote covers.
 
-use super::Party;
+use crate::transcript::{Speaker, Transcript};
 
-/// One labelled turn of a transcript.
+/// One line of a transcript's text form.
 #[derive(Debug)]
 pub(super) struct Turn {
-    /// 1-based position among the transcript's labelled turns.
+    /// 1-based position among the transcript's lines.
     pub(super) number: usize,
-    pub(super) party: Party,
-    /// The words, without the label (continuation lines joined by `\n`).
+    pub(super) speaker: Speaker,
+    /// The words, as the text form shows them.
     pub(super) text: String,
 }
 
-/// Splits a transcript into its `Agent: …` / `Recipient: …` turns (labels
-/// in any case). A line without one of those labels continues the turn
-/// before it; lines before the first label belong to no turn.
-pub(super) fn turns(transcript: &str) -> Vec<Turn> {
-    let mut turns: Vec<Turn> = Vec::new();
-    for line in transcript.lines() {
-        let line = line.trim();
-        let labelled = line.split_once(':').and_then(|(label, rest)| {
-            let label = label.trim();
-            if label.eq_ignore_ascii_case("agent") {
-                Some((Party::Agent, rest))
-            } else if label.eq_ignore_ascii_case("recipient") {
-                Some((Party::Recipient, rest))
-            } else {
-                None
-            }
-        });
-        match (labelled, turns.last_mut()) {
-            (Some((party, rest)), _) => turns.push(Turn {
-                number: turns.len() + 1,
-                party,
-                text: rest.trim().to_owned(),
-            }),
-            (None, Some(turn)) => {
-                turn.text.push('\n');
-                turn.text.push_str(line.trim());
-            }
-            (None, None) => {}
-        }
-    }
-    turns
+/// The transcript's lines, numbered as evidence names them.
+pub(super) fn turns(transcript: &Transcript) -> Vec<Turn> {
+    transcript
+        .lines()
+        .map(|(number, turn)| Turn {
+            number,
+            speaker: turn.speaker,
+            text: turn.line_text(),
+        })
+        .collect()
 }
 
 /// Text folded for comparison: lower case, typographic quotes made plain,

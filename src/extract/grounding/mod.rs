@@ -29,9 +29,12 @@
 //! ```
 //! use agentcall::domain::{FieldDefinition, FieldType};
 //! use agentcall::extract::{Extraction, Quote, ground};
+//! use agentcall::Transcript;
 //! use serde_json::json;
 //!
-//! let transcript = "Agent: What's the deposit?\nRecipient: It's four fifty, due on signing.";
+//! let transcript = Transcript::from_text(
+//!     "Agent: What's the deposit?\nRecipient: It's four fifty, due on signing.",
+//! );
 //! let fields = [
 //!     FieldDefinition::new("deposit", FieldType::Number),
 //!     FieldDefinition::new("pets_allowed", FieldType::Boolean),
@@ -43,7 +46,7 @@
 //! extraction.values.insert("pets_allowed".into(), json!(true));
 //! extraction.quotes.insert("pets_allowed".into(), Quote::recipient("Pets are welcome"));
 //!
-//! let grounded = ground(&fields, &extraction, transcript);
+//! let grounded = ground(&fields, &extraction, &transcript);
 //! assert_eq!(grounded.values["deposit"], json!(450));
 //! assert_eq!(grounded.evidence["deposit"].turn, 2);
 //! assert_eq!(grounded.evidence["deposit"].quote, "four fifty");
@@ -65,6 +68,7 @@ use serde_json::{Map, Value};
 use self::locate::{Turn, span_of, turns};
 use super::{Extraction, conform};
 use crate::domain::{FieldDefinition, FieldType};
+use crate::transcript::{Speaker, Transcript};
 
 pub use english::English;
 pub use value_check::{Claim, LanguageNeutral, ValueCheck};
@@ -72,23 +76,12 @@ pub use value_check::{Claim, LanguageNeutral, ValueCheck};
 /// The reason token recorded for a value its evidence does not support.
 pub const UNSUPPORTED_BY_TRANSCRIPT: &str = "unsupported_by_transcript";
 
-/// Who said quoted words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Party {
-    /// The AI that placed the call (`Agent:` lines).
-    Agent,
-    /// The person called (`Recipient:` lines).
-    Recipient,
-}
-
 /// Where an extractor says it read a value: words of the transcript and who
 /// said them. Checked by [`ground`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote {
     /// Who said the words.
-    pub party: Party,
+    pub speaker: Speaker,
     /// The words, as said (case, whitespace and surrounding punctuation do
     /// not matter; `…` may stand for skipped words).
     pub text: String,
@@ -103,7 +96,7 @@ impl Quote {
     /// Words the recipient said.
     pub fn recipient(text: impl Into<String>) -> Self {
         Self {
-            party: Party::Recipient,
+            speaker: Speaker::Recipient,
             text: text.into(),
             turn: None,
         }
@@ -113,7 +106,7 @@ impl Quote {
     /// them).
     pub fn agent(text: impl Into<String>) -> Self {
         Self {
-            party: Party::Agent,
+            speaker: Speaker::Agent,
             text: text.into(),
             turn: None,
         }
@@ -132,11 +125,12 @@ impl Quote {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Evidence {
-    /// The turn the words were said in: 1 for the transcript's first
-    /// `Agent:`/`Recipient:` line, and so on.
+    /// The turn the words were said in: the line of the transcript's text
+    /// form, 1 for its first `Agent:`/`Recipient:` line
+    /// ([`Transcript::lines`]).
     pub turn: usize,
     /// Who said them.
-    pub speaker: Party,
+    pub speaker: Speaker,
     /// The words, exactly as they are in the transcript.
     pub quote: String,
     /// For words of the agent: the recipient's turn that confirmed them.
@@ -200,7 +194,11 @@ pub struct Grounded {
 /// [`ground_with`] for another language.
 ///
 /// Log lines carry the field name and the reason, never the value or quote.
-pub fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &str) -> Grounded {
+pub fn ground(
+    fields: &[FieldDefinition],
+    extraction: &Extraction,
+    transcript: &Transcript,
+) -> Grounded {
     ground_with(&English, fields, extraction, transcript)
 }
 
@@ -209,7 +207,7 @@ pub fn ground_with(
     check: &dyn ValueCheck,
     fields: &[FieldDefinition],
     extraction: &Extraction,
-    transcript: &str,
+    transcript: &Transcript,
 ) -> Grounded {
     let conformed = conform(fields, &extraction.values);
     let quotes = &extraction.quotes;
@@ -262,7 +260,7 @@ pub fn check(
     field_type: FieldType,
     value: &Value,
     quote: &Quote,
-    transcript: &str,
+    transcript: &Transcript,
 ) -> Result<Evidence, Unsupported> {
     check_in(&English, &turns(transcript), None, field_type, value, quote)
 }
@@ -292,18 +290,19 @@ fn check_in(
     let mut seen = false;
     for position in order {
         let turn = &turns[position];
-        if turn.party != quote.party {
+        if turn.speaker != quote.speaker {
             continue;
         }
         let Some(span) = span_of(&turn.text, &quote.text) else {
             continue;
         };
         let words = &turn.text[span];
-        let confirmed_in_turn = match quote.party {
-            Party::Recipient => None,
-            Party::Agent => match turns.get(position + 1) {
+        let confirmed_in_turn = match quote.speaker {
+            Speaker::Recipient => None,
+            Speaker::Agent => match turns.get(position + 1) {
                 Some(next)
-                    if next.party == Party::Recipient && check.confirms(&turn.text, &next.text) =>
+                    if next.speaker == Speaker::Recipient
+                        && check.confirms(&turn.text, &next.text) =>
                 {
                     Some(next.number)
                 }
@@ -315,6 +314,7 @@ fn check_in(
                     continue;
                 }
             },
+            _ => continue,
         };
         // The question right before, only in the turn the extractor named:
         // short words such as "Correct." recur, and another turn's question
@@ -324,8 +324,8 @@ fn check_in(
             .and_then(|previous| turns.get(previous))
             .filter(|asked| {
                 Some(position) == named
-                    && quote.party == Party::Recipient
-                    && asked.party == Party::Agent
+                    && quote.speaker == Speaker::Recipient
+                    && asked.speaker == Speaker::Agent
             })
             .map(|asked| asked.text.as_str());
         let claim = Claim {
@@ -339,7 +339,7 @@ fn check_in(
             Ok(()) => {
                 return Ok(Evidence {
                     turn: turn.number,
-                    speaker: turn.party,
+                    speaker: turn.speaker,
                     quote: words.to_owned(),
                     confirmed_in_turn,
                 });

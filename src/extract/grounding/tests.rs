@@ -6,6 +6,21 @@ use serde_json::{Value, json};
 use super::*;
 use agentcall_english::agree;
 
+/// [`super::check`] over a transcript's text form.
+fn check(
+    field_type: FieldType,
+    value: &Value,
+    quote: &Quote,
+    transcript: &str,
+) -> Result<Evidence, Unsupported> {
+    super::check(field_type, value, quote, &Transcript::from_text(transcript))
+}
+
+/// [`super::ground`] over a transcript's text form.
+fn ground(fields: &[FieldDefinition], extraction: &Extraction, transcript: &str) -> Grounded {
+    super::ground(fields, extraction, &Transcript::from_text(transcript))
+}
+
 const CALL: &str = "\
 Agent: Hi, I'm calling about the flat on Elm Road. What's the monthly rent?
 Recipient: It's fourteen hundred a month.
@@ -33,7 +48,7 @@ fn a_number_in_words_is_found_in_its_turn() {
     )
     .unwrap();
     assert_eq!(evidence.turn, 2);
-    assert_eq!(evidence.speaker, Party::Recipient);
+    assert_eq!(evidence.speaker, Speaker::Recipient);
     assert_eq!(evidence.quote, "fourteen hundred a month");
     assert_eq!(evidence.confirmed_in_turn, None);
 }
@@ -92,7 +107,7 @@ fn the_agents_words_count_once_the_recipient_confirms_them() {
     )
     .unwrap();
     assert_eq!((evidence.turn, evidence.confirmed_in_turn), (5, Some(6)));
-    assert_eq!(evidence.speaker, Party::Agent);
+    assert_eq!(evidence.speaker, Speaker::Agent);
     // "Do you allow pets?" was answered "No, …": not a confirmation.
     assert_eq!(
         checked(
@@ -304,7 +319,7 @@ proptest! {
         let said = words[start..end].join(" ");
         let quoted = format!("  {}  ", said.to_uppercase().replace(' ', "\t "));
         let evidence = check(FieldType::String, &json!(said), &Quote::recipient(quoted), &transcript).unwrap();
-        prop_assert_eq!(evidence.speaker, Party::Recipient);
+        prop_assert_eq!(evidence.speaker, Speaker::Recipient);
         prop_assert!(evidence.quote.eq_ignore_ascii_case(&said));
         // The latest turn holding the words is the one named.
         let latest = recipient.iter().rev().find(|&&i| {
@@ -373,7 +388,7 @@ fn a_yes_to_a_question_asked_in_the_negative_carries_either_value() {
                 Recipient: No.";
     let check_at = |value: bool, words: &str, turn: usize| {
         let quote = Quote {
-            party: Party::Recipient,
+            speaker: Speaker::Recipient,
             text: words.into(),
             turn: Some(turn),
         };
@@ -386,7 +401,7 @@ fn a_yes_to_a_question_asked_in_the_negative_carries_either_value() {
         Err(Unsupported::OppositeAnswer)
     );
     let no = Quote {
-        party: Party::Recipient,
+        speaker: Speaker::Recipient,
         text: "No.".into(),
         turn: Some(6),
     };
@@ -437,7 +452,7 @@ fn a_negative_question_from_the_other_side() {
         extraction.quotes.insert(
             helmet.name.clone(),
             Quote {
-                party: Party::Recipient,
+                speaker: Speaker::Recipient,
                 text: words.into(),
                 turn: Some(turn),
             },

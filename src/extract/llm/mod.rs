@@ -268,7 +268,7 @@ impl LlmExtractor {
 #[async_trait]
 impl Extractor for LlmExtractor {
     async fn extract(&self, input: ExtractionInput<'_>) -> Result<Extraction, ExtractError> {
-        if input.transcript.trim().is_empty() {
+        if input.transcript.lines().next().is_none() {
             // Nothing was said, so nothing can be stated: no request needed.
             return Ok(Extraction::default());
         }
@@ -418,7 +418,7 @@ fn user_message(input: &ExtractionInput<'_>) -> String {
         message.push('\n');
     }
     message.push_str("Transcript:\n<transcript>\n");
-    message.push_str(input.transcript.trim());
+    message.push_str(&input.transcript.to_text());
     message.push_str("\n</transcript>");
     message
 }

@@ -80,7 +80,7 @@ fn user_message_carries_objective_fields_and_transcript() {
     let input = ExtractionInput {
         objective: "Confirm Friday's delivery window.",
         fields: &fields,
-        transcript: "Agent: Is Friday fine?\nRecipient: Yes.",
+        transcript: &"Agent: Is Friday fine?\nRecipient: Yes.".into(),
         outcome: "completed".parse().unwrap(),
     };
     let message = user_message(&input);
@@ -278,7 +278,7 @@ fn temperature_is_sent_in_its_short_form() {
     let input = ExtractionInput {
         objective: "o",
         fields: &[],
-        transcript: "t",
+        transcript: &"Agent: t".into(),
         outcome: "completed".parse().unwrap(),
     };
     assert_eq!(extractor.request_body(&input)["temperature"], json!(0.2));

@@ -9,8 +9,9 @@ use tokio::sync::mpsc;
 
 use super::*;
 use crate::agent::conversation::STILL_THERE;
-use crate::agent::{Brief, Decision, Mind, MindError, ScriptedMind, Turn, Words};
+use crate::agent::{Brief, Decision, Mind, MindError, ScriptedMind, Words};
 use crate::domain::{FieldDefinition, FieldType};
+use crate::transcript::{Transcript, Turn};
 
 /// The carrier's side of a session: frames to send, frames received.
 struct FakeCarrier {
@@ -140,7 +141,8 @@ async fn a_call_goes_question_answer_goodbye_then_end_with_the_reason() {
     let ended = session.await.unwrap().unwrap();
     assert_eq!(ended.hangup_reason.as_deref(), Some("objective_met"));
     assert_eq!(ended.setup.carrier_call_id, "CA1");
-    let lines: Vec<&str> = ended.transcript.lines().collect();
+    let text = ended.transcript.to_text();
+    let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].starts_with("Agent: Hello, this is an AI"),
         "{lines:?}"
@@ -184,7 +186,10 @@ async fn keys_are_heard_and_the_recipient_hanging_up_ends_the_session() {
     let ended = session.await.unwrap().unwrap();
     assert_eq!(ended.hangup_reason.as_deref(), Some("objective_met"));
     assert!(
-        ended.transcript.contains("Recipient: [pressed 5]"),
+        ended
+            .transcript
+            .to_text()
+            .contains("Recipient: [pressed 5]"),
         "{}",
         ended.transcript
     );
@@ -202,7 +207,7 @@ async fn a_recipient_who_hangs_up_mid_call_ends_the_session_without_a_reason() {
     carrier.hang_up();
     let ended = session.await.unwrap().unwrap();
     assert_eq!(ended.hangup_reason, None);
-    assert_eq!(ended.transcript.lines().count(), 3);
+    assert_eq!(ended.transcript.to_text().lines().count(), 3);
 }
 
 #[tokio::test(start_paused = true)]
@@ -278,7 +283,8 @@ async fn barge_in_stops_the_rest_of_the_turn_and_cuts_it_to_what_was_heard() {
     carrier.turn().await;
     carrier.hang_up();
     let ended = session.await.unwrap().unwrap();
-    let lines: Vec<&str> = ended.transcript.lines().collect();
+    let text = ended.transcript.to_text();
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[2], "Agent: First part.…", "{lines:?}");
     assert_eq!(lines[3], "Recipient: Wait, who is this?");
     assert_eq!(
@@ -368,8 +374,8 @@ async fn a_socket_that_fails_mid_turn_keeps_the_conversation() {
                 limits: AgentLimits::default(),
                 max_duration: Duration::from_secs(600),
                 carrier_speaks_greeting: true,
-                on_turn: Some(Box::new(move |transcript: &str| {
-                    told_by_session.lock().unwrap().push(transcript.to_owned());
+                on_turn: Some(Box::new(move |transcript: &Transcript| {
+                    told_by_session.lock().unwrap().push(transcript.to_text());
                 })),
             })
         },
@@ -385,15 +391,26 @@ async fn a_socket_that_fails_mid_turn_keeps_the_conversation() {
         .unwrap()
         .expect("the conversation, not a transport error");
     assert!(
-        ended.transcript.contains("Recipient: Seven boxes."),
+        ended
+            .transcript
+            .to_text()
+            .contains("Recipient: Seven boxes."),
         "{}",
         ended.transcript
     );
-    assert!(ended.transcript.lines().last().unwrap().contains("Goodbye"));
+    assert!(
+        ended
+            .transcript
+            .to_text()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("Goodbye")
+    );
     let told = told.lock().unwrap();
     assert_eq!(
         told.last().map(String::as_str),
-        Some(ended.transcript.as_str())
+        Some(ended.transcript.to_text().as_str())
     );
     assert!(told.len() >= 3, "the greeting, then each turn: {told:?}");
 }

@@ -5,6 +5,7 @@ use chrono::Duration;
 use super::fixtures::*;
 use crate::domain::{CallId, CallStatus};
 use crate::store::{CallLease, CallStore, CarrierEnd, InstanceId, LeaseClaim, StoreError};
+use crate::transcript::Transcript;
 
 /// Leases (run it on an empty database: its claims take any lapsed lease):
 /// `renew_leases` extends the holder's named running calls only, without
@@ -146,11 +147,11 @@ pub async fn carrier_end_and_settlement_round_trip<S: CallStore + ?Sized>(store:
     let key = fresh_key();
     let mut open = sample_call(&key, base_time());
     let mut end = CarrierEnd::new(CallStatus::Completed, base_time());
-    end.transcript = Some("Agent: hello \"settled\":false".into());
+    end.transcript = Some(Transcript::from_text("Agent: hello \"settled\":false"));
     end.duration_sec = Some(42);
     open.carrier_end = Some(end);
     open.carrier_notes.carrier_call_id = Some("CA0123".into());
-    open.carrier_notes.transcript = Some("Agent: hi\nRecipient: \"yes\"".into());
+    open.carrier_notes.transcript = Some(Transcript::from_text("Agent: hi\nRecipient: \"yes\""));
     open.carrier_notes.answered_by = Some("human".into());
     open.carrier_notes.session_open = true;
     open.carrier_notes.last_sequence = Some(3);

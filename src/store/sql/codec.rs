@@ -318,7 +318,7 @@ struct RecordDocument {
     to: String,
     objective: String,
     summary: Option<String>,
-    transcript: Option<String>,
+    transcript: Option<crate::transcript::Transcript>,
     extracted: Option<serde_json::Map<String, serde_json::Value>>,
     recording_url: Option<String>,
     started_at: Option<DateTime<Utc>>,
@@ -649,13 +649,13 @@ mod tests {
                 "ok".into(),
                 Evidence {
                     turn: 1,
-                    speaker: crate::extract::Party::Agent,
+                    speaker: crate::transcript::Speaker::Agent,
                     quote: "hi".into(),
                     confirmed_in_turn: Some(2),
                 },
             )]),
             carrier_end: Some(CarrierEnd {
-                transcript: Some("Agent: hi".into()),
+                transcript: Some(crate::transcript::Transcript::from_text("Agent: hi")),
                 duration_sec: Some(61),
                 ..CarrierEnd::new(CallStatus::Completed, from_nanos(1_800_000_000_999_999_999))
             }),
