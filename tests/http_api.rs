@@ -465,6 +465,13 @@ async fn a_carrier_that_cannot_start_gives_502_and_a_failed_record() {
 #[derive(Debug, Default)]
 struct UnavailableStore(MemoryStore);
 
+/// Only the store is down: the limits are its memory's.
+impl agentcall::store::Persistence for UnavailableStore {
+    fn limits(&self) -> agentcall::store::SharedLimits {
+        self.0.limits()
+    }
+}
+
 fn down() -> StoreError {
     StoreError::Unavailable("database connection refused".into())
 }
@@ -809,6 +816,12 @@ struct FlakyStore {
     inner: MemoryStore,
     fail_inserts: std::sync::atomic::AtomicUsize,
     fail_completes: std::sync::atomic::AtomicUsize,
+}
+
+impl agentcall::store::Persistence for FlakyStore {
+    fn limits(&self) -> agentcall::store::SharedLimits {
+        self.inner.limits()
+    }
 }
 
 /// Takes one failure from `budget`, if any is left.

@@ -587,6 +587,12 @@ struct Severable {
     cut: std::sync::atomic::AtomicBool,
 }
 
+impl agentcall::store::Persistence for Severable {
+    fn limits(&self) -> agentcall::store::SharedLimits {
+        agentcall::store::Persistence::limits(self.store.as_ref())
+    }
+}
+
 impl Severable {
     fn check(&self) -> Result<(), agentcall::store::StoreError> {
         if self.cut.load(std::sync::atomic::Ordering::SeqCst) {

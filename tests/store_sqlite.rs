@@ -6,8 +6,6 @@ mod store_common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-#[cfg(feature = "conformance")]
-use agentcall::store::conformance;
 use agentcall::store::sqlite::SqliteStore;
 use agentcall::store::{CallStore, EventOutbox, ListQuery, StoreError};
 
@@ -39,13 +37,30 @@ impl Drop for TempDb {
     }
 }
 
+/// The conformance suite, one test per case, each on two handles (two
+/// processes) on a fresh file; the file is removed when the second handle
+/// is dropped.
 #[cfg(feature = "conformance")]
-#[tokio::test]
-async fn sqlite_store_passes_the_conformance_suite() {
-    let db = TempDb::new();
-    let store = db.open().await;
-    conformance::run_all(&store).await;
-    store.close().await;
+mod conformance_suite {
+    use super::*;
+
+    /// A store that removes its file when dropped.
+    struct Opened(SqliteStore, #[allow(dead_code)] Arc<TempDb>);
+
+    impl std::ops::Deref for Opened {
+        type Target = SqliteStore;
+        fn deref(&self) -> &SqliteStore {
+            &self.0
+        }
+    }
+
+    async fn two_handles() -> Option<(Opened, Opened)> {
+        let db = Arc::new(TempDb::new());
+        let (a, b) = (db.open().await, db.open().await);
+        Some((Opened(a, db.clone()), Opened(b, db)))
+    }
+
+    agentcall::conformance_tests!(two_handles());
 }
 
 #[tokio::test]

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use agentcall::agent::completion::CompletionAssembler;
 use agentcall::agent::sse::SseDecoder;
 use agentcall::agent::{
-    Act, Acts, AgentLimits, Brief, Conversation, Decision, Heard, Mind, MindError, Turn, Words,
+    Act, Acts, AgentLimits, Brief, Conversation, Decision, Heard, Mind, MindError, Words,
 };
-use agentcall::{FieldDefinition, FieldType};
+use agentcall::{FieldDefinition, FieldType, Turn};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 /// A mind whose first word is ready at once: a model with no latency.

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use agentcall::agent::{Agent, AgentLimits, VoicemailPolicy};
 use agentcall::guardrails::{GuardrailConfig, PrefixSet, is_strict_e164};
-use agentcall::store::{CallStore, InstanceId};
+use agentcall::store::InstanceId;
 use agentcall::webhook::DeliveryConfig;
 use agentcall::{
     Account, AgentCall, AgentCallBuilder, Api, ApiKey, Guardrails, RecoveryReport,
@@ -370,21 +370,22 @@ fn check_config(config: &Config) -> Result<(), String> {
     config.carrier.check()
 }
 
-/// Connects the configured store; the durable ones also bring their
-/// minute-cap ledger (and, on PostgreSQL, the shared rate limiter).
+/// Connects the configured store, which brings its limits (rate limit and
+/// minute cap, shared by every instance on a database); says whether it
+/// is durable.
 async fn with_store(
     builder: AgentCallBuilder,
     store: &str,
     retention: &RetentionFile,
-) -> Result<(AgentCallBuilder, Arc<dyn CallStore>, bool), String> {
+) -> Result<(AgentCallBuilder, bool), String> {
     if store == "memory" {
         let seconds = |s: Option<u64>| s.map(Duration::from_secs);
         let retention = agentcall::store::MemoryRetention::new(
             seconds(retention.ended_calls_sec),
             seconds(retention.recordings_sec),
         );
-        let store = Arc::new(agentcall::store::MemoryStore::with_retention(retention));
-        return Ok((builder.store(Arc::clone(&store)), store, false));
+        let store = agentcall::store::MemoryStore::with_retention(retention);
+        return Ok((builder.store(Arc::new(store)), false));
     }
     if store.starts_with("sqlite:") {
         #[cfg(feature = "sqlite")]
@@ -392,13 +393,7 @@ async fn with_store(
             let store = agentcall::store::SqliteStore::connect(store)
                 .await
                 .map_err(|e| format!("store: {e}"))?;
-            let ledger = Arc::new(store.usage_ledger());
-            let store = Arc::new(store);
-            return Ok((
-                builder.store(Arc::clone(&store)).usage_ledger(ledger),
-                store,
-                true,
-            ));
+            return Ok((builder.store(Arc::new(store)), true));
         }
         #[cfg(not(feature = "sqlite"))]
         return Err(
@@ -411,17 +406,7 @@ async fn with_store(
         let store = agentcall::store::PostgresStore::connect(store)
             .await
             .map_err(|e| format!("store: {e}"))?;
-        let limiter = Arc::new(store.rate_limiter());
-        let ledger = Arc::new(store.usage_ledger());
-        let store = Arc::new(store);
-        Ok((
-            builder
-                .store(Arc::clone(&store))
-                .rate_limiter(limiter)
-                .usage_ledger(ledger),
-            store,
-            true,
-        ))
+        Ok((builder.store(Arc::new(store)), true))
     }
     #[cfg(not(feature = "postgres"))]
     Err("store: PostgreSQL needs the postgres feature (cargo run --features postgres --example server)".into())
@@ -486,8 +471,7 @@ async fn build_service(
         Some(id) => builder.instance_id(InstanceId::new(id.clone())),
         None => builder,
     };
-    let (builder, _store, durable) =
-        with_store(builder, &config.store, &config.memory_retention).await?;
+    let (builder, durable) = with_store(builder, &config.store, &config.memory_retention).await?;
     let carrier = carrier::build(&config.carrier, simulation)?;
     let service = builder
         .carrier(Arc::clone(&carrier.carrier))

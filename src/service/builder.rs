@@ -13,11 +13,11 @@ use crate::accounts::{AccountDirectory, StaticDirectory};
 use crate::agent::{Agent, Mind};
 use crate::carrier::{Carrier, SimulatedCarrier};
 use crate::extract::{English, Extractor, NoExtractor, ValueCheck};
-use crate::guardrails::{
-    BillingPeriod, Guardrails, MemoryRateLimiter, MemoryUsageLedger, RateLimiter, UsageLedger,
-};
+use crate::guardrails::{BillingPeriod, Guardrails, RateLimiter, UsageLedger};
 use crate::notify::Notifier;
-use crate::store::{CallStore, EventOutbox, IdempotencyStore, InstanceId, MemoryStore};
+use crate::store::{
+    CallStore, EventOutbox, IdempotencyStore, InstanceId, MemoryStore, Persistence, SharedLimits,
+};
 use crate::webhook::delivery::{DeliveryConfig, DeliveryWorker};
 
 /// Default of [`AgentCallBuilder::ring_timeout`].
@@ -93,11 +93,12 @@ pub enum BuildError {
     ReservedInstanceId(String),
 }
 
-/// The store's three faces, usually one object.
+/// The store's faces, usually one object, and the limits it shares.
 type Backends = (
     Arc<dyn CallStore>,
     Arc<dyn EventOutbox>,
     Arc<dyn IdempotencyStore>,
+    SharedLimits,
 );
 
 /// Builds an [`AgentCall`]; every part has an embedded default.
@@ -110,8 +111,10 @@ pub struct AgentCallBuilder {
     value_check: Arc<dyn ValueCheck>,
     notifier: Option<Arc<dyn Notifier>>,
     directory: Arc<dyn AccountDirectory>,
-    rate_limiter: Arc<dyn RateLimiter>,
-    ledger: Arc<dyn UsageLedger>,
+    /// Set deliberately, over the store's.
+    rate_limiter: Option<Arc<dyn RateLimiter>>,
+    /// Set deliberately, over the store's.
+    ledger: Option<Arc<dyn UsageLedger>>,
     guardrails: Option<Guardrails>,
     billing_period: BillingPeriod,
     delivery: DeliveryConfig,
@@ -135,8 +138,8 @@ impl AgentCall {
             value_check: Arc::new(English),
             notifier: None,
             directory: Arc::new(StaticDirectory::new()),
-            rate_limiter: Arc::new(MemoryRateLimiter::new()),
-            ledger: Arc::new(MemoryUsageLedger::new()),
+            rate_limiter: None,
+            ledger: None,
             guardrails: None,
             billing_period: BillingPeriod::default(),
             delivery: DeliveryConfig::default(),
@@ -150,14 +153,18 @@ impl AgentCall {
 }
 
 impl AgentCallBuilder {
-    /// The store for calls and the webhook outbox (default [`MemoryStore`]).
-    pub fn store<S: CallStore + EventOutbox + IdempotencyStore + 'static>(
-        mut self,
-        store: Arc<S>,
-    ) -> Self {
+    /// Where everything is kept (default [`MemoryStore`]): calls, the
+    /// webhook outbox, idempotency keys, and the rate limiter and usage
+    /// ledger every instance on the store shares
+    /// ([`Persistence::limits`]), so several instances on one database
+    /// keep one rate limit and one minute cap. [`rate_limiter`](Self::rate_limiter)
+    /// and [`usage_ledger`](Self::usage_ledger) override the store's, in
+    /// whichever order they are called.
+    pub fn store<S: Persistence + 'static>(mut self, store: Arc<S>) -> Self {
         let outbox: Arc<dyn EventOutbox> = store.clone();
         let idempotency: Arc<dyn IdempotencyStore> = store.clone();
-        self.store = Some((store, outbox, idempotency));
+        let limits = store.limits();
+        self.store = Some((store, outbox, idempotency, limits));
         self
     }
 
@@ -224,15 +231,17 @@ impl AgentCallBuilder {
         self
     }
 
-    /// The per-key rate limiter (default: in memory).
+    /// The per-key rate limiter, over the store's (default: the store's,
+    /// [`Persistence::limits`]).
     pub fn rate_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
-        self.rate_limiter = limiter;
+        self.rate_limiter = Some(limiter);
         self
     }
 
-    /// The minute-cap ledger (default: in memory).
+    /// The minute-cap ledger, over the store's (default: the store's,
+    /// [`Persistence::limits`]).
     pub fn usage_ledger(mut self, ledger: Arc<dyn UsageLedger>) -> Self {
-        self.ledger = ledger;
+        self.ledger = Some(ledger);
         self
     }
 
@@ -387,10 +396,13 @@ impl AgentCallBuilder {
             return Err(BuildError::ReservedInstanceId(self.instance.to_string()));
         }
         let guardrails = self.guardrails.unwrap_or_default();
-        let (store, outbox, idempotency) = self.store.unwrap_or_else(|| {
+        let (store, outbox, idempotency, limits) = self.store.unwrap_or_else(|| {
             let memory = Arc::new(MemoryStore::new());
-            (memory.clone(), memory.clone(), memory)
+            let limits = memory.limits();
+            (memory.clone(), memory.clone(), memory, limits)
         });
+        let rate_limiter = self.rate_limiter.unwrap_or(limits.rate_limiter);
+        let ledger = self.ledger.unwrap_or(limits.usage_ledger);
         let notifier = self
             .notifier
             .unwrap_or_else(|| default_notifier(&guardrails));
@@ -417,8 +429,8 @@ impl AgentCallBuilder {
                 extractor: self.extractor,
                 value_check: self.value_check,
                 directory: self.directory,
-                rate_limiter: self.rate_limiter,
-                ledger: self.ledger,
+                rate_limiter,
+                ledger,
                 guardrails,
                 billing_period: self.billing_period,
                 delivery: self.delivery,

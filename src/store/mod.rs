@@ -26,8 +26,10 @@ mod sql;
 pub mod sqlite;
 
 use crate::extract::Evidence;
+use crate::guardrails::{RateLimiter, UsageLedger};
 use std::collections::BTreeMap;
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -46,7 +48,7 @@ pub use outbox::{
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresRateLimiter, PostgresStore, PostgresUsageLedger};
 #[cfg(feature = "sqlite")]
-pub use sqlite::{SqliteStore, SqliteUsageLedger};
+pub use sqlite::{SqliteRateLimiter, SqliteStore, SqliteUsageLedger};
 
 /// A store failure. The HTTP layer answers `503 store_error` for
 /// [`StoreError::Unavailable`]; the other variants are contract outcomes the
@@ -275,6 +277,53 @@ impl ListPage {
     pub fn new(calls: Vec<StoredCall>, has_more: bool) -> Self {
         Self { calls, has_more }
     }
+}
+
+/// The limits every service instance on one store shares: the per-key
+/// rate limiter and the minute-cap usage ledger
+/// ([`Persistence::limits`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SharedLimits {
+    /// Placements per key per minute.
+    pub rate_limiter: Arc<dyn RateLimiter>,
+    /// Billed and reserved minutes per account.
+    pub usage_ledger: Arc<dyn UsageLedger>,
+}
+
+impl SharedLimits {
+    /// The given limiter and ledger.
+    pub fn new(rate_limiter: Arc<dyn RateLimiter>, usage_ledger: Arc<dyn UsageLedger>) -> Self {
+        Self {
+            rate_limiter,
+            usage_ledger,
+        }
+    }
+}
+
+/// Everything the service keeps, from one backend: calls, the webhook
+/// outbox and idempotency keys (the traits it extends), and the limits
+/// that must count alike on every instance using the backend. Hand it to
+/// [`AgentCallBuilder::store`](crate::AgentCallBuilder::store) and all five
+/// are wired; [`rate_limiter`](crate::AgentCallBuilder::rate_limiter) and
+/// [`usage_ledger`](crate::AgentCallBuilder::usage_ledger) on the builder
+/// still override them, deliberately.
+///
+/// # Contract
+///
+/// - `limits` returns a rate limiter and a usage ledger whose counts are
+///   shared by every handle on the same backend: two service instances on
+///   one database admit exactly the key's budget between them and never
+///   reserve past the cap together ([`conformance::rate_limits_hold_across_handles`]
+///   and [`conformance::minute_caps_hold_across_handles`] check it). A
+///   backend that no other process can reach (in memory) returns the same
+///   limits from every call on one store value.
+///
+/// [`conformance::rate_limits_hold_across_handles`]: crate::store::conformance
+/// [`conformance::minute_caps_hold_across_handles`]: crate::store::conformance
+pub trait Persistence: CallStore + EventOutbox + IdempotencyStore {
+    /// The limits shared by everyone on this store; see the contract.
+    fn limits(&self) -> SharedLimits;
 }
 
 /// Persistence of calls.

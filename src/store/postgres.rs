@@ -136,6 +136,15 @@ impl PostgresStore {
     }
 }
 
+impl crate::store::Persistence for PostgresStore {
+    fn limits(&self) -> crate::store::SharedLimits {
+        crate::store::SharedLimits::new(
+            std::sync::Arc::new(self.rate_limiter()),
+            std::sync::Arc::new(self.usage_ledger()),
+        )
+    }
+}
+
 /// Describes the pool without its password (or any other option).
 fn debug_pool(f: &mut fmt::Formatter<'_>, name: &str, pool: &PgPool) -> fmt::Result {
     let options = pool.connect_options();

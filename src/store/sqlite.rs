@@ -24,11 +24,11 @@
 //!   contracts hold under any concurrency.
 //! - **Listing** walks the `(key_id, created_ns, id)` index from the cursor
 //!   and reads at most `limit + 1` matching rows.
-//! - **Rate limits are not here.** A restart of a single-machine deployment
-//!   forgets at most one minute of placements, so the
-//!   [`MemoryRateLimiter`](crate::guardrails::MemoryRateLimiter) stays
-//!   the right limiter for SQLite. Billed minutes must not be forgotten:
-//!   use [`SqliteStore::usage_ledger`].
+//! - **Limits.** The rate limiter ([`SqliteStore::rate_limiter`]) and the
+//!   usage ledger ([`SqliteStore::usage_ledger`]) live in the same file, so
+//!   every process on it counts against one budget and billed minutes
+//!   survive a restart; `.store(sqlite)` on the builder wires both
+//!   ([`Persistence`](crate::store::Persistence)).
 //!
 //! The database should belong to agentcall alone: the embedded migrations
 //! keep their history in sqlx's `_sqlx_migrations` table, which a host
@@ -135,6 +135,65 @@ impl SqliteStore {
         Ok(Self {
             db: Db::migrated(pool, &MIGRATOR).await?,
         })
+    }
+}
+
+impl SqliteStore {
+    /// A rate limiter in the same database, exact across every process on
+    /// the file (each admission is one statement under SQLite's write lock).
+    pub fn rate_limiter(&self) -> SqliteRateLimiter {
+        SqliteRateLimiter {
+            db: self.db.clone(),
+        }
+    }
+}
+
+impl crate::store::Persistence for SqliteStore {
+    fn limits(&self) -> crate::store::SharedLimits {
+        crate::store::SharedLimits::new(
+            std::sync::Arc::new(self.rate_limiter()),
+            std::sync::Arc::new(self.usage_ledger()),
+        )
+    }
+}
+
+/// Per-key placement limits in the store's database: an exact
+/// sliding-window log in the `rate_events` table, shared by every process
+/// on the file.
+///
+/// Made by [`SqliteStore::rate_limiter`]. When the database fails,
+/// `try_acquire` fails with
+/// [`LimitError::Unavailable`](crate::guardrails::LimitError::Unavailable)
+/// (the placement answers `503 store_error`, not `429`).
+#[derive(Clone)]
+pub struct SqliteRateLimiter {
+    db: Db<SqliteDialect>,
+}
+
+impl fmt::Debug for SqliteRateLimiter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_pool(f, "SqliteRateLimiter", &self.db.pool)
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::guardrails::RateLimiter for SqliteRateLimiter {
+    async fn try_acquire(
+        &self,
+        key_id: &crate::domain::KeyId,
+        limit: u32,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<crate::guardrails::RatePermit, crate::guardrails::LimitError> {
+        use crate::guardrails::LimitError;
+        match self.db.try_acquire_rate(key_id, limit, now).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(limited)) => Err(LimitError::Limited(limited)),
+            Err(error) => Err(LimitError::Unavailable(error)),
+        }
+    }
+
+    async fn refund(&self, permit: crate::guardrails::RatePermit) -> Result<(), StoreError> {
+        self.db.refund_rate(&permit).await
     }
 }
 

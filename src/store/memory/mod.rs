@@ -37,6 +37,25 @@ use crate::domain::{CallId, KeyId};
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RwLock<Inner>,
+    /// The limits of every service on this store (one process).
+    limits: MemoryLimits,
+}
+
+/// The in-process rate limiter and usage ledger a [`MemoryStore`] hands out.
+#[derive(Debug, Default)]
+struct MemoryLimits {
+    rate_limiter: std::sync::Arc<crate::guardrails::MemoryRateLimiter>,
+    usage_ledger: std::sync::Arc<crate::guardrails::MemoryUsageLedger>,
+}
+
+impl super::Persistence for MemoryStore {
+    /// The same in-process limiter and ledger for every call on this store.
+    fn limits(&self) -> super::SharedLimits {
+        super::SharedLimits::new(
+            self.limits.rate_limiter.clone(),
+            self.limits.usage_ledger.clone(),
+        )
+    }
 }
 
 #[derive(Debug, Default)]

@@ -2,16 +2,30 @@
 
 use super::*;
 
-#[tokio::test]
-async fn memory_store_passes_the_conformance_suite() {
-    super::super::conformance::run_all(&MemoryStore::new()).await;
+/// The conformance suite, one test per case.
+mod conformance {
+    use super::MemoryStore;
+    use std::sync::Arc;
+
+    crate::conformance_tests!(async {
+        let store = Arc::new(MemoryStore::new());
+        Some((store.clone(), store))
+    });
 }
 
-#[tokio::test]
-async fn memory_store_with_retention_passes_the_conformance_suite() {
-    let hour = std::time::Duration::from_secs(3600);
-    let store = MemoryStore::with_retention(MemoryRetention::new(Some(hour), Some(hour)));
-    super::super::conformance::run_all(&store).await;
+/// The conformance suite on a store that drops ended calls.
+mod conformance_with_retention {
+    use super::{MemoryRetention, MemoryStore};
+    use std::sync::Arc;
+
+    crate::conformance_tests!(async {
+        let hour = std::time::Duration::from_secs(3600);
+        let store = Arc::new(MemoryStore::with_retention(MemoryRetention::new(
+            Some(hour),
+            Some(hour),
+        )));
+        Some((store.clone(), store))
+    });
 }
 
 fn at(seconds: i64) -> DateTime<Utc> {

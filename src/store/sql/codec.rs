@@ -367,7 +367,7 @@ impl From<&StoredCall> for CallDocument {
                 started_at: r.started_at,
                 ended_at: r.ended_at,
                 duration_sec: r.duration_sec,
-                error: r.error.clone(),
+                error: r.error,
                 metadata: r.metadata.clone(),
                 scheduled_at: r.scheduled_at,
                 attempt: r.attempt,
@@ -377,7 +377,7 @@ impl From<&StoredCall> for CallDocument {
                     .map(|a| AttemptDocument {
                         attempt: a.attempt,
                         status: a.status,
-                        error: a.error.clone(),
+                        error: a.error,
                         started_at: a.started_at,
                         ended_at: a.ended_at,
                         duration_sec: a.duration_sec,

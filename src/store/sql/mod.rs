@@ -48,6 +48,8 @@ mod calls;
 pub(crate) mod codec;
 mod idempotency;
 mod outbox;
+#[cfg(feature = "sqlite")]
+mod rate;
 mod usage;
 
 use std::sync::Arc;
