@@ -14,6 +14,7 @@
 mod carrier_notes;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
+mod document;
 mod idempotency;
 mod lease;
 mod memory;
@@ -38,6 +39,7 @@ use chrono::{DateTime, Utc};
 use crate::domain::{AccountId, CallError, CallId, CallRecord, CallStatus, FieldDefinition, KeyId};
 
 pub use carrier_notes::{CarrierNotes, note_carrier};
+pub use document::{CALL_DOCUMENT_VERSION, CallDocument, DocumentError};
 pub use idempotency::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
 pub use lease::{CallLease, InstanceId, LeaseClaim};
 pub use memory::{MemoryRetention, MemoryStore};

@@ -18,22 +18,17 @@
 //! count) is reported as [`StoreError::Unavailable`] naming the row; nothing
 //! here panics on stored data.
 
-use crate::extract::Evidence;
-use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::domain::{
-    AccountId, CallError, CallId, CallRecord, CallStatus, EventKind, FieldDefinition, KeyId,
-};
+use crate::domain::{CallId, EventKind};
 use crate::store::{
-    CallLease, CarrierEnd, CarrierNotes, ClaimToken, DeliveryState, DeliveryStatus,
-    IdempotencyBegin, InstanceId, ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall,
-    StoredResponse,
+    CallDocument, CallLease, ClaimToken, DeliveryState, DeliveryStatus, IdempotencyBegin,
+    InstanceId, ListQuery, NewEvent, PendingDelivery, StoreError, StoredCall, StoredResponse,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use serde::de::IntoDeserializer;
-use serde::{Deserialize, Serialize};
 
 /// Stored data that does not decode.
 #[derive(Debug)]
@@ -224,10 +219,10 @@ pub(crate) struct CallColumns {
     pub(crate) lease_until_ns: Option<i64>,
 }
 
-/// Encodes a call for storage.
+/// Encodes a call for storage: its columns and its document
+/// ([`CallDocument`]).
 pub(crate) fn encode_call(call: &StoredCall) -> Result<CallColumns, StoreError> {
-    let doc = serde_json::to_string(&CallDocument::from(call))
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    let document = CallDocument::encode(call)?;
     Ok(CallColumns {
         id: call.record.id.as_str().to_owned(),
         key_id: call.key_id.as_str().to_owned(),
@@ -235,7 +230,7 @@ pub(crate) fn encode_call(call: &StoredCall) -> Result<CallColumns, StoreError> 
         created_ns: nanos(call.created_at),
         status: call.record.status.as_str(),
         version: version_column(call.version, &call.record.id)?,
-        doc,
+        doc: document.body,
         holder: call.lease.as_ref().map(|l| l.holder.as_str().to_owned()),
         lease_until_ns: call.lease.as_ref().map(|l| nanos(l.until)),
     })
@@ -256,206 +251,8 @@ pub(crate) fn decode_call_row(row: &CallRow) -> Result<StoredCall, StoreError> {
 
 /// Decodes a stored call from its id, version and document columns (no lease).
 pub(crate) fn decode_call(id: &str, version: i64, doc: &str) -> Result<StoredCall, StoreError> {
-    let document: CallDocument = serde_json::from_str(doc)
-        .map_err(|e| corrupt(format!("call {id}: undecodable document: {e}")))?;
-    if document.record.id.as_str() != id {
-        return Err(corrupt(format!(
-            "call {id}: document is of call {}",
-            document.record.id
-        )));
-    }
     let version = stored_int(version, &format!("call {id}: version"))?;
-    Ok(document.into_call(version))
-}
-
-/// The stored form of a [`StoredCall`] (less its version).
-///
-/// A mirror rather than the domain types' own serde: the record's public
-/// serialization cuts timestamps to milliseconds, and the store must give
-/// back exactly what it was given.
-#[derive(Serialize, Deserialize)]
-struct CallDocument {
-    record: RecordDocument,
-    account_id: AccountId,
-    key_id: KeyId,
-    created_at: DateTime<Utc>,
-    caller_id: String,
-    context: Option<String>,
-    #[serde(default)]
-    fields: Vec<FieldDefinition>,
-    webhook_url: Option<String>,
-    reserved_minutes: u64,
-    #[serde(default)]
-    reserved_in: Option<DateTime<Utc>>,
-    #[serde(default)]
-    extraction_notes: BTreeMap<String, String>,
-    #[serde(default)]
-    extraction_evidence: BTreeMap<String, Evidence>,
-    #[serde(default)]
-    carrier_end: Option<CarrierEnd>,
-    /// Rows written before the field existed were settled when they ended
-    /// (or their settlement is beyond repair): they read as settled.
-    #[serde(default = "settled_by_default")]
-    settled: bool,
-    #[serde(default)]
-    carrier_notes: CarrierNotes,
-    #[serde(default)]
-    calling_window: Option<crate::schedule::CallingWindow>,
-    #[serde(default)]
-    waiting_until: Option<DateTime<Utc>>,
-    #[serde(default)]
-    retry: Option<crate::schedule::RetryPolicy>,
-}
-
-fn settled_by_default() -> bool {
-    true
-}
-
-#[derive(Serialize, Deserialize)]
-struct RecordDocument {
-    id: CallId,
-    status: CallStatus,
-    to: String,
-    objective: String,
-    summary: Option<String>,
-    transcript: Option<crate::transcript::Transcript>,
-    extracted: Option<serde_json::Map<String, serde_json::Value>>,
-    recording_url: Option<String>,
-    started_at: Option<DateTime<Utc>>,
-    ended_at: Option<DateTime<Utc>>,
-    duration_sec: Option<u64>,
-    error: Option<CallError>,
-    #[serde(default)]
-    metadata: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    scheduled_at: Option<DateTime<Utc>>,
-    #[serde(default = "first_attempt")]
-    attempt: u32,
-    #[serde(default)]
-    attempts: Vec<AttemptDocument>,
-}
-
-fn first_attempt() -> u32 {
-    1
-}
-
-/// An [`AttemptOutcome`](crate::domain::AttemptOutcome) as stored, with
-/// full-precision times.
-#[derive(Serialize, Deserialize)]
-struct AttemptDocument {
-    attempt: u32,
-    status: CallStatus,
-    error: Option<CallError>,
-    started_at: Option<DateTime<Utc>>,
-    ended_at: DateTime<Utc>,
-    duration_sec: u64,
-}
-
-impl From<&StoredCall> for CallDocument {
-    fn from(call: &StoredCall) -> Self {
-        let r = &call.record;
-        Self {
-            record: RecordDocument {
-                id: r.id.clone(),
-                status: r.status,
-                to: r.to.clone(),
-                objective: r.objective.clone(),
-                summary: r.summary.clone(),
-                transcript: r.transcript.clone(),
-                extracted: r.extracted.clone(),
-                recording_url: r.recording_url.clone(),
-                started_at: r.started_at,
-                ended_at: r.ended_at,
-                duration_sec: r.duration_sec,
-                error: r.error,
-                metadata: r.metadata.clone(),
-                scheduled_at: r.scheduled_at,
-                attempt: r.attempt,
-                attempts: r
-                    .attempts
-                    .iter()
-                    .map(|a| AttemptDocument {
-                        attempt: a.attempt,
-                        status: a.status,
-                        error: a.error,
-                        started_at: a.started_at,
-                        ended_at: a.ended_at,
-                        duration_sec: a.duration_sec,
-                    })
-                    .collect(),
-            },
-            account_id: call.account_id.clone(),
-            key_id: call.key_id.clone(),
-            created_at: call.created_at,
-            caller_id: call.caller_id.clone(),
-            context: call.context.clone(),
-            fields: call.fields.clone(),
-            webhook_url: call.webhook_url.clone(),
-            reserved_minutes: call.reserved_minutes,
-            reserved_in: call.reserved_in,
-            extraction_notes: call.extraction_notes.clone(),
-            extraction_evidence: call.extraction_evidence.clone(),
-            carrier_end: call.carrier_end.clone(),
-            settled: call.settled,
-            carrier_notes: call.carrier_notes.clone(),
-            calling_window: call.calling_window,
-            waiting_until: call.waiting_until,
-            retry: call.retry,
-        }
-    }
-}
-
-impl CallDocument {
-    fn into_call(self, version: u64) -> StoredCall {
-        let r = self.record;
-        let mut record = CallRecord::queued(r.id, r.to, r.objective);
-        record.status = r.status;
-        record.summary = r.summary;
-        record.transcript = r.transcript;
-        record.extracted = r.extracted;
-        record.recording_url = r.recording_url;
-        record.started_at = r.started_at;
-        record.ended_at = r.ended_at;
-        record.duration_sec = r.duration_sec;
-        record.error = r.error;
-        record.metadata = r.metadata;
-        record.scheduled_at = r.scheduled_at;
-        record.attempt = r.attempt;
-        record.attempts = r
-            .attempts
-            .into_iter()
-            .map(|a| crate::domain::AttemptOutcome {
-                attempt: a.attempt,
-                status: a.status,
-                error: a.error,
-                started_at: a.started_at,
-                ended_at: a.ended_at,
-                duration_sec: a.duration_sec,
-            })
-            .collect();
-        StoredCall {
-            record,
-            account_id: self.account_id,
-            key_id: self.key_id,
-            created_at: self.created_at,
-            caller_id: self.caller_id,
-            context: self.context,
-            fields: self.fields,
-            webhook_url: self.webhook_url,
-            reserved_minutes: self.reserved_minutes,
-            reserved_in: self.reserved_in,
-            extraction_notes: self.extraction_notes,
-            extraction_evidence: self.extraction_evidence,
-            carrier_end: self.carrier_end,
-            settled: self.settled,
-            lease: None,
-            carrier_notes: self.carrier_notes,
-            calling_window: self.calling_window,
-            waiting_until: self.waiting_until,
-            retry: self.retry,
-            version,
-        }
-    }
+    Ok(CallDocument::decode_body(id, version, None, doc)?)
 }
 
 /// The stored name of a delivery status.
@@ -610,7 +407,10 @@ pub(crate) fn usage_counts(billed: i64, reserved: i64) -> Result<(u64, u64), Sto
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{ApiKey, FieldType};
+    use crate::domain::{ApiKey, CallRecord, CallStatus, FieldDefinition, FieldType};
+    use crate::extract::Evidence;
+    use crate::store::CarrierEnd;
+    use std::collections::BTreeMap;
 
     fn call() -> StoredCall {
         let mut record = CallRecord::queued(CallId::generate(), "+14155550123", "Say hi");
