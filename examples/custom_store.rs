@@ -1,0 +1,2 @@
+//! Placeholder: written next.
+fn main() {}
