@@ -74,6 +74,7 @@
 //! # });
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
@@ -95,6 +96,7 @@ pub mod state;
 pub mod store;
 pub mod transcript;
 #[cfg(feature = "twilio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "twilio")))]
 pub mod twilio;
 pub mod webhook;
 

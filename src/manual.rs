@@ -1,6 +1,15 @@
-//! Long-form notes: the decisions behind the API, what each store
-//! guarantees, receiving webhooks, and the error tokens. The same pages are
-//! in the repository's `docs/` folder.
+//! Long-form notes: the decisions behind the API, the agent, real calls over
+//! Twilio, field extraction, guardrails, the API's extensions, what each
+//! store guarantees, receiving webhooks, and the error tokens. The same
+//! pages are in the repository's `docs/` folder.
+
+pub mod agent {
+    #![doc = include_str!("../docs/agent.md")]
+}
+
+pub mod api_extensions {
+    #![doc = include_str!("../docs/api-extensions.md")]
+}
 
 pub mod decisions {
     #![doc = include_str!("../docs/decisions.md")]
@@ -10,8 +19,20 @@ pub mod errors {
     #![doc = include_str!("../docs/errors.md")]
 }
 
+pub mod extraction {
+    #![doc = include_str!("../docs/extraction.md")]
+}
+
+pub mod guardrails {
+    #![doc = include_str!("../docs/guardrails.md")]
+}
+
 pub mod stores {
     #![doc = include_str!("../docs/stores.md")]
+}
+
+pub mod twilio {
+    #![doc = include_str!("../docs/twilio.md")]
 }
 
 pub mod webhooks {

@@ -6,6 +6,9 @@
 //! carrier's HTTP status callbacks can keep it (keyed by the carrier's call
 //! id) and report from its callback handler.
 
+#[cfg(any(test, feature = "conformance"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
+pub mod conformance;
 mod recipient;
 mod simulated;
 mod wav;
@@ -33,7 +36,7 @@ pub struct DialRequest {
     /// Which attempt this dial is: 1 for the first, more for a retry of a
     /// call that reached no one (the same call id, dialed again). A carrier
     /// whose reports arrive as callbacks hands it back with each report
-    /// ([`AgentCall::carrier_report`](crate::AgentCall::carrier_report)),
+    /// ([`CarrierLink::report`]),
     /// so a late report about an earlier attempt changes nothing.
     pub attempt: u32,
     /// Destination, E.164 (already checked by the guardrails).

@@ -28,6 +28,7 @@ mod coerce;
 mod contract;
 pub mod grounding;
 #[cfg(feature = "llm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod llm;
 mod none;
 mod summary;

@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 #[cfg(feature = "http-notifier")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-notifier")))]
 pub use http::HttpNotifier;
 pub use ssrf::{SsrfPolicy, is_forbidden_target};
 

@@ -13,6 +13,7 @@
 
 mod carrier_notes;
 #[cfg(any(test, feature = "conformance"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
 pub mod conformance;
 mod document;
 mod idempotency;
@@ -20,10 +21,12 @@ mod lease;
 mod memory;
 mod outbox;
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub mod sqlite;
 
 use crate::extract::Evidence;
@@ -48,8 +51,10 @@ pub use outbox::{
     PendingDelivery, RecordedAttempt,
 };
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresRateLimiter, PostgresStore, PostgresUsageLedger};
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::{SqliteRateLimiter, SqliteStore, SqliteUsageLedger};
 
 /// A store failure. The HTTP layer answers `503 store_error` for
