@@ -12,9 +12,15 @@ use super::transcript::{Sentence, SentenceIndex, Speaker, Transcript, TurnIndex}
 use super::value_kind::per_canonical;
 use agentcall_english::units::Unit;
 
-/// Minimum keyword score for a turn to raise a field.
+/// Minimum keyword score for a turn to raise a field. A distinctive word
+/// of the field's name scores 2, a generic or light one 0.5 to 1, a
+/// description word 1 (0.5 when the objective uses it too), a synonym half
+/// its word: 1.5 takes one distinctive name word, or a light name word with
+/// a description word, but not description words the objective repeats.
 const TOPIC_THRESHOLD: f64 = 1.5;
-/// Minimum keyword score for a sentence to count as mentioning a field outright.
+/// Minimum keyword score for a sentence to count as mentioning a field
+/// outright: a little more than a turn needs (see [`TOPIC_THRESHOLD`]),
+/// since a sentence is read without the question around it.
 pub(super) const DIRECT_THRESHOLD: f64 = 1.75;
 /// A region never spans more turns than this.
 const MAX_REGION_TURNS: usize = 8;

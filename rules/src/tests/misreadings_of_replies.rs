@@ -1,5 +1,5 @@
-//! Replies a review of the seventh round's rules found they could
-//! misread; each is read as a careful person would, or left `null`.
+//! Replies a review found the rules could misread; each is read as a
+//! careful person would, or left `null`.
 
 use super::numbers::number;
 use super::strings::text;

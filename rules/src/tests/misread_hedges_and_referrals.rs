@@ -1,5 +1,5 @@
-//! Replies a review of the ninth round's rules found they could misread;
-//! each is read as a careful person would, or left `null`.
+//! Hedges, referrals and short answers a review found the rules could
+//! misread; each is read as a careful person would, or left `null`.
 
 use super::{field, one_exchange, run};
 use agentcall::domain::FieldType;

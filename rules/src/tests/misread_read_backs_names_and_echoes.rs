@@ -1,4 +1,4 @@
-//! Counter-examples a review of the tenth round's rules found (invented
+//! Read-backs, names, charges and echoes a review found (invented
 //! phrasings, not labelled calls); each was a wrong value or a lost right
 //! one before the rule was narrowed.
 
