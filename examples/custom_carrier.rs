@@ -5,7 +5,7 @@
 //! carries one call placed through a service.
 //!
 //! ```text
-//! cargo run --example custom_carrier --features conformance
+//! cargo run --example custom_carrier
 //! ```
 
 use std::collections::HashMap;
@@ -14,15 +14,18 @@ use std::time::Duration;
 
 use agentcall::agent::{Act, Agent, Heard};
 use agentcall::carrier::{
-    Carrier, CarrierError, CarrierLink, CarrierOutcome, CarrierReport, DialRequest,
-    ProgressHandle, conformance,
+    Carrier, CarrierError, CarrierLink, CarrierOutcome, CarrierReport, DialRequest, ProgressHandle,
 };
 use agentcall::domain::CallStatus;
 use agentcall::{
     Account, AgentCall, ApiKey, CallId, FieldDefinition, FieldType, PlacementRequest,
     StaticDirectory,
 };
+use agentcall_conformance::carrier as conformance;
 use tokio::sync::oneshot;
+
+/// How long the line rings before the person answers.
+const RING: Duration = Duration::from_millis(50);
 
 /// What the person on the line says to every agent turn.
 const REPLY: &str = "Yes, that works for me.";
@@ -46,7 +49,11 @@ impl Carrier for LoopbackCarrier {
         false
     }
 
-    async fn dial(&self, request: DialRequest, progress: ProgressHandle) -> Result<(), CarrierError> {
+    async fn dial(
+        &self,
+        request: DialRequest,
+        progress: ProgressHandle,
+    ) -> Result<(), CarrierError> {
         // The service's agent; a carrier used on its own runs the default one.
         let link = self.link.lock().unwrap().clone();
         let mut conversation = match link {
@@ -56,19 +63,26 @@ impl Carrier for LoopbackCarrier {
             None => Agent::default().converse(&request),
         };
         let (hang_up, mut hung_up) = oneshot::channel();
-        self.live.lock().unwrap().insert(request.call_id.clone(), hang_up);
+        self.live
+            .lock()
+            .unwrap()
+            .insert(request.call_id.clone(), hang_up);
         let live = Arc::clone(&self.live);
         tokio::spawn(async move {
             let _ = progress.report(CarrierReport::Dialing);
-            let _ = progress.report(CarrierReport::Answered);
-            let mut acts = Vec::new();
-            conversation.open(&mut acts);
             let talk = async {
+                // A phone rings a while, and people take a moment to answer.
+                tokio::time::sleep(RING).await;
+                let _ = progress.report(CarrierReport::Answered);
+                let mut acts = Vec::new();
+                conversation.open(&mut acts);
                 // Every complete agent turn gets the same answer, until the
                 // agent hangs up (the scripted mind does after its fields).
                 while !acts.iter().any(|act| matches!(act, Act::Hangup { .. })) {
                     acts.clear();
-                    conversation.hear(Heard::Said(REPLY.into()), &mut acts).await;
+                    conversation
+                        .hear(Heard::Said(REPLY.into()), &mut acts)
+                        .await;
                 }
             };
             let status = tokio::select! {
@@ -104,7 +118,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     account.default_caller_id = Some("+14155550100".into());
     let key = ApiKey::new("key_demo");
     let service = AgentCall::builder()
-        .directory(Arc::new(StaticDirectory::new().with_account(account, [key.clone()])))
+        .directory(Arc::new(
+            StaticDirectory::new().with_account(account, [key.clone()]),
+        ))
         .carrier(Arc::new(LoopbackCarrier::default()))
         .build()?;
     let me = service.authenticate(&key).await?.ok_or("unknown key")?;

@@ -4,7 +4,7 @@
 //! passes the whole store conformance suite, and then runs a service that
 //! places one call end to end.
 //!
-//! Run it with `cargo run --example custom_store --features conformance`.
+//! Run it with `cargo run --example custom_store`.
 //!
 //! One lock around everything makes each operation a transaction, which is
 //! what the contracts' "atomically" asks for; a real backend gets the same
@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentcall::domain::{AccountId, CallId, KeyId};
@@ -75,12 +75,6 @@ struct IdempotencyRow {
     response: Option<StoredResponse>,
 }
 
-impl IdempotencyRow {
-    fn held_by(&self, token: HoldToken) -> bool {
-        self.token == token && self.response.is_none()
-    }
-}
-
 /// How long from `from` to `to`; zero when the caller's clock went back.
 fn elapsed(from: DateTime<Utc>, to: DateTime<Utc>) -> Duration {
     (to - from).to_std().unwrap_or_default()
@@ -95,12 +89,11 @@ fn plus(at: DateTime<Utc>, span: Duration) -> DateTime<Utc> {
 }
 
 impl VecStore {
-    fn tables(&self) -> Result<MutexGuard<'_, Tables>, StoreError> {
-        // A panic under the lock may have left a write half done; refusing
-        // is safer than serving rows that may disagree with their index.
-        self.tables
-            .lock()
-            .map_err(|_| StoreError::Unavailable("a store operation panicked".into()))
+    fn tables(&self) -> MutexGuard<'_, Tables> {
+        // Every operation encodes and decodes before it writes, so a panic
+        // under the lock cannot leave a write half done: the data behind a
+        // poisoned lock is still sound, and the store keeps serving.
+        self.tables.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -120,11 +113,11 @@ impl Tables {
 
     fn enqueue(&mut self, event: NewEvent) {
         // Event ids are the dedup key: a retried update must not queue twice.
-        if self
+        let known = self
             .events
             .iter()
-            .any(|e| e.event.event_id == event.event_id)
-        {
+            .any(|e| e.event.event_id == event.event_id);
+        if known {
             return;
         }
         let mut state = DeliveryState::new(&event, DeliveryStatus::Pending, 0);
@@ -134,6 +127,15 @@ impl Tables {
             state,
             claim: None,
         });
+    }
+
+    /// A key's record while `token` still holds it (no answer yet): the
+    /// only state a holder's `renew`, `complete` or `abandon` may touch.
+    fn held(&mut self, key_id: &KeyId, key: &str, token: HoldToken) -> Option<&mut IdempotencyRow> {
+        let row = self
+            .idempotency
+            .get_mut(&(key_id.clone(), key.to_owned()))?;
+        (row.token == token && row.response.is_none()).then_some(row)
     }
 
     fn event_mut(&mut self, event_id: &str) -> Option<&mut OutboxRow> {
@@ -186,7 +188,7 @@ impl Tables {
 impl CallStore for VecStore {
     async fn insert(&self, call: &StoredCall) -> Result<(), StoreError> {
         let row = CallDocument::encode(call)?;
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         if tables.calls.contains_key(row.id.as_str()) {
             return Err(StoreError::AlreadyExists(row.id));
         }
@@ -195,7 +197,7 @@ impl CallStore for VecStore {
     }
 
     async fn get(&self, id: &CallId) -> Result<Option<StoredCall>, StoreError> {
-        let tables = self.tables()?;
+        let tables = self.tables();
         let row = tables.calls.get(id.as_str());
         Ok(row.map(CallDocument::decode).transpose()?)
     }
@@ -204,17 +206,14 @@ impl CallStore for VecStore {
         let id = &call.record.id;
         let mut row = CallDocument::encode(call)?;
         row.version = call.version + 1;
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         let stored = tables
             .calls
             .get(id.as_str())
             .ok_or_else(|| StoreError::NotFound(id.clone()))?;
         if stored.version != call.version {
-            let expected = call.version;
-            return Err(StoreError::Conflict {
-                id: id.clone(),
-                expected,
-            });
+            let (id, expected) = (id.clone(), call.version);
+            return Err(StoreError::Conflict { id, expected });
         }
         // The holder may have renewed after this writer read the call; the
         // write must not take that renewal back.
@@ -231,11 +230,13 @@ impl CallStore for VecStore {
     }
 
     async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
-        let tables = self.tables()?;
+        let tables = self.tables();
         let cursor = match &query.starting_after {
             None => None,
             Some(id) => {
-                let row = (tables.calls.get(id.as_str()))
+                let row = tables
+                    .calls
+                    .get(id.as_str())
                     .filter(|row| row.key_id == query.key_id)
                     .ok_or_else(|| StoreError::NotFound(id.clone()))?;
                 Some((row.created_at, id.as_str().to_owned()))
@@ -250,13 +251,11 @@ impl CallStore for VecStore {
         let Some(index) = tables.by_key.get(&query.key_id) else {
             return Ok(page);
         };
-        for (created_at, id) in index.range((Bound::Unbounded, upper)).rev() {
-            if query
-                .created_after
-                .is_some_and(|after| *created_at <= after)
-            {
-                break;
-            }
+        // Newest first: once past `created_after`, nothing further matches.
+        let newest_first = index.range((Bound::Unbounded, upper)).rev();
+        let in_window =
+            newest_first.take_while(|(at, _)| query.created_after.is_none_or(|after| *at > after));
+        for (_, id) in in_window {
             let row = &tables.calls[id];
             if !query.statuses.is_empty() && !query.statuses.contains(&row.status) {
                 continue;
@@ -276,8 +275,8 @@ impl CallStore for VecStore {
         calls: &[CallId],
         until: DateTime<Utc>,
     ) -> Result<Vec<CallId>, StoreError> {
-        let mut tables = self.tables()?;
-        let mut renewed = Vec::new();
+        let mut tables = self.tables();
+        let mut held = Vec::new();
         for id in calls {
             // Only the lease column moves: no new version, no new body.
             let running = tables.calls.get_mut(id.as_str());
@@ -285,15 +284,17 @@ impl CallStore for VecStore {
             let lease = running.and_then(|row| row.lease.as_mut());
             if let Some(lease) = lease.filter(|lease| &lease.holder == holder) {
                 lease.until = until;
-                renewed.push(id.clone());
+                held.push(id.clone());
             }
         }
-        Ok(renewed)
+        Ok(held)
     }
 
     async fn claim_lapsed(&self, claim: &LeaseClaim) -> Result<Vec<StoredCall>, StoreError> {
-        let mut tables = self.tables()?;
-        let mut lapsed: Vec<(DateTime<Utc>, &String)> = (tables.calls.iter())
+        let mut tables = self.tables();
+        let mut lapsed: Vec<(DateTime<Utc>, &String)> = tables
+            .calls
+            .iter()
             .filter_map(|(id, row)| {
                 let lease = row.lease.as_ref()?;
                 claim.takes(lease).then_some((lease.until, id))
@@ -304,7 +305,8 @@ impl CallStore for VecStore {
         // Decode every row before changing any, so an unreadable body fails
         // the whole claim and leaves nothing half taken.
         let lease = CallLease::new(claim.holder.clone(), claim.until);
-        let taken = (lapsed.into_iter())
+        let taken = lapsed
+            .into_iter()
             .map(|(_, id)| {
                 let row = &tables.calls[id];
                 CallDocument::decode_body(id, row.version + 1, Some(lease.clone()), &row.body)
@@ -320,7 +322,7 @@ impl CallStore for VecStore {
     }
 
     async fn put_recording(&self, id: &CallId, recording: Recording) -> Result<(), StoreError> {
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         if !tables.calls.contains_key(id.as_str()) {
             return Err(StoreError::NotFound(id.clone()));
         }
@@ -329,7 +331,7 @@ impl CallStore for VecStore {
     }
 
     async fn recording(&self, id: &CallId) -> Result<Option<Recording>, StoreError> {
-        Ok(self.tables()?.recordings.get(id).cloned())
+        Ok(self.tables().recordings.get(id).cloned())
     }
 }
 
@@ -341,7 +343,7 @@ impl EventOutbox for VecStore {
         limit: usize,
         lease: Duration,
     ) -> Result<Vec<PendingDelivery>, StoreError> {
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         let until = plus(now, lease);
         let picked = tables.claim_order(now, limit);
         let claimed = picked.into_iter().map(|seq| {
@@ -362,42 +364,40 @@ impl EventOutbox for VecStore {
         now: DateTime<Utc>,
         outcome: AttemptOutcome,
     ) -> Result<RecordedAttempt, StoreError> {
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         let current = tables.event_mut(event_id);
         let Some(row) = current.filter(|row| row.claim == Some(claim)) else {
             return Ok(RecordedAttempt::Stale);
         };
         row.claim = None;
         let state = &mut row.state;
-        state.next_attempt_at = match outcome {
-            AttemptOutcome::Postponed { retry_at } => Some(retry_at),
-            AttemptOutcome::Delivered { status } => {
-                state.attempts += 1;
-                state.status = DeliveryStatus::Delivered;
-                state.last_response_status = Some(status);
-                state.last_error = None;
-                state.delivered_at = Some(now);
-                None
-            }
+        match outcome {
+            // A claim handed back unattempted: only its due time changes.
+            AttemptOutcome::Postponed { retry_at } => state.next_attempt_at = Some(retry_at),
             AttemptOutcome::Failed {
                 status,
                 error,
                 retry_at,
             } => {
                 state.attempts += 1;
-                state.last_response_status = status;
-                state.last_error = Some(error);
+                (state.last_response_status, state.last_error) = (status, Some(error));
+                state.next_attempt_at = retry_at;
                 if retry_at.is_none() {
                     state.status = DeliveryStatus::GaveUp;
                 }
-                retry_at
             }
-        };
+            AttemptOutcome::Delivered { status } => {
+                state.attempts += 1;
+                (state.last_response_status, state.last_error) = (Some(status), None);
+                state.status = DeliveryStatus::Delivered;
+                (state.next_attempt_at, state.delivered_at) = (None, Some(now));
+            }
+        }
         Ok(RecordedAttempt::Applied)
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
-        let tables = self.tables()?;
+        let tables = self.tables();
         Ok(tables
             .events
             .iter()
@@ -406,7 +406,7 @@ impl EventOutbox for VecStore {
     }
 
     async fn deliveries(&self, call_id: &CallId) -> Result<Vec<DeliveryState>, StoreError> {
-        let tables = self.tables()?;
+        let tables = self.tables();
         let of_call = tables
             .events
             .iter()
@@ -415,7 +415,7 @@ impl EventOutbox for VecStore {
     }
 
     async fn redeliver(&self, event_id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
-        let mut tables = self.tables()?;
+        let mut tables = self.tables();
         let Some(row) = tables.event_mut(event_id) else {
             return Ok(false);
         };
@@ -438,12 +438,12 @@ impl IdempotencyStore for VecStore {
         ttl: Duration,
         lease: Duration,
     ) -> Result<IdempotencyBegin, StoreError> {
-        let mut tables = self.tables()?;
+        let rows = &mut self.tables().idempotency;
         // Records past their TTL are gone by contract; dropping them here
         // also keeps the table to one TTL's worth of keys.
-        (tables.idempotency).retain(|_, row| elapsed(row.created_at, now) < ttl);
+        rows.retain(|_, row| elapsed(row.created_at, now) < ttl);
         let slot = (key_id.clone(), idempotency_key.to_owned());
-        if let Some(row) = tables.idempotency.get(&slot) {
+        if let Some(row) = rows.get(&slot) {
             // A hold nobody renewed for a whole lease is a crashed holder's.
             let stale = row.response.is_none() && elapsed(row.renewed_at, now) >= lease;
             if !stale {
@@ -462,7 +462,7 @@ impl IdempotencyStore for VecStore {
             token,
             response: None,
         };
-        tables.idempotency.insert(slot, row);
+        rows.insert(slot, row);
         Ok(IdempotencyBegin::Started(token))
     }
 
@@ -473,10 +473,8 @@ impl IdempotencyStore for VecStore {
         token: HoldToken,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let mut tables = self.tables()?;
-        let slot = (key_id.clone(), idempotency_key.to_owned());
-        let held = tables.idempotency.get_mut(&slot);
-        let Some(row) = held.filter(|row| row.held_by(token)) else {
+        let mut tables = self.tables();
+        let Some(row) = tables.held(key_id, idempotency_key, token) else {
             return Ok(false);
         };
         row.renewed_at = row.renewed_at.max(now);
@@ -490,11 +488,7 @@ impl IdempotencyStore for VecStore {
         token: HoldToken,
         response: StoredResponse,
     ) -> Result<(), StoreError> {
-        let mut tables = self.tables()?;
-        let slot = (key_id.clone(), idempotency_key.to_owned());
-        if let Some(row) = tables.idempotency.get_mut(&slot)
-            && row.held_by(token)
-        {
+        if let Some(row) = self.tables().held(key_id, idempotency_key, token) {
             row.response = Some(response);
         }
         Ok(())
@@ -506,13 +500,9 @@ impl IdempotencyStore for VecStore {
         idempotency_key: &str,
         token: HoldToken,
     ) -> Result<(), StoreError> {
-        let mut tables = self.tables()?;
-        let slot = (key_id.clone(), idempotency_key.to_owned());
-        if tables
-            .idempotency
-            .get(&slot)
-            .is_some_and(|row| row.held_by(token))
-        {
+        let mut tables = self.tables();
+        if tables.held(key_id, idempotency_key, token).is_some() {
+            let slot = (key_id.clone(), idempotency_key.to_owned());
             tables.idempotency.remove(&slot);
         }
         Ok(())
@@ -529,9 +519,10 @@ impl Persistence for VecStore {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Panics on the first contract the store breaks.
     let store = VecStore::default();
-    agentcall::store::conformance::run_all(&store).await;
+    agentcall_conformance::store::run_all(&store).await;
 
-    // The same store, leftovers of the suite and all, now under a service.
+    // A fresh one under a service (the suite leaves calls with long-lapsed
+    // leases behind, which a running service would take over).
     let mut account = Account::new("acct_custom_store".parse()?, "whsec_custom_store".into());
     account.numbers = vec!["+14155550100".into()];
     account.default_caller_id = Some("+14155550100".into());
@@ -542,7 +533,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             StaticDirectory::new().with_account(account, [key.clone()]),
         ))
         .carrier(Arc::new(SimulatedCarrier::new(fast)))
-        .store(Arc::new(store))
+        .store(Arc::new(VecStore::default()))
         .build()?;
 
     let me = service.authenticate(&key).await?.ok_or("unknown key")?;

@@ -1,6 +1,5 @@
 //! The examples that implement the traits from scratch run to the end:
 //! each passes the conformance checks that apply to it, then carries a call.
-#![cfg(feature = "conformance")]
 
 mod common;
 
@@ -18,9 +17,15 @@ fn runs(example: &str) -> String {
 #[test]
 fn the_custom_carrier_passes_its_checks_and_completes_a_call() {
     let stdout = runs("custom_carrier");
-    assert!(stdout.contains("passes the carrier conformance checks"), "{stdout}");
+    assert!(
+        stdout.contains("passes the carrier conformance checks"),
+        "{stdout}"
+    );
     assert!(stdout.contains("\"status\": \"completed\""), "{stdout}");
-    assert!(stdout.contains("Recipient: Yes, that works for me."), "{stdout}");
+    assert!(
+        stdout.contains("Recipient: Yes, that works for me."),
+        "{stdout}"
+    );
 }
 
 #[test]

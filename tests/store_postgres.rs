@@ -22,7 +22,6 @@ use tokio::task::JoinSet;
 /// The conformance suite, one test per case, each on two instances' pools
 /// in a fresh schema (left for the test database to drop: a case cannot
 /// drop it asynchronously after itself).
-#[cfg(feature = "conformance")]
 mod conformance_suite {
     use super::*;
 
@@ -32,7 +31,7 @@ mod conformance_suite {
         Some((Arc::new(a), Arc::new(b)))
     }
 
-    agentcall::conformance_tests!(two_handles());
+    agentcall_conformance::conformance_tests!(two_handles());
 }
 
 #[tokio::test]

@@ -40,7 +40,6 @@ impl Drop for TempDb {
 /// The conformance suite, one test per case, each on two handles (two
 /// processes) on a fresh file; the file is removed when the second handle
 /// is dropped.
-#[cfg(feature = "conformance")]
 mod conformance_suite {
     use super::*;
 
@@ -60,7 +59,7 @@ mod conformance_suite {
         Some((Opened(a, db.clone()), Opened(b, db)))
     }
 
-    agentcall::conformance_tests!(two_handles());
+    agentcall_conformance::conformance_tests!(two_handles());
 }
 
 #[tokio::test]

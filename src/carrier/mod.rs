@@ -6,9 +6,6 @@
 //! carrier's HTTP status callbacks can keep it (keyed by the carrier's call
 //! id) and report from its callback handler.
 
-#[cfg(any(test, feature = "conformance"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
-pub mod conformance;
 mod recipient;
 mod simulated;
 mod wav;

@@ -8,13 +8,10 @@
 //! [`MemoryStore`] is always compiled. With the `sqlite` feature,
 //! [`sqlite::SqliteStore`] keeps everything in one file on one machine; with
 //! `postgres`, [`postgres::PostgresStore`] lets several service instances
-//! share one database. [`conformance`] holds the contract tests every
-//! implementation runs on itself.
+//! share one database. The crate `agentcall-conformance` holds the
+//! contract tests every implementation runs on itself.
 
 mod carrier_notes;
-#[cfg(any(test, feature = "conformance"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
-pub mod conformance;
 mod document;
 mod idempotency;
 mod lease;
@@ -321,13 +318,11 @@ impl SharedLimits {
 /// - `limits` returns a rate limiter and a usage ledger whose counts are
 ///   shared by every handle on the same backend: two service instances on
 ///   one database admit exactly the key's budget between them and never
-///   reserve past the cap together ([`conformance::rate_limits_hold_across_handles`]
-///   and [`conformance::minute_caps_hold_across_handles`] check it). A
+///   reserve past the cap together (`agentcall-conformance`'s
+///   `rate_limits_hold_across_handles` and `minute_caps_hold_across_handles`
+///   check it). A
 ///   backend that no other process can reach (in memory) returns the same
 ///   limits from every call on one store value.
-///
-/// [`conformance::rate_limits_hold_across_handles`]: crate::store::conformance
-/// [`conformance::minute_caps_hold_across_handles`]: crate::store::conformance
 pub trait Persistence: CallStore + EventOutbox + IdempotencyStore {
     /// The limits shared by everyone on this store; see the contract.
     fn limits(&self) -> SharedLimits;

@@ -1,32 +1,7 @@
-//! The in-memory store's own tests (the conformance suite and retention).
+//! The in-memory store's own tests (retention; the conformance suite is
+//! `tests/conformance.rs`).
 
 use super::*;
-
-/// The conformance suite, one test per case.
-mod conformance {
-    use super::MemoryStore;
-    use std::sync::Arc;
-
-    crate::conformance_tests!(async {
-        let store = Arc::new(MemoryStore::new());
-        Some((store.clone(), store))
-    });
-}
-
-/// The conformance suite on a store that drops ended calls.
-mod conformance_with_retention {
-    use super::{MemoryRetention, MemoryStore};
-    use std::sync::Arc;
-
-    crate::conformance_tests!(async {
-        let hour = std::time::Duration::from_secs(3600);
-        let store = Arc::new(MemoryStore::with_retention(MemoryRetention::new(
-            Some(hour),
-            Some(hour),
-        )));
-        Some((store.clone(), store))
-    });
-}
 
 fn at(seconds: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()

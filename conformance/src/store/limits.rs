@@ -6,9 +6,9 @@ use std::sync::Arc;
 use chrono::Duration;
 
 use super::fixtures::{base_time, fresh_key};
-use crate::domain::{AccountId, CallAttempt, CallId};
-use crate::guardrails::{LimitError, ReserveError, Usage};
-use crate::store::Persistence;
+use agentcall::domain::{AccountId, CallAttempt, CallId};
+use agentcall::guardrails::{LimitError, ReserveError, Usage};
+use agentcall::store::Persistence;
 
 /// A key's budget is one budget between two handles: of many concurrent
 /// acquisitions through either, exactly the limit is admitted; a refund

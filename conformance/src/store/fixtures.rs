@@ -1,13 +1,11 @@
 //! Builders and helpers the conformance tests share.
 
-use std::collections::BTreeMap;
-
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
-use crate::domain::{AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
-use crate::store::{
-    CallStore, CarrierNotes, DeliveryState, EventOutbox, NewEvent, PendingDelivery, StoredCall,
+use agentcall::domain::{AccountId, ApiKey, CallId, CallRecord, CallStatus, EventKind, KeyId};
+use agentcall::store::{
+    CallStore, DeliveryState, EventOutbox, NewEvent, PendingDelivery, StoredCall,
 };
 
 pub(super) fn base_time() -> DateTime<Utc> {
@@ -22,45 +20,29 @@ pub(super) fn fresh_key() -> KeyId {
 }
 
 pub(super) fn sample_call(key_id: &KeyId, created_at: DateTime<Utc>) -> StoredCall {
-    StoredCall {
-        record: CallRecord::queued(
-            CallId::generate(),
-            "+14155550123",
-            "Confirm the appointment",
-        ),
-        account_id: "acct_conformance".parse().expect("valid account id"),
-        key_id: key_id.clone(),
-        created_at,
-        caller_id: "+14155550100".into(),
-        context: Some("context".into()),
-        fields: Vec::new(),
-        webhook_url: Some("https://example.com/hook".into()),
-        reserved_minutes: 3,
-        reserved_in: None,
-        extraction_notes: BTreeMap::new(),
-        extraction_evidence: BTreeMap::new(),
-        carrier_end: None,
-        settled: false,
-        lease: None,
-        calling_window: None,
-        waiting_until: None,
-        retry: None,
-        carrier_notes: CarrierNotes::default(),
-        version: 0,
-    }
+    let record = CallRecord::queued(
+        CallId::generate(),
+        "+14155550123",
+        "Confirm the appointment",
+    );
+    let account = "acct_conformance".parse().expect("valid account id");
+    let mut call = StoredCall::new(record, account, key_id.clone(), created_at, "+14155550100");
+    call.context = Some("context".into());
+    call.webhook_url = Some("https://example.com/hook".into());
+    call.reserved_minutes = 3;
+    call
 }
 
 pub(super) fn sample_event(call: &StoredCall, kind: EventKind, at: DateTime<Utc>) -> NewEvent {
-    NewEvent {
-        event_id: format!("{}:{}:{}", call.record.id, kind, at.timestamp_millis()),
-        call_id: call.record.id.clone(),
-        account_id: call.account_id.clone(),
+    NewEvent::new(
+        format!("{}:{}:{}", call.record.id, kind, at.timestamp_millis()),
+        call.record.id.clone(),
+        call.account_id.clone(),
         kind,
-        url: "https://example.com/hook".into(),
-        body: Bytes::from(format!("{{\"event\":\"{kind}\"}}")),
-        created_at: at,
-        first_attempt_at: at,
-    }
+        "https://example.com/hook",
+        Bytes::from(format!("{{\"event\":\"{kind}\"}}")),
+        at,
+    )
 }
 
 /// A fresh account id no other test uses.

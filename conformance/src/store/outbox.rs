@@ -3,8 +3,8 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::fixtures::*;
-use crate::domain::{CallStatus, EventKind};
-use crate::store::{
+use agentcall::domain::{CallStatus, EventKind};
+use agentcall::store::{
     AttemptOutcome, CallStore, ClaimToken, DeliveryStatus, EventOutbox, NewEvent, PendingDelivery,
     RecordedAttempt,
 };

@@ -1,10 +1,10 @@
-//! The contract checks every carrier runs on itself (feature
-//! `conformance`): each takes the carrier and a request it chooses, and
+//! The contract checks every carrier runs on itself: each takes the carrier and a request it chooses, and
 //! panics on a violation of the [`Carrier`] contract. A carrier that is not
 //! attached to a service runs its calls with the default agent.
 //!
 //! ```
-//! use agentcall::carrier::{SimulatedCarrier, SimulationConfig, conformance};
+//! use agentcall::carrier::{SimulatedCarrier, SimulationConfig};
+//! use agentcall_conformance::carrier as conformance;
 //! use std::time::Duration;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -18,8 +18,10 @@
 
 use std::time::Duration;
 
-use super::{Carrier, CarrierError, CarrierReport, DialRequest, ProgressHandle, ProgressReports};
-use crate::domain::{CallId, CallStatus, FieldDefinition, FieldType};
+use agentcall::carrier::{
+    Carrier, CarrierError, CarrierReport, DialRequest, ProgressHandle, ProgressReports,
+};
+use agentcall::domain::{CallId, CallStatus, FieldDefinition, FieldType};
 
 /// How long a check waits for a report before it calls the carrier stuck.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -68,7 +70,10 @@ pub async fn an_answered_call_reports_in_order(carrier: &dyn Carrier, to: &str) 
     match next(&mut reports).await {
         Some(CarrierReport::Ended(outcome)) => {
             assert!(
-                matches!(outcome.status, CallStatus::Completed | CallStatus::Voicemail),
+                matches!(
+                    outcome.status,
+                    CallStatus::Completed | CallStatus::Voicemail
+                ),
                 "an answered call ends connected: {outcome:?}"
             );
             assert!(outcome.transcript.is_some(), "with what was said");
@@ -83,7 +88,10 @@ pub async fn a_hang_up_ends_a_live_call(carrier: &dyn Carrier, to: &str) {
     let request = request(to);
     let call_id = request.call_id.clone();
     let mut reports = dial(carrier, request).await;
-    carrier.hang_up(&call_id).await.expect("the hang-up is taken");
+    carrier
+        .hang_up(&call_id)
+        .await
+        .expect("the hang-up is taken");
     loop {
         match next(&mut reports).await {
             Some(CarrierReport::Ended(_)) => break,

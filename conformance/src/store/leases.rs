@@ -3,9 +3,9 @@
 use chrono::Duration;
 
 use super::fixtures::*;
-use crate::domain::{CallId, CallStatus};
-use crate::store::{CallLease, CallStore, CarrierEnd, InstanceId, LeaseClaim, StoreError};
-use crate::transcript::Transcript;
+use agentcall::domain::{CallId, CallStatus};
+use agentcall::store::{CallLease, CallStore, CarrierEnd, InstanceId, LeaseClaim, StoreError};
+use agentcall::transcript::Transcript;
 
 /// Leases (run it on an empty database: its claims take any lapsed lease):
 /// `renew_leases` extends the holder's named running calls only, without

@@ -1,9 +1,9 @@
 //! The contract tests every store runs on itself.
 //!
 //! Each function takes a store that is empty or holds only calls of other
-//! keys, exercises one part of the [`CallStore`](super::CallStore) /
-//! [`EventOutbox`](super::EventOutbox) /
-//! [`IdempotencyStore`](super::IdempotencyStore) / [`Persistence`] contract and panics on a
+//! keys, exercises one part of the [`CallStore`](agentcall::store::CallStore) /
+//! [`EventOutbox`](agentcall::store::EventOutbox) /
+//! [`IdempotencyStore`](agentcall::store::IdempotencyStore) / [`Persistence`] contract and panics on a
 //! violation; the limits' cases take two handles on one backend. A
 //! backend's own tests declare one test per case with
 //! [`conformance_tests!`](crate::conformance_tests), given an async block
@@ -15,7 +15,7 @@
 //!     use std::sync::Arc;
 //!     use agentcall::store::MemoryStore;
 //!
-//!     agentcall::conformance_tests!(async {
+//!     agentcall_conformance::conformance_tests!(async {
 //!         let store = Arc::new(MemoryStore::new());
 //!         Some((store.clone(), store))
 //!     });
@@ -38,7 +38,7 @@ pub use leases::*;
 pub use limits::*;
 pub use outbox::*;
 
-use super::Persistence;
+use agentcall::store::Persistence;
 
 /// Declares one `#[tokio::test]` per conformance case, each on the two
 /// handles `$open` (a future of `Option<(A, B)>`) gives for a fresh
@@ -68,7 +68,7 @@ macro_rules! conformance_tests {
             let Some((store, _other)) = $open.await else {
                 return;
             };
-            $crate::store::conformance::$case(&*store).await;
+            $crate::store::$case(&*store).await;
         }
     )+};
     (@two $open:expr; $($case:ident),+) => {$(
@@ -77,7 +77,7 @@ macro_rules! conformance_tests {
             let Some((one, two)) = $open.await else {
                 return;
             };
-            $crate::store::conformance::$case(&*one, &*two).await;
+            $crate::store::$case(&*one, &*two).await;
         }
     )+};
 }

@@ -4,8 +4,8 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 
 use super::fixtures::*;
-use crate::domain::KeyId;
-use crate::store::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
+use agentcall::domain::KeyId;
+use agentcall::store::{HoldToken, IdempotencyBegin, IdempotencyStore, StoredResponse};
 
 /// Whether `begin` started the key (under any token).
 fn is_started(begin: &IdempotencyBegin) -> bool {
@@ -52,10 +52,7 @@ pub async fn idempotency_keys_replay_mismatch_and_expire<S: IdempotencyStore + ?
         "scoped per API key",
     );
     assert_ne!(k1, other, "each start has its own token");
-    let response = StoredResponse {
-        status: 201,
-        body: Bytes::from_static(b"{\"callId\":\"x\"}"),
-    };
+    let response = StoredResponse::new(201, Bytes::from_static(b"{\"callId\":\"x\"}"));
     store
         .complete(&key, "k1", k1, response.clone())
         .await

@@ -4,8 +4,8 @@ use bytes::Bytes;
 use chrono::Duration;
 
 use super::fixtures::*;
-use crate::domain::{CallId, CallStatus};
-use crate::store::{CallStore, ListQuery, Recording, StoreError};
+use agentcall::domain::{CallId, CallStatus};
+use agentcall::store::{CallStore, ListQuery, Recording, StoreError};
 
 /// A stored call reads back equal.
 pub async fn insert_then_get<S: CallStore + ?Sized>(store: &S) {
@@ -207,10 +207,7 @@ pub async fn recordings_round_trip<S: CallStore + ?Sized>(store: &S) {
     store.insert(&call).await.expect("insert");
     assert_eq!(store.recording(&call.record.id).await.expect("read"), None);
     for bytes in [&b"RIFF1"[..], &b"RIFF2"[..]] {
-        let recording = Recording {
-            content_type: "audio/wav".into(),
-            bytes: Bytes::from(bytes),
-        };
+        let recording = Recording::new("audio/wav", Bytes::from(bytes));
         store
             .put_recording(&call.record.id, recording.clone())
             .await
