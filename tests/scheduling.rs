@@ -568,3 +568,80 @@ async fn two_instances_on_postgresql_never_start_the_same_waiting_call_twice() {
     b.shutdown(Duration::from_secs(5)).await;
     schema.drop().await;
 }
+
+/// Waits (a hang guard, not a measure: the manual clock is what moves) until
+/// `carrier` has dialed `id` `times` times.
+async fn dialed(carrier: &CountingCarrier, id: &str, times: usize) {
+    for _ in 0..2_000 {
+        if carrier.dials(id) >= times {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{id} was dialed {} times, not {times}", carrier.dials(id));
+}
+
+/// With the lease keeper's beat twenty minutes away (a call lease of an
+/// hour), the instance that put calls to wait starts them at their time:
+/// a call scheduled 6 s ahead, and a retry due a minute after an
+/// unanswered attempt, each dial as soon as the clock passes its time,
+/// never before, on the memory store and on SQLite.
+async fn waiting_calls_start_at_their_time(
+    configure: impl FnOnce(agentcall::AgentCallBuilder) -> agentcall::AgentCallBuilder,
+) {
+    let s = setup_with("2026-12-01T15:00:00Z", |builder| {
+        configure(
+            builder
+                .on_time_starts(true)
+                .call_lease(Duration::from_secs(3600)),
+        )
+    });
+    let body =
+        json!({"to": NEW_YORK, "objective": "Confirm", "scheduledAt": "2026-12-01T15:00:06Z"});
+    let id = place(&s.api, KEY_A1, body).await;
+    s.clock.set(utc("2026-12-01T15:00:05Z"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(s.carrier.dials(&id), 0, "not before its time");
+    s.clock.set(utc("2026-12-01T15:00:06.001Z"));
+    dialed(&s.carrier, &id, 1).await;
+    assert_eq!(
+        wait_terminal(&s.api, KEY_A1, &id).await.status,
+        CallStatus::Completed
+    );
+
+    // The simulated recipient at ...1 does not answer: retried a minute later.
+    let unanswered = json!({"to": "+12125550171", "objective": "Confirm",
+        "retry": {"maxAttempts": 2, "on": ["no_answer"], "delayMinutes": [1]}});
+    let retried = place(&s.api, KEY_A1, unanswered).await;
+    dialed(&s.carrier, &retried, 1).await;
+    for _ in 0..2_000 {
+        let call = record(&s.api, &retried).await;
+        if call["attempts"].as_array().is_some_and(|a| a.len() == 1) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    s.clock.set(utc("2026-12-01T15:01:05Z"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(s.carrier.dials(&retried), 1, "not before its delay");
+    s.clock.set(utc("2026-12-01T15:02:07Z"));
+    dialed(&s.carrier, &retried, 2).await;
+    s.service.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_calls_start_at_their_time_in_memory() {
+    waiting_calls_start_at_their_time(|builder| builder).await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_calls_start_at_their_time_on_sqlite() {
+    let path = common::process::TempPath::unique("db");
+    let store = Arc::new(
+        agentcall::store::SqliteStore::open(&path.0)
+            .await
+            .expect("open"),
+    );
+    waiting_calls_start_at_their_time(move |builder| builder.store(store)).await;
+}

@@ -53,7 +53,8 @@ macro_rules! conformance_tests {
             insert_then_get, insert_twice_fails, update_is_compare_and_set,
             concurrent_updates_from_one_version_move_once, list_is_scoped_ordered_and_limited,
             list_pages_with_cursor_and_filters, recordings_round_trip,
-            leases_renew_lapse_are_claimed_once_and_fence, carrier_end_and_settlement_round_trip,
+            leases_renew_lapse_are_claimed_once_and_fence, waiting_only_claims_take_only_due_waiting_calls,
+            carrier_end_and_settlement_round_trip,
             events_enter_with_updates_and_deliver_in_order, claims_take_turns_across_accounts,
             late_outcomes_under_a_lapsed_claim_change_nothing,
             redelivery_invalidates_an_outstanding_claim, postponed_claims_count_no_attempt,
@@ -93,6 +94,7 @@ pub async fn run_all<S: Persistence>(store: &S) {
     list_pages_with_cursor_and_filters(store).await;
     recordings_round_trip(store).await;
     leases_renew_lapse_are_claimed_once_and_fence(store).await;
+    waiting_only_claims_take_only_due_waiting_calls(store).await;
     carrier_end_and_settlement_round_trip(store).await;
     events_enter_with_updates_and_deliver_in_order(store).await;
     claims_take_turns_across_accounts(store).await;

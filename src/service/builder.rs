@@ -123,6 +123,7 @@ pub struct AgentCallBuilder {
     instance: InstanceId,
     clock: Arc<dyn Clock>,
     default_calling_windows: Option<bool>,
+    on_time_starts: bool,
 }
 
 impl AgentCall {
@@ -148,6 +149,7 @@ impl AgentCall {
             instance: InstanceId::generate(),
             clock: Arc::new(SystemClock),
             default_calling_windows: None,
+            on_time_starts: true,
         }
     }
 }
@@ -362,6 +364,19 @@ impl AgentCallBuilder {
         self
     }
 
+    /// Whether a waiting call (scheduled, outside its window, or waiting
+    /// for a retry) that this instance puts to wait is started by a timer
+    /// on the service's clock at its time (default on). Off, waiting calls
+    /// start at the lease keeper's beat (every third of
+    /// [`call_lease`](Self::call_lease)) or an explicit
+    /// [`AgentCall::recover`]: for hosts and tests that step time
+    /// themselves. Waiting calls of an instance that is gone always start
+    /// at a beat of another.
+    pub fn on_time_starts(mut self, on: bool) -> Self {
+        self.on_time_starts = on;
+        self
+    }
+
     /// Whether calls to US and Canadian numbers that neither the placement
     /// nor the account gives a `callingWindow` keep to 08:00–21:00 on the
     /// called party's clock, every day ([`CallingWindow::US_DEFAULT`], after
@@ -446,6 +461,7 @@ impl AgentCallBuilder {
                 instance: self.instance,
                 clock: self.clock,
                 default_calling_windows,
+                on_time_starts: self.on_time_starts,
                 following: std::sync::Mutex::new(Default::default()),
                 lookouts: std::sync::Mutex::default(),
                 store_health: std::sync::Mutex::default(),

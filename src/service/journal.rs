@@ -397,6 +397,14 @@ impl AgentCall {
             match self.inner.store.update(&next, Vec::new()).await {
                 Ok(version) => {
                     next.version = version;
+                    if let Some(until) = waiting.filter(|_| {
+                        next.lease
+                            .as_ref()
+                            .is_some_and(|l| l.holder == InstanceId::waiting())
+                    }) {
+                        // Released to wait for its next attempt: started here at its time.
+                        self.start_at(until);
+                    }
                     return next;
                 }
                 Err(StoreError::Conflict { .. }) => {

@@ -140,9 +140,16 @@ impl AgentCall {
                 service.renew_leases().await;
                 let idle = takeover.as_ref().is_none_or(JoinHandle::is_finished);
                 let accepting = service.inner.accepting.load(Ordering::SeqCst);
-                if idle && accepting && service.store_healthy_for(lease) {
+                if idle && accepting {
+                    // Waiting calls are nobody's: they are started at their
+                    // time whatever the store did lately (the fallback for
+                    // those whose instance's timer is gone). Calls a running
+                    // instance let lapse wait until this instance has
+                    // reached the store for a whole lease, so that after an
+                    // outage their holders get a lease to renew.
+                    let lapsed = service.store_healthy_for(lease);
                     takeover = Some(tokio::spawn(async move {
-                        if let Err(error) = service.take_over(false).await {
+                        if let Err(error) = service.take_over(false, !lapsed).await {
                             tracing::warn!(%error, "taking over lapsed calls failed; the next beat tries again");
                         }
                     }));
@@ -234,7 +241,13 @@ impl AgentCall {
     /// With `reclaim_own` (an explicit [`AgentCall::recover`]) the calls are
     /// finished before this returns; otherwise (the keeper) finishing runs
     /// in the background.
-    pub(super) async fn take_over(&self, reclaim_own: bool) -> Result<RecoveryReport, StoreError> {
+    ///
+    /// With `waiting_only`, only waiting calls whose time has come.
+    pub(super) async fn take_over(
+        &self,
+        reclaim_own: bool,
+        waiting_only: bool,
+    ) -> Result<RecoveryReport, StoreError> {
         let _one_at_a_time = self.inner.takeover.lock().await;
         let mut report = RecoveryReport::default();
         loop {
@@ -246,6 +259,7 @@ impl AgentCall {
                 CLAIM_BATCH,
             );
             claim.reclaim_own = reclaim_own;
+            claim.waiting_only = waiting_only;
             let claimed = self.inner.store.claim_lapsed(&claim).await?;
             let exhausted = claimed.len() < CLAIM_BATCH;
             // Calls this process follows already were only re-leased to it.
@@ -544,9 +558,44 @@ impl AgentCall {
     async fn park(&self, call: &mut StoredCall, at: DateTime<Utc>) {
         call.waiting_until = Some(at);
         call.lease = Some(CallLease::new(InstanceId::waiting(), at));
-        if let Err(error) = self.inner.store.update(call, Vec::new()).await {
-            tracing::warn!(call_id = %call.record.id, %error, "could not put a call back to wait; it is taken over again");
+        match self.inner.store.update(call, Vec::new()).await {
+            Ok(_) => self.start_at(at),
+            Err(error) => {
+                tracing::warn!(call_id = %call.record.id, %error, "could not put a call back to wait; it is taken over again");
+            }
         }
+    }
+
+    /// Starts the waiting calls due at `at` then, on this instance: a timer
+    /// on the service's clock, so a call this instance put to wait rings at
+    /// its time rather than at the lease keeper's next beat (which remains
+    /// the fallback when this instance is gone). The timer ends with the
+    /// service.
+    pub(super) fn start_at(&self, at: DateTime<Utc>) {
+        if !self.inner.on_time_starts {
+            return;
+        }
+        let service = std::sync::Arc::downgrade(&self.inner);
+        let clock = std::sync::Arc::clone(&self.inner.clock);
+        let mut stop = self.inner.stop_calls.subscribe();
+        // A lease lapses once its time has passed, not at it.
+        let after = at + chrono::Duration::milliseconds(1);
+        tokio::spawn(async move {
+            tokio::select! {
+                () = clock.sleep_until(after) => {}
+                _ = stop.wait_for(|stopping| *stopping) => return,
+            }
+            let Some(inner) = service.upgrade() else {
+                return;
+            };
+            let service = AgentCall { inner };
+            if !service.inner.accepting.load(Ordering::SeqCst) {
+                return;
+            }
+            if let Err(error) = service.take_over(false, true).await {
+                tracing::warn!(%error, "starting due waiting calls failed; the lease keeper tries again");
+            }
+        });
     }
 
     /// Charges the limits for the next attempt of a retried call, as a

@@ -60,7 +60,7 @@ impl AgentCall {
     /// [`Carrier::resume`]: crate::carrier::Carrier::resume
     /// [`StoredCall::carrier_end`]: crate::store::StoredCall::carrier_end
     pub async fn recover(&self) -> Result<RecoveryReport, ServiceError> {
-        Ok(self.take_over(true).await?)
+        Ok(self.take_over(true, false).await?)
     }
 
     /// Stops the service gracefully:

@@ -131,6 +131,9 @@ struct Inner {
     /// Whether US and CA numbers without a window keep to the default one
     /// (see [`AgentCallBuilder::default_calling_windows`]).
     default_calling_windows: bool,
+    /// Whether waiting calls this instance puts to wait start on a timer
+    /// at their time (see [`AgentCallBuilder::on_time_starts`]).
+    on_time_starts: bool,
     /// The calls this process follows (placing, following or finishing),
     /// with how many of its tasks do (a call's finishing task and its
     /// follower, or the follower of an attempt that was retried and the

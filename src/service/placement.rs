@@ -188,6 +188,7 @@ impl AgentCall {
         }
         if waits {
             tracing::info!(call_id = %call.record.id, starts_at = %start.at, "call waits to be dialed");
+            self.start_at(start.at);
             return Ok(Placed {
                 call_id: call.record.id,
                 status: CallStatus::Queued,

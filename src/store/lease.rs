@@ -105,6 +105,9 @@ pub struct LeaseClaim {
     /// a restarted instance with a stable [`InstanceId`] taking back what
     /// its previous process held.
     pub reclaim_own: bool,
+    /// Take only waiting calls whose time has come (leases of
+    /// [`InstanceId::waiting`]), none that a running instance let lapse.
+    pub waiting_only: bool,
 }
 
 impl LeaseClaim {
@@ -116,11 +119,15 @@ impl LeaseClaim {
             until,
             limit,
             reclaim_own: false,
+            waiting_only: false,
         }
     }
 
     /// Whether this claim takes a call leased as `lease`.
     pub fn takes(&self, lease: &CallLease) -> bool {
+        if self.waiting_only && lease.holder != InstanceId::waiting() {
+            return false;
+        }
         lease.lapsed_at(self.now) || (self.reclaim_own && lease.holder == self.holder)
     }
 }

@@ -90,6 +90,9 @@ pub fn builder() -> AgentCallBuilder {
         .extractor(Arc::new(agentcall_rules::RulesExtractor::new()))
         .guardrails(Guardrails::new(guardrail_config()))
         .delivery(fast_delivery())
+        // The tests step waiting calls with `recover()` on a manual clock;
+        // `tests/scheduling.rs` checks the timers on their own.
+        .on_time_starts(false)
 }
 
 pub fn service() -> AgentCall {

@@ -164,3 +164,49 @@ pub async fn carrier_end_and_settlement_round_trip<S: CallStore + ?Sized>(store:
         assert_eq!(read.as_ref(), Some(call));
     }
 }
+
+/// A claim with `waiting_only` takes waiting calls whose time has passed
+/// (leases of [`InstanceId::waiting`]) and no call that a running instance
+/// let lapse, nor a waiting call not yet due.
+pub async fn waiting_only_claims_take_only_due_waiting_calls<S: CallStore + ?Sized>(store: &S) {
+    let t = base_time() + Duration::days(3650);
+    let secs = Duration::seconds;
+    let key = fresh_key();
+    let leased = |holder: InstanceId, until| {
+        let mut call = sample_call(&key, t);
+        call.lease = Some(CallLease::new(holder, until));
+        call
+    };
+    let due = leased(InstanceId::waiting(), t);
+    let later = leased(InstanceId::waiting(), t + secs(60));
+    let lapsed = leased(InstanceId::generate(), t - secs(1));
+    for call in [&due, &later, &lapsed] {
+        store.insert(call).await.expect("insert");
+    }
+    let taker = InstanceId::generate();
+    let mut claim = LeaseClaim::new(taker.clone(), t + secs(1), t + secs(31), 1000);
+    claim.waiting_only = true;
+    let claimed = store.claim_lapsed(&claim).await.expect("claim");
+    let ids: Vec<&CallId> = claimed.iter().map(|c| &c.record.id).collect();
+    assert!(
+        ids.contains(&&due.record.id),
+        "the due waiting call is taken"
+    );
+    assert!(
+        !ids.contains(&&later.record.id),
+        "not one whose time has not come"
+    );
+    assert!(
+        !ids.contains(&&lapsed.record.id),
+        "not one a running instance let lapse"
+    );
+    let taken = claimed
+        .iter()
+        .find(|c| c.record.id == due.record.id)
+        .expect("taken");
+    assert_eq!(taken.lease.as_ref().map(|l| &l.holder), Some(&taker));
+    // Without the restriction, the lapsed call is taken too.
+    let anyone = LeaseClaim::new(taker, t + secs(1), t + secs(31), 1000);
+    let claimed = store.claim_lapsed(&anyone).await.expect("claim");
+    assert!(claimed.iter().any(|c| c.record.id == lapsed.record.id));
+}

@@ -242,10 +242,13 @@ impl Db<D> {
         } else {
             ""
         };
+        // Only waiting calls, when `$5` names the waiting holder.
+        let waiting = " AND ($5 = '' OR holder = $5)";
+        let waiting_holder = InstanceId::waiting();
         let sql = format!(
             "UPDATE calls SET holder = $1, lease_until_ns = $2, version = version + 1 \
              WHERE id IN (SELECT id FROM calls WHERE lease_until_ns IS NOT NULL \
-             AND (lease_until_ns < $3{own}) ORDER BY lease_until_ns LIMIT $4{lock}) \
+             AND (lease_until_ns < $3{own}){waiting} ORDER BY lease_until_ns LIMIT $4{lock}) \
              RETURNING {CALL_SELECT}",
             lock = D::SKIP_LOCKED,
         );
@@ -255,6 +258,11 @@ impl Db<D> {
             .bind(nanos(claim.until))
             .bind(nanos(claim.now))
             .bind(sql_int(claim.limit))
+            .bind(if claim.waiting_only {
+                waiting_holder.as_str()
+            } else {
+                ""
+            })
             .fetch_all(&self.pool)
             .await
             .map_err(db_error)?;
