@@ -472,3 +472,44 @@ async fn the_example_server_converses_through_a_configured_model() {
         "one request per agent turn after the greeting, the goodbye included"
     );
 }
+
+#[tokio::test]
+async fn key_presses_reach_the_model_as_call_events_in_system_messages() {
+    let model = ScriptedModel::start(|_| {
+        let mut pieces = words("Thanks. Which day suits you?");
+        pieces.push(done());
+        (200, pieces)
+    })
+    .await;
+    let mut conversation = Conversation::new(brief(), model.mind(), AgentLimits::default());
+    let mut acts = Vec::new();
+    conversation.open(&mut acts);
+    conversation
+        .hear(Heard::Said("Hi.".into()), &mut acts)
+        .await;
+    conversation
+        .hear(Heard::Digits("1".into()), &mut acts)
+        .await;
+    let request = model.requests().pop().unwrap();
+    let last = request["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    // docs/decisions.md: recipient words are `user` messages, call events
+    // (keys, wrap-up) `system` messages.
+    assert_eq!(last["role"], "system", "{last}");
+    let content = last["content"].as_str().unwrap();
+    assert!(
+        content.contains("pressed") && content.contains('1'),
+        "{content}"
+    );
+    // The transcript keeps the keys as the recipient's.
+    assert!(
+        conversation
+            .transcript()
+            .to_text()
+            .contains("Recipient: [pressed 1]")
+    );
+}

@@ -645,3 +645,31 @@ async fn waiting_calls_start_at_their_time_on_sqlite() {
     );
     waiting_calls_start_at_their_time(move |builder| builder.store(store)).await;
 }
+
+#[tokio::test]
+async fn a_window_that_never_opens_still_spends_the_keys_rate_budget() {
+    // The window search runs after the rate limit is charged: placements
+    // crafted to search in vain are limited like any others.
+    let mut account = account_a();
+    account.calls_per_minute = 3;
+    let s = setup_with("2026-12-01T14:30:00Z", |builder| {
+        builder.directory(Arc::new(directory_with(account, account_b())))
+    });
+    let never = json!({"to": NEW_YORK, "objective": "Confirm",
+                       "callingWindow": {"start": "09:00", "end": "17:00", "days": []}});
+    let mut tokens = Vec::new();
+    for _ in 0..4 {
+        let (status, body) = rejected(&s.api, never.clone()).await;
+        tokens.push((status.as_u16(), body["error"].as_str().unwrap().to_owned()));
+    }
+    let outside = (400, "outside_calling_window".to_owned());
+    assert_eq!(
+        tokens,
+        [
+            outside.clone(),
+            outside.clone(),
+            outside,
+            (429, "rate_limited".to_owned())
+        ]
+    );
+}

@@ -47,14 +47,16 @@ impl LlmMind {
     fn request_body(&self, brief: &Brief, history: &[Turn]) -> Value {
         let mut messages = vec![json!({"role": "system", "content": brief.system_prompt()})];
         for turn in history {
-            let role = match turn.speaker {
-                Speaker::Agent => "assistant",
-                Speaker::Recipient => "user",
-                _ => "system",
-            };
-            let content = match turn.kind {
-                TurnKind::Keys => turn.line_text(),
-                _ => turn.text.clone(),
+            // Keys are a call event, not the recipient's words: a `system`
+            // message, as docs/decisions.md says of every call event.
+            let (role, content) = match (turn.kind, turn.speaker) {
+                (TurnKind::Keys, _) => (
+                    "system",
+                    format!("The recipient pressed keys: {}", turn.text.trim()),
+                ),
+                (_, Speaker::Agent) => ("assistant", turn.text.clone()),
+                (_, Speaker::Recipient) => ("user", turn.text.clone()),
+                _ => ("system", turn.text.clone()),
             };
             messages.push(json!({"role": role, "content": content}));
         }

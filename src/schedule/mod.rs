@@ -29,7 +29,7 @@ mod retry;
 mod window;
 mod zones;
 
-pub use opening::{holds_at, next_opening, opening_with_room};
+pub use opening::{holds_at, next_opening, opening_with_room, opening_within};
 pub use retry::{
     DEFAULT_DELAY_MINUTES, MAX_ATTEMPTS, MAX_DELAY_MINUTES, RetryError, RetryFields, RetryOn,
     RetryPolicy,

@@ -43,6 +43,17 @@ pub fn next_opening(
     zones: impl IntoIterator<Item = Zone>,
     after: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
+    next_opening_before(window, zones, after, None)
+}
+
+/// [`next_opening`], searching no further than `until` (when given) nor a
+/// year: the work is bounded by the nearer of the two.
+fn next_opening_before(
+    window: &CallingWindow,
+    zones: impl IntoIterator<Item = Zone>,
+    after: DateTime<Utc>,
+    until: Option<DateTime<Utc>>,
+) -> Option<DateTime<Utc>> {
     if window.days().is_empty() {
         return None;
     }
@@ -59,7 +70,14 @@ pub fn next_opening(
     }
     let mut from = after;
     let mut candidates = Vec::new();
+    let horizon = match until {
+        Some(until) => Some(to_timestamp(until)?),
+        None => None,
+    };
     for _ in 0..CHUNKS {
+        if horizon.is_some_and(|horizon| from >= horizon) {
+            return None;
+        }
         let until = from.checked_add(CHUNK).ok()?;
         candidates.clear();
         for zone in &zones {
@@ -107,11 +125,53 @@ pub fn opening_with_room(
     after: DateTime<Utc>,
     room: std::time::Duration,
 ) -> Option<DateTime<Utc>> {
+    search_with_room(window, zones, after, room, None)
+}
+
+/// [`opening_with_room`], for an opening no later than `until`: `None` when
+/// there is none by then. The search stops at `until`, so its cost is
+/// bounded by how far ahead it looks, whatever the window and however many
+/// zones the number spans (a placement looks 30 days ahead at most).
+///
+/// ```
+/// use agentcall::schedule::{opening_within, time_zones, CallingWindow};
+/// use chrono::{DateTime, Utc};
+///
+/// let late: DateTime<Utc> = "2026-12-02T01:58:00Z".parse()?;
+/// let room = std::time::Duration::from_secs(300);
+/// let zones = time_zones("+12125550123");
+/// let by_morning: DateTime<Utc> = "2026-12-02T14:00:00Z".parse()?;
+/// let by_midnight: DateTime<Utc> = "2026-12-02T05:00:00Z".parse()?;
+/// let window = CallingWindow::US_DEFAULT;
+/// assert_eq!(opening_within(&window, zones.clone(), late, room, by_morning), Some("2026-12-02T13:00:00Z".parse()?));
+/// assert_eq!(opening_within(&window, zones, late, room, by_midnight), None);
+/// # Ok::<(), chrono::ParseError>(())
+/// ```
+pub fn opening_within(
+    window: &CallingWindow,
+    zones: impl IntoIterator<Item = Zone> + Clone,
+    after: DateTime<Utc>,
+    room: std::time::Duration,
+    until: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    search_with_room(window, zones, after, room, Some(until)).filter(|&at| at <= until)
+}
+
+fn search_with_room(
+    window: &CallingWindow,
+    zones: impl IntoIterator<Item = Zone> + Clone,
+    after: DateTime<Utc>,
+    room: std::time::Duration,
+    until: Option<DateTime<Utc>>,
+) -> Option<DateTime<Utc>> {
     let room = chrono::Duration::from_std(room).ok()?;
     let mut from = after;
     // Each miss moves past one opening's day; a year of days at most.
     for _ in 0..400 {
-        let opens = next_opening(window, zones.clone(), from)?;
+        if until.is_some_and(|until| from > until) {
+            return None;
+        }
+        let opens = next_opening_before(window, zones.clone(), from, until)?;
         let rings_until = opens.checked_add_signed(room)?;
         if holds_at(window, zones.clone(), rings_until) {
             return Some(opens);

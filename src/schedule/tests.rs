@@ -185,3 +185,25 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A search bounded at `until` finds what the unbounded one finds when
+    /// that is no later than `until`, and nothing otherwise.
+    #[test]
+    fn a_bounded_search_agrees_with_the_unbounded_one_up_to_its_bound(
+        window in any_window(),
+        number in prop::sample::select(&NUMBERS[..]),
+        offset in 0i64..(3 * 365 * 86_400),
+        days_ahead in 0i64..40,
+        ring in 0u64..7_200,
+    ) {
+        let after = utc("2026-01-01T00:00:00Z") + Duration::seconds(offset);
+        let until = after + Duration::days(days_ahead);
+        let ring = std::time::Duration::from_secs(ring);
+        let unbounded = opening_with_room(&window, time_zones(number), after, ring);
+        let bounded = opening_within(&window, time_zones(number), after, ring, until);
+        prop_assert_eq!(bounded, unbounded.filter(|&at| at <= until));
+    }
+}

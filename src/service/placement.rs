@@ -12,7 +12,7 @@ use crate::accounts::Principal;
 use crate::domain::CallError;
 use crate::domain::{CallAttempt, CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
-use crate::schedule::{CallingWindow, opening_with_room, time_zones};
+use crate::schedule::{CallingWindow, opening_within, time_zones};
 use crate::state::{Ending, Transition};
 use crate::store::StoredCall;
 
@@ -94,7 +94,9 @@ impl AgentCall {
                 (inner.default_calling_windows && matches!(region, Some("US" | "CA")))
                     .then_some(CallingWindow::US_DEFAULT)
             });
-        let start = plan_start(&approved.request, window, inner.timing.ring_timeout, now)?;
+        // The rate limit is charged before the window search, so every
+        // search (bounded, but costlier for a crafted window on a number
+        // spanning many zones) spends the key's budget.
         // An outage of either limit is a store error (503), never a 429:
         // the client should retry shortly, not back off as if over a limit.
         let permit = match inner
@@ -110,6 +112,7 @@ impl AgentCall {
                 return Err(ServiceError::LimitsUnavailable(error));
             }
         };
+        let start = plan_start(&approved.request, window, inner.timing.ring_timeout, now)?;
         let period = inner.billing_period.start_of(now);
         let call_id = CallId::generate();
         let first = CallAttempt::first(call_id.clone());
@@ -342,7 +345,7 @@ const MAX_SCHEDULE_AHEAD: chrono::Duration = chrono::Duration::days(30);
 
 /// Judges `scheduledAt` (a past time means now; more than 30 days ahead is
 /// an error) and the calling window that applies (the placement's, else
-/// the account's, else the default), before any limit is charged. The call
+/// the account's, else the default), after the rate limit is charged. The call
 /// starts only where the window leaves it `ring` to ring; a window with no
 /// such room within 30 days of the earliest start is
 /// `outside_calling_window`.
@@ -364,11 +367,12 @@ fn plan_start(
     let earliest = scheduled_at.map_or(now, |at| at.max(now));
     let at = match &window {
         None => earliest,
-        Some(window) => opening_with_room(window, time_zones(&request.to), earliest, ring)
-            .filter(|&at| {
-                earliest
-                    .checked_add_signed(MAX_SCHEDULE_AHEAD)
-                    .is_some_and(|limit| at <= limit)
+        // The search looks no further than it could use: its cost is
+        // bounded whatever the window and however many zones the number has.
+        Some(window) => earliest
+            .checked_add_signed(MAX_SCHEDULE_AHEAD)
+            .and_then(|limit| {
+                opening_within(window, time_zones(&request.to), earliest, ring, limit)
             })
             .ok_or(Rejection::OutsideCallingWindow)?,
     };
