@@ -43,7 +43,13 @@ const GOODBYE: &str = "Thanks, goodbye.";
 fn mind(request: &Value) -> Reply {
     let lines = user_lines(request);
     let last = lines.last().map(String::as_str).unwrap_or_default();
-    if last.starts_with("[pressed") {
+    // A key press is a call event: the last message, a `system` one.
+    let last_message = request["messages"]
+        .as_array()
+        .and_then(|messages| messages.last());
+    if last_message
+        .is_some_and(|m| m["role"] == "system" && m["content"] == "The recipient pressed keys: 1")
+    {
         Reply::end(GOODBYE, "objective_met")
     } else if last.contains("boxes") {
         Reply::say(CONFIRM)
