@@ -137,6 +137,13 @@ struct Harness {
 
 impl Harness {
     async fn start(options: Options) -> Self {
+        Self::start_with_mind(options, mind).await
+    }
+
+    async fn start_with_mind(
+        options: Options,
+        mind: impl Fn(&Value) -> Reply + Send + Sync + 'static,
+    ) -> Self {
         let fake = FakeTwilio::start().await;
         let model = ScriptedModel::start(mind).await;
         let receiver = Receiver::start().await;
@@ -1091,6 +1098,59 @@ async fn the_recipient_hanging_up_completes_the_call_with_the_partial_transcript
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_relay_socket_completes_the_call_with_the_partial_transcript() {
     recipient_hangs_up_mid_conversation(true).await;
+}
+
+// Last words --------------------------------------------------------------
+
+const FRIDAY_QUESTION: &str = "Does Friday work for your delivery?";
+
+/// Asks whether Friday works; thinks for six seconds over the answer.
+fn slow_mind(request: &Value) -> Reply {
+    let lines = user_lines(request);
+    if lines.iter().any(|line| line.contains("Friday works")) {
+        Reply::end("Great, Friday it is. Goodbye.", "objective_met").after(Duration::from_secs(6))
+    } else {
+        Reply::say(FRIDAY_QUESTION)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recipients_last_words_are_kept_when_they_hang_up_while_the_model_thinks() {
+    let h = Harness::start_with_mind(Options::default(), slow_mind).await;
+    let body = json!({
+        "to": TO,
+        "objective": "Confirm that Friday works for the delivery",
+        "webhookUrl": h.receiver.url,
+        "fields": [{"name": "fridayWorks", "type": "boolean",
+                    "description": "Whether Friday works for the delivery"}],
+    });
+    let (id, _) = place_at(&h.client, h.base(), &body).await;
+    let call = h.fake.next_call().await;
+    assert_eq!(call.status("initiated").await, 204);
+    assert_eq!(call.status("ringing").await, 204);
+    let mut relay = call.answer().await;
+    relay.prompt("Hello?");
+    assert_eq!(relay.agent_turn().await, FRIDAY_QUESTION);
+    relay.prompt("Yes, Friday works, bye");
+    // Twilio drops the socket and reports the end at once; the model is
+    // still thinking.
+    call.set_duration(9);
+    call.recipient_hangs_up(true).await;
+    call.wait_finished().await;
+    let record = h.wait_terminal(&id).await;
+    assert_eq!(record["status"], "completed", "{record:#}");
+    assert_eq!(
+        transcript_lines(&record),
+        [
+            agent(&greeting(&call)),
+            recipient("Hello?"),
+            agent(FRIDAY_QUESTION),
+            recipient("Yes, Friday works, bye"),
+        ],
+        "{record:#}"
+    );
+    assert_eq!(record["extracted"]["fridayWorks"], true, "{record:#}");
+    assert_eq!(record["durationSec"], 9);
 }
 
 // Time limit --------------------------------------------------------------

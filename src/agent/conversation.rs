@@ -213,31 +213,46 @@ impl Conversation {
         });
     }
 
-    /// Reacts to what the carrier heard. Once the conversation is over
-    /// (after an [`Act::Hangup`]) nothing more happens.
+    /// Reacts to what the carrier heard: [`Conversation::take_in`], then
+    /// [`Conversation::answer`] when an answer is due. Once the
+    /// conversation is over (after an [`Act::Hangup`]) nothing more
+    /// happens.
     pub async fn hear(&mut self, heard: Heard, acts: &mut dyn Acts) {
+        if self.take_in(heard, acts) {
+            self.answer(acts).await;
+        }
+    }
+
+    /// Takes in what the carrier heard without asking the mind yet, so a
+    /// carrier can keep what was heard (in its store, say) before the
+    /// mind's turn, which may take up to [`AgentLimits::turn_timeout`] and
+    /// may never finish if the recipient hangs up. What needs no mind (a
+    /// silence's prompt or goodbye) is done at once. Returns whether the
+    /// mind is to answer now ([`Conversation::answer`]).
+    pub fn take_in(&mut self, heard: Heard, acts: &mut dyn Acts) -> bool {
         if self.over {
-            return;
+            return false;
         }
         match heard {
             Heard::Interrupted { heard } => {
                 // The recipient is speaking: no silence run goes on.
                 self.silences = 0;
                 self.cut_last_agent_turn(&heard);
+                false
             }
             Heard::Said(text) => {
                 self.silences = 0;
                 let text = text.trim();
                 if text.is_empty() {
-                    return;
+                    return false;
                 }
                 self.history.push(Turn::new(Speaker::Recipient, text));
-                self.respond(acts).await;
+                true
             }
             Heard::Digits(digits) => {
                 self.silences = 0;
                 self.history.push(Turn::keys(digits));
-                self.respond(acts).await;
+                true
             }
             Heard::Silence => {
                 self.silences += 1;
@@ -246,7 +261,18 @@ impl Conversation {
                 } else {
                     self.end_with(SILENT_GOODBYE, "silence", acts);
                 }
+                false
             }
+        }
+    }
+
+    /// The agent's answer to what was taken in, from the mind. Dropping
+    /// the future before it completes (the line went dead) cancels the
+    /// mind's turn and leaves the history as taken in, without the
+    /// unfinished turn.
+    pub async fn answer(&mut self, acts: &mut dyn Acts) {
+        if !self.over {
+            self.respond(acts).await;
         }
     }
 

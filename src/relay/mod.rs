@@ -7,4 +7,4 @@ mod messages;
 mod session;
 
 pub use messages::{Inbound, Outbound};
-pub use session::{OnTurn, RelayError, SessionEnd, SessionPlan, Setup, run_session};
+pub use session::{KEEP_TIMEOUT, OnTurn, RelayError, SessionEnd, SessionPlan, Setup, run_session};

@@ -2,11 +2,12 @@
 //! engine in the middle, our frames out, over any stream and sink of text
 //! frames (a WebSocket from axum, tokio-tungstenite or anything else).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
@@ -24,8 +25,17 @@ pub struct Setup {
     pub parameters: BTreeMap<String, String>,
 }
 
-/// What a session tells its host after every turn: the transcript so far.
-pub type OnTurn = Box<dyn FnMut(&Transcript) + Send>;
+/// What a session tells its host after every turn, and after every
+/// utterance heard before the mind is asked to answer it: the transcript so
+/// far. The session waits for the returned future (at most
+/// [`KEEP_TIMEOUT`]) before it goes on, so what was heard is kept even if
+/// the recipient hangs up while the mind is thinking.
+pub type OnTurn = Box<dyn FnMut(Transcript) -> BoxFuture<'static, ()> + Send>;
+
+/// How long a session waits for its host to keep the transcript
+/// ([`OnTurn`]). A slower keep is given up so a slow store cannot stall
+/// the call; the next one carries the whole transcript again.
+pub const KEEP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What a session needs once it knows its call.
 pub struct SessionPlan {
@@ -39,8 +49,9 @@ pub struct SessionPlan {
     /// `welcomeGreeting`, which cannot be interrupted); otherwise the
     /// session sends it as the first turn.
     pub carrier_speaks_greeting: bool,
-    /// Told the transcript after every turn, so it outlives a session that
-    /// dies mid-call (a host keeps it where the call's end can find it).
+    /// Told the transcript after every turn and every utterance heard, so
+    /// it outlives a session that dies mid-call (a host keeps it where the
+    /// call's end can find it).
     pub on_turn: Option<OnTurn>,
 }
 
@@ -273,13 +284,9 @@ where
         limits,
         max_duration,
         carrier_speaks_greeting,
-        mut on_turn,
+        on_turn,
     } = plan(setup.clone()).await?;
-    let mut tell = |conversation: &Conversation| {
-        if let Some(on_turn) = on_turn.as_mut() {
-            on_turn(&conversation.transcript());
-        }
-    };
+    let mut keep = Keeper(on_turn);
     let wrap_up_at = started + max_duration.saturating_sub(limits.wrap_up_before);
     let mut wrapped_up = false;
 
@@ -298,26 +305,31 @@ where
         .first()
         .map(|t| t.text.clone())
         .unwrap_or_default();
-    tell(&conversation);
+    keep.tell(&conversation).await;
     let mut closed = false;
+    // Frames that arrived while the mind was answering, in order.
+    let mut pending = VecDeque::new();
     // While the recipient is expected to speak: when the silence is up.
     let mut silence_at = Some(Instant::now() + speaking_time(&greeting) + limits.silence_timeout);
     let hangup = loop {
         if let Some(reason) = turn.hangup.take() {
             break Some((reason, speaking_time(&turn.said)));
         }
-        let event = tokio::select! {
-            frame = heard.recv() => match frame {
-                Some(frame) => Event::Frame(frame),
-                None => {
-                    closed = true; // the carrier closed the session
-                    break None;
-                }
+        let event = match pending.pop_front() {
+            Some(frame) => Event::Frame(frame),
+            None => tokio::select! {
+                frame = heard.recv() => match frame {
+                    Some(frame) => Event::Frame(frame),
+                    None => {
+                        closed = true; // the carrier closed the session
+                        break None;
+                    }
+                },
+                _ = sleep_until(silence_at.unwrap_or(started)), if silence_at.is_some() => Event::Silence,
+                _ = sleep_until(wrap_up_at), if !wrapped_up => Event::WrapUp,
             },
-            _ = sleep_until(silence_at.unwrap_or(started)), if silence_at.is_some() => Event::Silence,
-            _ = sleep_until(wrap_up_at), if !wrapped_up => Event::WrapUp,
         };
-        let heard = match event {
+        let heard_now = match event {
             Event::WrapUp => {
                 wrapped_up = true;
                 conversation.wrap_up();
@@ -333,15 +345,13 @@ where
                 utterance_until_interrupt,
             }) => {
                 // Cuts the turn the recipient spoke over; they speak next.
-                conversation
-                    .hear(
-                        Heard::Interrupted {
-                            heard: utterance_until_interrupt,
-                        },
-                        &mut turn,
-                    )
-                    .await;
-                tell(&conversation);
+                conversation.take_in(
+                    Heard::Interrupted {
+                        heard: utterance_until_interrupt,
+                    },
+                    &mut turn,
+                );
+                keep.tell(&conversation).await;
                 silence_at = Some(Instant::now() + limits.silence_timeout);
                 continue;
             }
@@ -354,8 +364,44 @@ where
         // A new agent turn: an interruption of the previous one is over.
         let _ = out.0.send(ToSend::Unmute);
         turn.said.clear();
-        conversation.hear(heard, &mut turn).await;
-        tell(&conversation);
+        if conversation.take_in(heard_now, &mut turn) {
+            // What was heard is kept before the mind is asked: the
+            // recipient may hang up while it thinks.
+            keep.tell(&conversation).await;
+            let answered = {
+                let answer = conversation.answer(&mut turn);
+                tokio::pin!(answer);
+                loop {
+                    tokio::select! {
+                        () = &mut answer => break true,
+                        frame = heard.recv() => match frame {
+                            Some(frame) => pending.push_back(frame),
+                            // The line is dead: the mind's turn is dropped
+                            // (its request cancelled), nobody would hear it.
+                            None => break false,
+                        },
+                    }
+                }
+            };
+            if !answered {
+                // What the recipient said before hanging up is kept too.
+                for frame in pending.drain(..) {
+                    let last_words = match frame {
+                        Inbound::Prompt {
+                            voice_prompt,
+                            last: true,
+                        } => Heard::Said(voice_prompt),
+                        Inbound::Dtmf { digit } => Heard::Digits(digit),
+                        _ => continue,
+                    };
+                    conversation.take_in(last_words, &mut Vec::new());
+                }
+                keep.tell(&conversation).await;
+                closed = true;
+                break None;
+            }
+        }
+        keep.tell(&conversation).await;
         silence_at = Some(Instant::now() + speaking_time(&turn.said) + limits.silence_timeout);
     };
     let hangup_reason = match hangup {
@@ -387,6 +433,21 @@ where
         transcript: conversation.transcript(),
         hangup_reason,
     })
+}
+
+/// The host's [`OnTurn`], told the transcript when it changed.
+struct Keeper(Option<OnTurn>);
+
+impl Keeper {
+    async fn tell(&mut self, conversation: &Conversation) {
+        let Some(on_turn) = self.0.as_mut() else {
+            return;
+        };
+        let kept = on_turn(conversation.transcript());
+        if tokio::time::timeout(KEEP_TIMEOUT, kept).await.is_err() {
+            tracing::warn!(timeout = ?KEEP_TIMEOUT, "the transcript was not kept in time; the call goes on");
+        }
+    }
 }
 
 /// What the session reacts to next.

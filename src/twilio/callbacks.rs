@@ -117,7 +117,6 @@ impl TwilioCallbacks {
         O::Error: std::fmt::Display,
         E: std::fmt::Display,
     {
-        let (turns, mut latest) = tokio::sync::watch::channel(None::<Transcript>);
         let opened = std::sync::atomic::AtomicBool::new(false);
         let opened_ref = &opened;
         let call = &call_id;
@@ -160,38 +159,13 @@ impl TwilioCallbacks {
                 limits: agent.limits(),
                 max_duration: request.max_duration,
                 carrier_speaks_greeting: true,
-                on_turn: Some(Box::new(move |transcript: &Transcript| {
-                    let _ = turns.send(Some(transcript.clone()));
-                })),
+                on_turn: Some(keep_on_call(link, call.clone())),
             })
         };
-        // Keeps the latest transcript on the call while the session runs.
         let link = self
             .link()
             .map_err(|_| RelayError::UnknownCall(call_id.to_string()))?;
-        let keeper_link = link.clone();
-        let keeper_call = call_id.clone();
-        let keeper = tokio::spawn(async move {
-            while latest.changed().await.is_ok() {
-                let transcript = latest.borrow_and_update().clone();
-                let kept = keeper_link
-                    .note(&keeper_call, |notes| {
-                        let machine = notes.answered_by.as_deref().is_some_and(is_machine);
-                        if machine || notes.transcript == transcript {
-                            return false;
-                        }
-                        notes.transcript = transcript.clone();
-                        true
-                    })
-                    .await;
-                if let Err(error) = kept {
-                    tracing::warn!(call_id = %keeper_call, %error, "relay transcript not kept yet");
-                }
-            }
-        });
         let ended = run_session(incoming, outgoing, plan).await;
-        // The plan (and the sender it held) is gone: the keeper finishes.
-        let _ = keeper.await;
         if opened.load(std::sync::atomic::Ordering::SeqCst) {
             let transcript = ended.as_ref().ok().map(|end| end.transcript.clone());
             let noted = link
@@ -467,6 +441,31 @@ fn failed(error: CallError) -> CarrierOutcome {
     let mut outcome = CarrierOutcome::new(CallStatus::Failed);
     outcome.error = Some(error);
     outcome
+}
+
+/// Keeps a relay session's transcript on the call, where the call's end
+/// finds it whichever instance receives the `completed` callback; at a
+/// machine the message left replaced the session and its transcript stays.
+fn keep_on_call(link: CarrierLink, call: CallId) -> crate::relay::OnTurn {
+    Box::new(move |transcript: Transcript| {
+        let (link, call) = (link.clone(), call.clone());
+        Box::pin(async move {
+            let transcript = Some(transcript);
+            let kept = link
+                .note(&call, |notes| {
+                    let machine = notes.answered_by.as_deref().is_some_and(is_machine);
+                    if machine || notes.transcript == transcript {
+                        return false;
+                    }
+                    notes.transcript = transcript.clone();
+                    true
+                })
+                .await;
+            if let Err(error) = kept {
+                tracing::warn!(call_id = %call, %error, "relay transcript not kept yet");
+            }
+        })
+    })
 }
 
 /// Whether Twilio's `AnsweredBy` means no person picked up.

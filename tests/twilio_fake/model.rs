@@ -22,10 +22,12 @@ impl Drop for ScriptedModel {
     }
 }
 
-/// What the model answers: words, and whether it then calls `end_call`.
+/// What the model answers: words, whether it then calls `end_call`, and
+/// how long it thinks first.
 pub struct Reply {
     pub words: String,
     pub end_call: Option<&'static str>,
+    pub delay: std::time::Duration,
 }
 
 impl Reply {
@@ -33,6 +35,7 @@ impl Reply {
         Self {
             words: words.to_owned(),
             end_call: None,
+            delay: std::time::Duration::ZERO,
         }
     }
 
@@ -40,7 +43,13 @@ impl Reply {
         Self {
             words: words.to_owned(),
             end_call: Some(reason),
+            delay: std::time::Duration::ZERO,
         }
+    }
+
+    /// The same reply, streamed only after `delay`.
+    pub fn after(self, delay: std::time::Duration) -> Self {
+        Self { delay, ..self }
     }
 }
 
@@ -63,6 +72,7 @@ impl ScriptedModel {
                     };
                     seen.lock().unwrap().push(body.clone());
                     let reply = behaviour(&body);
+                    tokio::time::sleep(reply.delay).await;
                     let mut stream = String::from(
                         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
                     );

@@ -374,8 +374,9 @@ async fn a_socket_that_fails_mid_turn_keeps_the_conversation() {
                 limits: AgentLimits::default(),
                 max_duration: Duration::from_secs(600),
                 carrier_speaks_greeting: true,
-                on_turn: Some(Box::new(move |transcript: &Transcript| {
+                on_turn: Some(Box::new(move |transcript: Transcript| {
                     told_by_session.lock().unwrap().push(transcript.to_text());
+                    Box::pin(async {})
                 })),
             })
         },
@@ -413,4 +414,98 @@ async fn a_socket_that_fails_mid_turn_keeps_the_conversation() {
         Some(ended.transcript.to_text().as_str())
     );
     assert!(told.len() >= 3, "the greeting, then each turn: {told:?}");
+}
+
+/// A mind that thinks for six seconds before it says anything, and tells
+/// whether its turn was dropped unfinished.
+#[derive(Debug, Default)]
+struct Thinking {
+    finished: std::sync::atomic::AtomicUsize,
+    dropped: std::sync::atomic::AtomicUsize,
+}
+
+struct DropFlag<'a>(&'a std::sync::atomic::AtomicUsize, bool);
+
+impl Drop for DropFlag<'_> {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+#[async_trait]
+impl Mind for Thinking {
+    async fn next_turn(
+        &self,
+        _: &Brief,
+        _: &[Turn],
+        words: &mut dyn Words,
+    ) -> Result<Decision, MindError> {
+        let mut flag = DropFlag(&self.dropped, false);
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        words.say("Great, Friday it is.");
+        flag.1 = true;
+        self.finished
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(Decision::default())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn what_is_heard_is_kept_before_the_mind_answers_and_a_hang_up_cancels_the_answer() {
+    let (to_session, incoming) = mpsc::unbounded_channel::<Result<String, String>>();
+    let incoming = futures_util::stream::unfold(incoming, |mut rx| async move {
+        rx.recv().await.map(|frame| (frame, rx))
+    });
+    let sink = futures_util::sink::drain().sink_map_err(|never| match never {});
+    let mind = Arc::new(Thinking::default());
+    let told = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let (session_mind, told_by_session) = (Arc::clone(&mind), Arc::clone(&told));
+    let session = tokio::spawn(run_session(
+        Box::pin(incoming),
+        sink,
+        move |_setup: Setup| async move {
+            Ok(SessionPlan {
+                conversation: Conversation::new(brief(), session_mind, AgentLimits::default()),
+                limits: AgentLimits::default(),
+                max_duration: Duration::from_secs(600),
+                carrier_speaks_greeting: true,
+                on_turn: Some(Box::new(move |transcript: Transcript| {
+                    let told = Arc::clone(&told_by_session);
+                    Box::pin(async move {
+                        // A store that takes its time, within the bound.
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        told.lock().unwrap().push(transcript.to_text());
+                    })
+                })),
+            })
+        },
+    ));
+    let send = |frame: Value| to_session.send(Ok(frame.to_string())).unwrap();
+    send(json!({"type": "setup", "callSid": "CA1", "customParameters": {"callId": "call_1"}}));
+    send(json!({"type": "prompt", "voicePrompt": "Yes, Friday works, bye", "last": true}));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Kept while the mind is still thinking.
+    assert!(
+        told.lock()
+            .unwrap()
+            .last()
+            .is_some_and(|text| text.ends_with("Recipient: Yes, Friday works, bye")),
+        "{told:?}"
+    );
+    // The recipient says one more thing and hangs up mid-thought.
+    send(json!({"type": "prompt", "voicePrompt": "Thanks.", "last": true}));
+    drop(to_session);
+    let ended = session.await.unwrap().unwrap();
+    assert_eq!(ended.hangup_reason, None);
+    let text = ended.transcript.to_text();
+    assert!(
+        text.ends_with("Recipient: Yes, Friday works, bye\nRecipient: Thanks."),
+        "{text}"
+    );
+    assert_eq!(told.lock().unwrap().last(), Some(&text));
+    // The answer was dropped unfinished: nobody was there to hear it.
+    assert_eq!(mind.finished.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(mind.dropped.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
