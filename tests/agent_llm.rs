@@ -513,3 +513,75 @@ async fn key_presses_reach_the_model_as_call_events_in_system_messages() {
             .contains("Recipient: [pressed 1]")
     );
 }
+
+#[tokio::test]
+async fn a_model_that_never_stops_talking_is_cut_at_the_turn_limits() {
+    // A server that ignores `max_tokens`: 20,000 words, megabytes of
+    // events, then a goodbye tool call that is never reached.
+    let model = ScriptedModel::start(|_| {
+        let mut pieces: Vec<Piece> = (0..20_000)
+            .map(|i| text(&format!("word{i} "), i % 2 == 0))
+            .collect();
+        pieces.extend(end_call("objective_met"));
+        (200, pieces)
+    })
+    .await;
+    let config = LlmConfig::new(&model.base_url, "scripted", ApiKey::new("sk-scripted"))
+        .with_timeout(Duration::from_secs(10));
+    let mind = LlmMind::new(config)
+        .with_max_tokens(120)
+        .with_max_read_bytes(512 * 1024);
+    let limits = AgentLimits::default().with_max_turn_bytes(600);
+    let mut conversation = Conversation::new(brief(), Arc::new(mind), limits);
+    let mut acts = Vec::new();
+    conversation.open(&mut acts);
+    acts.clear();
+    conversation
+        .hear(Heard::Said("Hello?".into()), &mut acts)
+        .await;
+    let spoken = said(&acts);
+    assert!(spoken.len() <= 600, "{} bytes spoken", spoken.len());
+    assert!(spoken.len() > 500, "the turn is spoken up to its limit");
+    // Cut between words, and the call goes on: no apology, no hang-up.
+    assert!(spoken.trim_end().ends_with(|c: char| c.is_ascii_digit()));
+    let last_word = spoken.split_whitespace().last().unwrap();
+    assert!(
+        last_word.starts_with("word") && last_word[4..].parse::<u32>().is_ok(),
+        "{last_word}"
+    );
+    assert!(!spoken.contains(ERROR_GOODBYE));
+    assert_eq!(acts.last(), Some(&Act::EndOfTurn));
+    assert!(!conversation.is_over());
+    let kept = conversation.history().last().unwrap().text.clone();
+    assert_eq!(kept, spoken.trim());
+    // The model was asked for a bounded turn.
+    let request = &model.requests()[0];
+    assert_eq!(request["max_tokens"], 120);
+}
+
+#[tokio::test]
+async fn an_answer_past_the_read_limit_ends_the_turn_with_what_was_said() {
+    // One event that never ends: data lines without the blank line.
+    let model = ScriptedModel::start(|_| {
+        let mut pieces = words("Let me check. ");
+        pieces.push(Piece::Raw(format!("data: {}\n", "x".repeat(1000))));
+        pieces.extend((0..2_000).map(|_| Piece::Raw(format!("data: {}\n", "y".repeat(1000)))));
+        pieces.push(Piece::Stall);
+        (200, pieces)
+    })
+    .await;
+    let config = LlmConfig::new(&model.base_url, "scripted", ApiKey::new("sk-scripted"))
+        .with_timeout(Duration::from_secs(10));
+    let mind = LlmMind::new(config).with_max_read_bytes(64 * 1024);
+    let mut conversation = Conversation::new(brief(), Arc::new(mind), AgentLimits::default());
+    let mut acts = Vec::new();
+    conversation.open(&mut acts);
+    acts.clear();
+    conversation
+        .hear(Heard::Said("Hello?".into()), &mut acts)
+        .await;
+    // Not the stall's timeout: the turn ended at the read limit.
+    assert_eq!(said(&acts), "Let me check. ");
+    assert_eq!(acts.last(), Some(&Act::EndOfTurn));
+    assert!(!conversation.is_over());
+}

@@ -96,6 +96,10 @@ pub struct AgentLimits {
     /// How long a silence lasts before the carrier reports
     /// [`Heard::Silence`] (default 10 s; the carrier keeps the clock).
     pub silence_timeout: Duration,
+    /// Most bytes the mind may say in one turn (default 2,000, about two
+    /// minutes of speech; at least 1): the rest of a longer turn is neither
+    /// spoken nor kept, cut at a word boundary where there is one.
+    pub max_turn_bytes: usize,
 }
 
 impl Default for AgentLimits {
@@ -105,6 +109,7 @@ impl Default for AgentLimits {
             turn_timeout: Duration::from_secs(15),
             wrap_up_before: Duration::from_secs(20),
             silence_timeout: Duration::from_secs(10),
+            max_turn_bytes: 2_000,
         }
     }
 }
@@ -125,6 +130,12 @@ impl AgentLimits {
     /// Sets [`AgentLimits::wrap_up_before`].
     pub fn with_wrap_up_before(mut self, before: Duration) -> Self {
         self.wrap_up_before = before;
+        self
+    }
+
+    /// Sets [`AgentLimits::max_turn_bytes`].
+    pub fn with_max_turn_bytes(mut self, bytes: usize) -> Self {
+        self.max_turn_bytes = bytes.max(1);
         self
     }
 
@@ -310,6 +321,7 @@ impl Conversation {
         let mut words = Spoken {
             acts: &mut *acts,
             text: String::new(),
+            room: self.limits.max_turn_bytes.max(1),
         };
         let decided = tokio::time::timeout(
             self.limits.turn_timeout,
@@ -417,14 +429,43 @@ impl Conversation {
     }
 }
 
-/// The mind's words, forwarded as they come and kept for the history.
+/// The mind's words, forwarded as they come and kept for the history, up
+/// to the turn's room ([`AgentLimits::max_turn_bytes`]).
 struct Spoken<'a> {
     acts: &'a mut dyn Acts,
     text: String,
+    /// Bytes the turn may still say.
+    room: usize,
 }
 
 impl Words for Spoken<'_> {
     fn say(&mut self, text: &str) {
+        if text.is_empty() || self.room == 0 {
+            return;
+        }
+        let text = if text.len() <= self.room {
+            self.room -= text.len();
+            text
+        } else {
+            let mut end = self.room;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = &text[..end];
+            // Not in the middle of a word, when the piece has a break.
+            let mid_word = !text[end..].starts_with(char::is_whitespace);
+            let cut = match cut.rfind(char::is_whitespace) {
+                _ if !mid_word => cut,
+                Some(space) => &cut[..space],
+                // The piece is all one word: dropped if the word starts in
+                // it (what was already said cannot be taken back).
+                None if self.text.is_empty() || self.text.ends_with(char::is_whitespace) => "",
+                None => cut,
+            };
+            self.room = 0;
+            tracing::warn!("the mind's turn is longer than allowed; the rest is not spoken");
+            cut
+        };
         if text.is_empty() {
             return;
         }

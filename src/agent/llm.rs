@@ -21,12 +21,20 @@ use crate::transcript::{Speaker, Turn, TurnKind};
 /// The function the model calls to end the call.
 pub const END_CALL: &str = "end_call";
 
+/// Default [`LlmMind::with_max_tokens`]: about a minute and a half of
+/// speech, far more than a phone turn needs.
+pub const DEFAULT_MAX_TURN_TOKENS: u32 = 300;
+/// Default [`LlmMind::with_max_read_bytes`].
+pub const DEFAULT_MAX_READ_BYTES: usize = 256 * 1024;
+
 /// A [`Mind`] backed by a chat-completions model; see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct LlmMind {
     client: reqwest::Client,
     config: LlmConfig,
     endpoint: String,
+    max_tokens: u32,
+    max_read_bytes: usize,
 }
 
 impl LlmMind {
@@ -40,7 +48,27 @@ impl LlmMind {
             client,
             config,
             endpoint,
+            max_tokens: DEFAULT_MAX_TURN_TOKENS,
+            max_read_bytes: DEFAULT_MAX_READ_BYTES,
         }
+    }
+
+    /// The most tokens the model may write in one turn, sent as
+    /// `max_tokens` (default [`DEFAULT_MAX_TURN_TOKENS`]; at least 1). A
+    /// model that reaches it ends its turn there.
+    pub fn with_max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens.max(1);
+        self
+    }
+
+    /// The most bytes of one turn's answer read from the server (default
+    /// [`DEFAULT_MAX_READ_BYTES`]): a server that ignores `max_tokens` or
+    /// streams without end is cut off there, and the turn ends with what
+    /// was said so far. It bounds the event-stream data and the tool-call
+    /// arguments too.
+    pub fn with_max_read_bytes(mut self, bytes: usize) -> Self {
+        self.max_read_bytes = bytes.max(1);
+        self
     }
 
     /// The request for the next turn.
@@ -63,6 +91,7 @@ impl LlmMind {
         let mut body = json!({
             "model": self.config.model,
             "stream": true,
+            "max_tokens": self.max_tokens,
             "messages": messages,
             "tools": [{
                 "type": "function",
@@ -119,11 +148,26 @@ impl Mind for LlmMind {
         let mut decoder = SseDecoder::new();
         let mut assembler = CompletionAssembler::new();
         let mut done = false;
+        let mut read = 0usize;
         while !done {
             let chunk = response.chunk().await.map_err(|e| {
                 MindError::transient(format!("model stream failed: {}", kind_of(&e)))
                     .with_source(e.without_url())
             })?;
+            let chunk = chunk.map(|mut bytes| {
+                read += bytes.len();
+                if read >= self.max_read_bytes {
+                    // Cut off: the turn ends with what was said (the rest
+                    // of the answer is never read; the request is dropped).
+                    tracing::warn!(
+                        max_read_bytes = self.max_read_bytes,
+                        "the model's answer is longer than allowed; the turn ends there"
+                    );
+                    bytes.truncate(bytes.len() - (read - self.max_read_bytes));
+                    done = true;
+                }
+                bytes
+            });
             let events = match chunk {
                 Some(bytes) => decoder
                     .feed(&bytes)

@@ -14,6 +14,10 @@
 /// would otherwise grow memory without bound.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// The most data one event may join from its `data:` lines: a server that
+/// never sends the blank line would otherwise grow it without bound.
+pub const MAX_EVENT_BYTES: usize = 1 << 20;
+
 /// Why a stream cannot be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -21,6 +25,9 @@ pub enum SseError {
     /// A line longer than [`MAX_LINE_BYTES`].
     #[error("event-stream line longer than {MAX_LINE_BYTES} bytes")]
     LineTooLong,
+    /// An event whose data is longer than [`MAX_EVENT_BYTES`].
+    #[error("event-stream event longer than {MAX_EVENT_BYTES} bytes")]
+    EventTooLong,
 }
 
 /// Decodes an event stream incrementally; see the [module docs](self).
@@ -50,10 +57,10 @@ impl SseDecoder {
             let after_cr = std::mem::replace(&mut self.after_cr, false);
             match byte {
                 b'\n' if after_cr => {}
-                b'\n' => self.end_line(&mut events),
+                b'\n' => self.end_line(&mut events)?,
                 b'\r' => {
                     self.after_cr = true;
-                    self.end_line(&mut events);
+                    self.end_line(&mut events)?;
                 }
                 _ => {
                     if self.line.len() == MAX_LINE_BYTES {
@@ -71,12 +78,12 @@ impl SseDecoder {
     pub fn finish(mut self) -> Option<String> {
         if !self.line.is_empty() {
             let mut events = Vec::new();
-            self.end_line(&mut events);
+            self.end_line(&mut events).ok()?;
         }
         self.has_data.then_some(self.data)
     }
 
-    fn end_line(&mut self, events: &mut Vec<String>) {
+    fn end_line(&mut self, events: &mut Vec<String>) -> Result<(), SseError> {
         let line = String::from_utf8_lossy(&self.line).into_owned();
         self.line.clear();
         if line.is_empty() {
@@ -84,22 +91,26 @@ impl SseDecoder {
                 events.push(std::mem::take(&mut self.data));
                 self.has_data = false;
             }
-            return;
+            return Ok(());
         }
         if line.starts_with(':') {
-            return;
+            return Ok(());
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line.as_str(), ""),
         };
         if field == "data" {
+            if self.data.len() + value.len() + 1 > MAX_EVENT_BYTES {
+                return Err(SseError::EventTooLong);
+            }
             if self.has_data {
                 self.data.push('\n');
             }
             self.data.push_str(value);
             self.has_data = true;
         }
+        Ok(())
     }
 }
 
@@ -156,6 +167,15 @@ mod tests {
                 break;
             }
         }
+        assert!(failed);
+    }
+
+    #[test]
+    fn an_endless_event_is_an_error_not_unbounded_memory() {
+        let mut decoder = SseDecoder::new();
+        let line = format!("data: {}\n", "a".repeat(60 * 1024));
+        let failed = (0..=(MAX_EVENT_BYTES / (60 * 1024)))
+            .any(|_| decoder.feed(line.as_bytes()) == Err(SseError::EventTooLong));
         assert!(failed);
     }
 

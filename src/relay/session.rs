@@ -94,6 +94,12 @@ pub enum RelayError {
     Transport(String),
 }
 
+/// Most frames waiting for the carrier's socket. A turn is bounded
+/// ([`AgentLimits::max_turn_bytes`](crate::agent::AgentLimits::max_turn_bytes)
+/// bytes, so at most that many tokens), so only a socket that stopped
+/// taking frames fills it.
+const FRAME_QUEUE: usize = 4_096;
+
 /// How long the carrier has to send `setup` after connecting.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time allowed, past its estimated length, for the goodbye to be heard
@@ -135,7 +141,7 @@ where
 {
     let muted = AtomicBool::new(false);
     let (events, mut heard) = mpsc::unbounded_channel();
-    let (frames, to_send) = mpsc::unbounded_channel();
+    let (frames, to_send) = mpsc::channel(FRAME_QUEUE);
     let reader = read_frames(incoming, events, &muted);
     let writer = write_frames(outgoing, to_send, &muted);
     let session = async {
@@ -203,7 +209,7 @@ where
 /// Sends frames in order until the session is done with the sender.
 async fn write_frames<O>(
     mut outgoing: O,
-    mut to_send: mpsc::UnboundedReceiver<ToSend>,
+    mut to_send: mpsc::Receiver<ToSend>,
     muted: &AtomicBool,
 ) -> Result<(), RelayError>
 where
@@ -222,12 +228,26 @@ where
 }
 
 /// The conversation's acts, turned into frames.
-struct Outgoing(mpsc::UnboundedSender<ToSend>);
+struct Outgoing(mpsc::Sender<ToSend>);
 
 impl Outgoing {
     fn send(&self, frame: Outbound, token: bool) {
-        // The writer only stops when the socket failed; the session then ends.
-        let _ = self.0.send(ToSend::Frame { frame, token });
+        self.queue(ToSend::Frame { frame, token });
+    }
+
+    fn queue(&self, next: ToSend) {
+        match self.0.try_send(next) {
+            Ok(()) => {}
+            // The writer only stops when the socket failed; the session
+            // then ends.
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::warn!(
+                    queued = FRAME_QUEUE,
+                    "the carrier is not taking frames; one is dropped"
+                );
+            }
+        }
     }
 }
 
@@ -362,7 +382,7 @@ where
             Event::Frame(_) => continue,
         };
         // A new agent turn: an interruption of the previous one is over.
-        let _ = out.0.send(ToSend::Unmute);
+        out.queue(ToSend::Unmute);
         turn.said.clear();
         if conversation.take_in(heard_now, &mut turn) {
             // What was heard is kept before the mind is asked: the
