@@ -5,6 +5,8 @@
 //! runs that takeover at once.
 
 mod common;
+#[path = "common/pausing_store.rs"]
+mod pausing_store;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -855,6 +857,19 @@ impl Carrier for Machine {
     }
 }
 
+impl Machine {
+    /// The machine ends the attempt itself (its greeting timed out): the
+    /// carrier reports voicemail.
+    fn hangs_up(&self, id: &CallId) {
+        use agentcall::carrier::{CarrierOutcome, CarrierReport};
+        if let Some(progress) = self.live.lock().unwrap().remove(id) {
+            let mut outcome = CarrierOutcome::new(CallStatus::Voicemail);
+            outcome.duration = Some(Duration::from_secs(5));
+            let _ = progress.report(CarrierReport::Ended(outcome));
+        }
+    }
+}
+
 async fn cancel(api: &Api, id: &str) -> Value {
     let cancel = http::Request::post(format!("/v1/agent/calls/{id}/cancel"))
         .header("authorization", format!("Bearer {KEY_A1}"))
@@ -887,6 +902,67 @@ async fn cancelling_an_answered_voicemail_attempt_ends_the_call_for_good() {
     clock.set(utc("2026-12-01T15:06:00Z"));
     assert_eq!(service.recover().await.unwrap().started, 0);
     assert_eq!(carrier.dials.all().len(), 1);
+    service.shutdown(Duration::from_secs(1)).await;
+}
+
+/// The cancel reads the call in progress; before its next step the
+/// voicemail end lands and the policy retries it (the store pauses the
+/// cancel's read until then). The cancel still stops every later attempt.
+#[tokio::test]
+async fn a_cancel_racing_a_voicemail_retry_stops_every_later_attempt() {
+    let carrier = Arc::new(Machine::default());
+    let store = Arc::new(pausing_store::PausingStore::default());
+    let (service, api, clock) = on_carrier(carrier.clone(), |builder| {
+        builder
+            .store(store.clone())
+            // Without the fix the cancel waits this long for an end.
+            .cancel_wait(Duration::from_millis(300))
+    });
+    let id = place(
+        &api,
+        KEY_A1,
+        body(json!({"maxAttempts": 3, "on": ["voicemail"], "delayMinutes": [5]})),
+    )
+    .await;
+    for _ in 0..500 {
+        if record(&api, &id).await["status"] == "in_progress" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let call_id: CallId = id.parse().unwrap();
+    let (racing_carrier, racing_store, racing_id) =
+        (carrier.clone(), store.store.clone(), call_id.clone());
+    store.pause_read_when(
+        |call| call.record.status == CallStatus::InProgress,
+        Box::new(move || {
+            Box::pin(async move {
+                racing_carrier.hangs_up(&racing_id);
+                use agentcall::store::CallStore;
+                for _ in 0..500 {
+                    let call = racing_store.get(&racing_id).await.unwrap().unwrap();
+                    if call.record.status == CallStatus::Queued {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                panic!("the voicemail end was not retried");
+            })
+        }),
+    );
+    let canceled = cancel(&api, &id).await;
+    assert_eq!(
+        (canceled["status"].as_str(), canceled["error"].as_str()),
+        (Some("failed"), Some("canceled")),
+        "{canceled}"
+    );
+    assert_eq!(canceled["attempts"].as_array().map(Vec::len), Some(1));
+    // Past the retry's delay: nothing dials.
+    clock.set(utc("2026-12-01T15:06:00Z"));
+    assert_eq!(service.recover().await.unwrap().started, 0);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(carrier.dials.all().len(), 1);
+    assert_eq!(record(&api, &id).await["status"], "failed");
     service.shutdown(Duration::from_secs(1)).await;
 }
 

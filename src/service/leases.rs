@@ -448,6 +448,22 @@ impl AgentCall {
             }
             Some(_) => {}
         }
+        if super::journal::waits_for_retry(&call) && call.retry.is_none() {
+            // Its policy was dropped (a cancel) after the attempt was
+            // retried: the wait ends here, never in another dial.
+            let _ = self
+                .apply_transition(
+                    &call_id,
+                    crate::state::Transition::Cancel,
+                    None,
+                    None,
+                    Actor::Holder,
+                )
+                .await;
+            done(self);
+            report.ended += 1;
+            return;
+        }
         let mut charged = None;
         if super::journal::waits_for_retry(&call) {
             match self.charge_retry(&call, now).await {

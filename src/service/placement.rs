@@ -310,13 +310,28 @@ impl AgentCall {
 
 impl AgentCall {
     /// Drops the call's retry policy (compare-and-set, retried on
-    /// conflicts): whatever its current attempt ends with ends the call.
+    /// conflicts): whatever its current attempt ends with ends the call. A
+    /// call whose attempt already ended and was retried (it raced the
+    /// cancel) is cancelled in its wait, so no later attempt dials.
     async fn stop_retries(&self, id: &CallId) -> Result<(), ServiceError> {
         loop {
             let Some(mut call) = self.inner.store.get(id).await? else {
                 return Err(ServiceError::NotFound);
             };
-            if call.retry.is_none() || call.record.status.is_terminal() {
+            if call.record.status.is_terminal() {
+                return Ok(());
+            }
+            if super::journal::waits_for_retry(&call) {
+                let canceled = self
+                    .apply_transition(id, Transition::Cancel, None, None, Actor::Anyone)
+                    .await?;
+                match canceled {
+                    Some(_) => return Ok(()),
+                    // It moved meanwhile (its next attempt started): again.
+                    None => continue,
+                }
+            }
+            if call.retry.is_none() {
                 return Ok(());
             }
             call.retry = None;
