@@ -392,19 +392,19 @@ async fn a_call_runs_end_to_end_over_conversation_relay() {
     assert_eq!(field(form, "StatusCallbackMethod"), Some("POST"));
     assert_eq!(
         field(form, "StatusCallback"),
-        Some(format!("{public}/twilio/status?callId={id}").as_str())
+        Some(format!("{public}/twilio/status?callId={id}#rc=3&rp=ct,rt,5xx").as_str())
     );
     // The agent leaves messages: detection waits for the greeting's end.
     assert_eq!(field(form, "MachineDetection"), Some("DetectMessageEnd"));
     assert_eq!(field(form, "AsyncAmd"), Some("true"));
     assert_eq!(
         field(form, "AsyncAmdStatusCallback"),
-        Some(format!("{public}/twilio/machine?callId={id}").as_str())
+        Some(format!("{public}/twilio/machine?callId={id}#rc=3&rp=ct,rt,5xx").as_str())
     );
     assert_eq!(field(form, "Record"), Some("true"));
     assert_eq!(
         field(form, "RecordingStatusCallback"),
-        Some(format!("{public}/twilio/recording?callId={id}").as_str())
+        Some(format!("{public}/twilio/recording?callId={id}#rc=3&rp=ct,rt,5xx").as_str())
     );
     let twiml = call.twiml();
     assert!(
@@ -422,7 +422,9 @@ async fn a_call_runs_end_to_end_over_conversation_relay() {
     );
     assert_eq!(
         twiml_attribute(twiml, "Connect", "action"),
-        Some(format!("{public}/twilio/connect-action?callId={id}"))
+        Some(format!(
+            "{public}/twilio/connect-action?callId={id}#rc=3&rp=ct,rt,5xx"
+        ))
     );
     assert_eq!(twiml_parameters(twiml), [("callId".to_owned(), id.clone())]);
     let greeting = greeting(&call);
@@ -1153,6 +1155,71 @@ async fn the_recipients_last_words_are_kept_when_they_hang_up_while_the_model_th
     assert_eq!(record["durationSec"], 9);
 }
 
+// A callback that fails -------------------------------------------------
+
+/// The store fails while Twilio's `completed` callback (CallDuration 120)
+/// arrives: the callback URL asks Twilio to retry a 5xx, and the retry
+/// ends the call as Twilio says, with its transcript and 2 minutes.
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_completed_callback_that_meets_a_failing_store_is_retried_and_lands() {
+    use sqlx::Connection;
+    let database = TempPath::unique("db");
+    let store = format!("sqlite://{}", database.0.display());
+    let h = Harness::start(Options {
+        store: store.clone(),
+        ..Options::default()
+    })
+    .await;
+    let (id, _) = h.place().await;
+    let call = h.fake.next_call().await;
+    assert_eq!(call.status("initiated").await, 204);
+    assert_eq!(call.status("ringing").await, 204);
+    let mut relay = call.answer().await;
+    relay.prompt("Hello?");
+    assert_eq!(relay.agent_turn().await, QUESTION);
+    relay.prompt("Seven boxes.");
+    assert_eq!(relay.agent_turn().await, CONFIRM);
+    // Another process takes the database's write lock: every write of the
+    // server fails once its busy timeout is up.
+    let mut lock = sqlx::SqliteConnection::connect(&store).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut lock)
+        .await
+        .unwrap();
+    h.fake.let_retries_go(false);
+    call.set_duration(120);
+    let ending = call.clone();
+    let hang_up = tokio::spawn(async move { ending.recipient_hangs_up(false).await });
+    // The completed callback failed (503, or no answer in time) and its
+    // URL asks for a retry; the retry meets the store as it is again.
+    h.fake.wait_retries_asked(1).await;
+    sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    drop(lock);
+    h.fake.let_retries_go(true);
+    hang_up.await.unwrap();
+    let record = h.wait_terminal(&id).await;
+    assert_eq!(record["status"], "completed", "{record:#}");
+    assert_eq!(record["durationSec"], 120, "{record:#}");
+    assert_eq!(
+        transcript_lines(&record)[1..],
+        [
+            recipient("Hello?"),
+            agent(QUESTION),
+            recipient("Seven boxes."),
+            agent(CONFIRM)
+        ],
+        "{record:#}"
+    );
+    assert_eq!(record["extracted"]["boxes"], 7, "{record:#}");
+    let completed: Vec<u16> = callbacks(&call.sent(), "status")
+        .into_iter()
+        .filter(|sent| field(&sent.params, "CallStatus") == Some("completed"))
+        .map(|sent| sent.status)
+        .collect();
+    assert_eq!(completed, [204], "{completed:?}");
+}
+
 // Time limit --------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1387,7 +1454,7 @@ async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
         second
             .param("StatusCallback")
             .unwrap()
-            .ends_with("&attempt=2"),
+            .contains("&attempt=2#"),
         "{:?}",
         second.param("StatusCallback")
     );

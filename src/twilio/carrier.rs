@@ -24,6 +24,12 @@ use crate::carrier::{
 };
 use crate::domain::{CallAttempt, CallId};
 
+/// The connection overrides every callback URL carries (Twilio's
+/// "webhook connection overrides", a URL fragment): up to 3 retries
+/// (`rc`) when the connection fails (`ct`), the answer is late (`rt`), or
+/// we answer 5xx (`5xx`). Twilio's default retries only failed connections.
+pub const CALLBACK_RETRIES: &str = "rc=3&rp=ct,rt,5xx";
+
 /// Where Twilio reaches this service, relative to [`TwilioConfig::public_url`].
 pub mod paths {
     /// Status callbacks (form POST).
@@ -101,11 +107,14 @@ impl TwilioConfig {
     /// let call = "call_0123456789abcdef0123456789abcdef".parse()?;
     /// assert_eq!(
     ///     config.callback_url("/twilio/status", &call, 1),
-    ///     "https://calls.example.com/twilio/status?callId=call_0123456789abcdef0123456789abcdef"
+    ///     "https://calls.example.com/twilio/status?callId=call_0123456789abcdef0123456789abcdef#rc=3&rp=ct,rt,5xx"
     /// );
-    /// assert!(config.callback_url("/twilio/status", &call, 2).ends_with("&attempt=2"));
+    /// assert!(config.callback_url("/twilio/status", &call, 2).contains("&attempt=2#"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// Every callback URL carries Twilio's connection overrides
+    /// [`CALLBACK_RETRIES`] as its fragment (never sent in the request).
     pub fn callback_url(&self, path: &str, call_id: &CallId, attempt: u32) -> String {
         let mut url = self.public_url.clone();
         url.set_path(&join_path(self.public_url.path(), path));
@@ -115,6 +124,11 @@ impl TwilioConfig {
             query.append_pair("attempt", &attempt.to_string());
         }
         drop(query);
+        // Twilio retries a callback only when it cannot connect, unless the
+        // URL's connection overrides ask for more: a 503 (our store had a
+        // hiccup) or a slow answer is retried too, so the end of a call is
+        // not lost to one failed write.
+        url.set_fragment(Some(CALLBACK_RETRIES));
         url.to_string()
     }
 

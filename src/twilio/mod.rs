@@ -11,4 +11,4 @@ pub mod signature;
 pub mod twiml;
 
 pub use callbacks::TwilioCallbacks;
-pub use carrier::{TwilioCarrier, TwilioConfig, paths};
+pub use carrier::{CALLBACK_RETRIES, TwilioCarrier, TwilioConfig, paths};

@@ -128,6 +128,11 @@ struct Shared {
     refused: Mutex<Vec<String>>,
     /// Real time per second of Twilio time (the `TimeLimit` clock).
     second: Mutex<Duration>,
+    /// Whether callbacks may be retried now (a test holds retries back
+    /// while it arranges what the retry meets).
+    retry_gate: watch::Sender<bool>,
+    /// Callbacks answered in a way their URL's overrides retry.
+    retries_asked: watch::Sender<u32>,
 }
 
 /// The fake Twilio; dropping it stops the server.
@@ -163,6 +168,8 @@ impl FakeTwilio {
             fetches: Mutex::new(Vec::new()),
             refused: Mutex::new(Vec::new()),
             second: Mutex::new(Duration::from_secs(1)),
+            retry_gate: watch::channel(true).0,
+            retries_asked: watch::channel(0).0,
         });
         let accounts = "/2010-04-01/Accounts/{account}";
         let app = axum::Router::new()
@@ -188,6 +195,21 @@ impl FakeTwilio {
             calls: tokio::sync::Mutex::new(calls),
             task,
         }
+    }
+
+    /// Holds callback retries back (`false`) or lets them go (`true`).
+    pub fn let_retries_go(&self, go: bool) {
+        self.shared.retry_gate.send_replace(go);
+    }
+
+    /// Waits until `n` callbacks were answered in a way their URL's
+    /// connection overrides retry (bounded wait).
+    pub async fn wait_retries_asked(&self, n: u32) {
+        let mut asked = self.shared.retries_asked.subscribe();
+        tokio::time::timeout(WAIT, asked.wait_for(|asked| *asked >= n))
+            .await
+            .expect("a callback to be retried")
+            .unwrap();
     }
 
     /// The next call created (bounded wait).
@@ -643,12 +665,54 @@ impl Call {
         if let Some(signature) = signature {
             request = request.header("x-twilio-signature", signature);
         }
-        let (status, body) = match request.send().await {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                (status, response.text().await.unwrap_or_default())
+        // Twilio's connection overrides, from the URL's fragment (never
+        // sent): `rc` retries of what `rp` names (`ct` a failed
+        // connection, status 0 here; `rt` no answer in time, status 1;
+        // `5xx` a server error). Without them: one retry of `ct`.
+        let overrides: Vec<(String, String)> = url::Url::parse(&url)
+            .ok()
+            .and_then(|u| u.fragment().map(str::to_owned))
+            .map(|f| {
+                url::form_urlencoded::parse(f.as_bytes())
+                    .into_owned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let value = |key: &str| {
+            overrides
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        let retries: u32 = value("rc").and_then(|n| n.parse().ok()).unwrap_or(1).min(5);
+        let policy = value("rp").unwrap_or_else(|| "ct".into());
+        let retried = |status: u16| {
+            policy.split(',').any(|p| match p {
+                "all" => status <= 1 || status >= 400,
+                "ct" => status == 0,
+                "rt" => status == 1,
+                "5xx" => status >= 500,
+                "4xx" => (400..500).contains(&status),
+                _ => false,
+            })
+        };
+        let mut tries = 0;
+        let (status, body) = loop {
+            let (status, body) = match request.try_clone().unwrap().send().await {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    (status, response.text().await.unwrap_or_default())
+                }
+                Err(error) if error.is_connect() => (0, error.to_string()),
+                Err(error) => (1, error.to_string()),
+            };
+            if tries == retries || !retried(status) {
+                break (status, body);
             }
-            Err(error) => (0, error.to_string()),
+            tries += 1;
+            self.0.shared.retries_asked.send_modify(|n| *n += 1);
+            let mut gate = self.0.shared.retry_gate.subscribe();
+            let _ = tokio::time::timeout(WAIT, gate.wait_for(|go| *go)).await;
         };
         let sent = Sent {
             kind,
