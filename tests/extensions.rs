@@ -632,10 +632,11 @@ async fn retries_during_a_dial_longer_than_the_lease_place_one_call() {
 }
 
 /// A carrier that does not accept a call within the dial timeout: the
-/// placement fails as `502 placement_failed` with a failed record, and that
-/// answer is replayed (the record exists).
+/// dial's outcome is unknown (a phone may ring), so the placement answers
+/// `201` with a failed record (`dial_unconfirmed`) rather than a `502`
+/// that invites a second call, and that answer is replayed.
 #[tokio::test]
-async fn a_dial_past_its_timeout_fails_the_placement_and_is_replayed() {
+async fn a_dial_past_its_timeout_is_unconfirmed_not_retry_inviting_and_is_replayed() {
     let slow = fast_simulation().with_dial_delay(Duration::from_secs(5));
     let api = Api::new(
         builder()
@@ -646,23 +647,18 @@ async fn a_dial_past_its_timeout_fails_the_placement_and_is_replayed() {
     );
     let started = tokio::time::Instant::now();
     let (status, _, bytes) = send(&api, keyed(KEY_A1, "timeout", &body())).await;
-    assert_eq!(
-        (status, json(&bytes)),
-        (
-            StatusCode::BAD_GATEWAY,
-            json!({"error": "placement_failed"})
-        )
-    );
+    assert_eq!(status, StatusCode::CREATED, "{}", json(&bytes));
+    assert_eq!(json(&bytes)["status"], "failed");
     assert!(started.elapsed() < Duration::from_secs(2));
     let (_, _, list) = send(&api, get(Some(KEY_A1), "/v1/agent/calls")).await;
     let calls = json(&list)["calls"].as_array().unwrap().clone();
     assert_eq!(calls.len(), 1);
     assert_eq!(
         (calls[0]["status"].as_str(), calls[0]["error"].as_str()),
-        (Some("failed"), Some("placement_failed"))
+        (Some("failed"), Some("dial_unconfirmed"))
     );
     let (status, headers, again) = send(&api, keyed(KEY_A1, "timeout", &body())).await;
-    assert_eq!((status, &again), (StatusCode::BAD_GATEWAY, &bytes));
+    assert_eq!((status, &again), (StatusCode::CREATED, &bytes));
     assert_eq!(headers["idempotent-replayed"], "true");
     assert_eq!(count_calls(&api, KEY_A1).await, 1);
 }

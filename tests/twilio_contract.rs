@@ -258,6 +258,36 @@ async fn redirecting_a_live_call_matches_twilio_openapi() {
     }
 }
 
+/// A dial Twilio did not answer: the number's calls are listed
+/// (`GET …/Calls.json?To=…&From=…&PageSize=…`) to find and end its call.
+#[tokio::test]
+async fn listing_a_numbers_calls_matches_twilio_openapi() {
+    let Some(prism) = prism() else { return };
+    let since = chrono::Utc::now() - chrono::Duration::days(36500);
+    if let Err(error) = twilio(prism)
+        .list_live_calls("+14155550125", "+14155550100", since)
+        .await
+    {
+        let mut url = prism.base.join(&create_path()).unwrap();
+        url.query_pairs_mut()
+            .extend_pairs(agentcall::twilio::rest::list_calls_query(
+                "+14155550125",
+                "+14155550100",
+            ));
+        let response = reqwest::Client::new()
+            .get(url)
+            .basic_auth(ACCOUNT, Some("contract-test-token"))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        panic!(
+            "{error}; Prism: {status}: {}",
+            response.text().await.unwrap()
+        );
+    }
+}
+
 /// The check can fail: a create without `To` is refused with the violation.
 #[tokio::test]
 async fn prism_rejects_a_create_without_to() {

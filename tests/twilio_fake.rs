@@ -63,6 +63,8 @@ struct Options {
     minute_cap: u64,
     store: String,
     instance_id: Option<String>,
+    /// `dialTimeoutMs` (the server's default, 30 s, when absent).
+    dial_timeout_ms: Option<u64>,
 }
 
 impl Default for Options {
@@ -71,6 +73,7 @@ impl Default for Options {
             minute_cap: 1000,
             store: "memory".into(),
             instance_id: None,
+            dial_timeout_ms: None,
         }
     }
 }
@@ -114,6 +117,9 @@ impl Instance {
         });
         if let Some(id) = &options.instance_id {
             config["instanceId"] = json!(id);
+        }
+        if let Some(ms) = options.dial_timeout_ms {
+            config["dialTimeoutMs"] = json!(ms);
         }
         let (server, config) = start(&config);
         assert_eq!(server.base, public);
@@ -1491,4 +1497,119 @@ async fn a_retry_over_twilio_drops_the_first_attempts_late_callbacks() {
     assert_eq!(ended.attempts[0].status, CallStatus::NoAnswer);
     service.shutdown(Duration::from_secs(1)).await;
     server.abort();
+}
+
+// Issue 40, defect 1 -----------------------------------------------------
+
+/// A placement that would retry anything retryable.
+fn retrying_placement(h: &Harness) -> Value {
+    let mut body = h.placement();
+    body["retry"] = json!({"maxAttempts": 3, "on": ["no_answer", "busy_or_declined", "voicemail"],
+                           "delayMinutes": [1]});
+    body
+}
+
+/// Twilio rings the phone (signed `initiated` and `ringing`) but answers
+/// the create only after 16 s, past the dial timeout (15 s, the old REST
+/// client's fixed bound): the dial's outcome is unknown. The stray call is
+/// ended by the CallSid its callbacks gave, the record says
+/// `dial_unconfirmed`, and nothing dials the number again: no `502` that
+/// invites a retry, no `carrier_unreachable` that the policy retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_twilio_create_is_ended_by_its_call_sid_and_never_dialed_again() {
+    let h = Harness::start(Options {
+        dial_timeout_ms: Some(15_000),
+        ..Options::default()
+    })
+    .await;
+    h.fake.ring_then_hold_creates(Duration::from_secs(16));
+    let placing = {
+        let (client, base, body) = (
+            h.client.clone(),
+            h.base().to_owned(),
+            retrying_placement(&h),
+        );
+        tokio::spawn(async move {
+            let response = client
+                .post(format!("{base}/v1/agent/calls"))
+                .bearer_auth(KEY)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        })
+    };
+    let call = h.fake.next_call().await;
+    let id = call.call_id();
+    // The phone rings while Twilio has not answered the create.
+    h.wait_record(&id, "dialing", |r| r["status"] == "dialing")
+        .await;
+
+    let (status, answer) = placing.await.unwrap();
+    assert_eq!(status, 201, "the placement invites no retry: {answer}");
+    assert_eq!(answer["callId"], id.as_str());
+    assert_eq!(answer["status"], "failed", "{answer}");
+
+    // The stray call is ended at Twilio by the CallSid its callbacks gave.
+    call.wait_update("the stray call canceled at Twilio", |f| {
+        field(f, "Status") == Some("canceled")
+    })
+    .await;
+    call.wait_finished().await;
+    assert_eq!(call.ended().as_deref(), Some("canceled"));
+
+    let record = h.wait_terminal(&id).await;
+    assert_eq!(
+        (&record["status"], &record["error"]),
+        (&json!("failed"), &json!("dial_unconfirmed")),
+        "{record:#}"
+    );
+    assert_eq!(record["attempt"], 1, "{record:#}");
+    assert_eq!(record["startedAt"], Value::Null);
+    assert_eq!(names(&h.events(&id).await), ["call.failed"]);
+    // Terminal, with no retry waiting: one create for the number, ever.
+    assert_eq!(h.fake.creates_to(TO), 1);
+}
+
+/// A scheduled call whose create Twilio never answers, with no callback
+/// either: the carrier finds the call by listing the number's calls, ends
+/// it, and the attempt ends `dial_unconfirmed`, which no policy retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_scheduled_create_is_found_by_number_ended_and_not_retried() {
+    let h = Harness::start(Options {
+        dial_timeout_ms: Some(2_000),
+        ..Options::default()
+    })
+    .await;
+    h.fake.hold_creates(true);
+    let mut body = retrying_placement(&h);
+    let at = chrono::Utc::now() + chrono::Duration::seconds(2);
+    body["scheduledAt"] = json!(at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    let (id, placed) = place_at(&h.client, h.base(), &body).await;
+    assert_eq!(placed["status"], "queued");
+
+    let call = h.fake.next_call().await;
+    assert_eq!(call.call_id(), id);
+    call.wait_update("the stray call canceled at Twilio", |f| {
+        field(f, "Status") == Some("canceled")
+    })
+    .await;
+    let lists = h.fake.lists();
+    assert_eq!(lists.len(), 1, "{lists:?}");
+    assert!(
+        lists[0].contains("To=%2B14155550125") && lists[0].contains("From=%2B14155550100"),
+        "{lists:?}"
+    );
+    let record = h.wait_terminal(&id).await;
+    assert_eq!(
+        (&record["status"], &record["error"]),
+        (&json!("failed"), &json!("dial_unconfirmed")),
+        "{record:#}"
+    );
+    assert_eq!(names(&h.events(&id).await), ["call.failed"]);
+    h.fake.hold_creates(false);
+    call.wait_finished().await;
+    assert_eq!(h.fake.creates_to(TO), 1);
 }

@@ -68,6 +68,10 @@ struct Config {
     /// database takes a dead instance's calls over once it lapses.
     #[serde(default = "default_call_lease_ms")]
     call_lease_ms: u64,
+    /// How long the carrier has to accept a call, in ms (30 000 when
+    /// absent); the Twilio carrier's create request waits as long.
+    #[serde(default = "default_dial_timeout_ms")]
+    dial_timeout_ms: u64,
     /// This instance's name in call leases (a fresh random one when
     /// absent). Give each instance its own; keeping it across restarts lets
     /// a restarted instance take back its calls at once.
@@ -164,6 +168,10 @@ fn build_agent(file: &AgentFile) -> Result<Agent, String> {
 }
 
 fn default_call_lease_ms() -> u64 {
+    30_000
+}
+
+fn default_dial_timeout_ms() -> u64 {
     30_000
 }
 
@@ -288,6 +296,7 @@ fn demo_config() -> (Config, String) {
         memory_retention: RetentionFile::default(),
         idempotency_lease_ms: default_idempotency_lease_ms(),
         call_lease_ms: default_call_lease_ms(),
+        dial_timeout_ms: default_dial_timeout_ms(),
         instance_id: None,
         agent: AgentFile::default(),
         carrier: carrier::CarrierFile::default(),
@@ -462,6 +471,7 @@ async fn build_service(
         .delivery(delivery)
         .idempotency_lease(Duration::from_millis(config.idempotency_lease_ms))
         .call_lease(Duration::from_millis(config.call_lease_ms))
+        .dial_timeout(Duration::from_millis(config.dial_timeout_ms))
         .base_url(config.base_url.clone().unwrap_or(base_url));
     let builder = match config.default_calling_windows {
         Some(on) => builder.default_calling_windows(on),

@@ -148,7 +148,7 @@ fn paths() -> Value {
     );
     too_many["headers"] = json!({ "Retry-After": { "description": "Whole seconds to wait.", "schema": { "type": "integer" } } });
     let mut created = json_body(
-        "Accepted: the call is queued and runs asynchronously.",
+        "Accepted: the call is queued and runs asynchronously (`status` `failed` when the carrier could not confirm the dial: a phone may have rung, so the call is not to be placed again; its record says `dial_unconfirmed`).",
         "Placed",
     );
     created["headers"] = json!({ "Location": { "schema": { "type": "string" } } });

@@ -148,7 +148,9 @@ impl ProgressHandle {
 
 /// Why a carrier could not act. Placement answers `502 placement_failed`
 /// for either of the first two; a scheduled call or a retry ends its
-/// attempt `failed` / `carrier_unreachable`.
+/// attempt `failed` / `carrier_unreachable`. [`CarrierError::DialUnconfirmed`]
+/// is neither: a phone may have rung, so the call ends `failed` /
+/// `dial_unconfirmed` and is never dialed again.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CarrierError {
@@ -169,6 +171,19 @@ pub enum CarrierError {
     #[error("the carrier is unavailable: {reason}")]
     Unavailable {
         /// What went wrong, without secrets.
+        reason: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The dial's outcome is unknown: the request may have reached the
+    /// carrier, but its answer did not come in time (a timeout, a
+    /// connection lost after sending). A phone may be ringing, so this is
+    /// never "no phone rang": the service records the call's end and then
+    /// hangs up ([`Carrier::hang_up`]), and the call is not dialed again.
+    #[error("the carrier did not confirm the dial: {reason}")]
+    DialUnconfirmed {
+        /// What went wrong and what was ended, without secrets.
         reason: String,
         /// The underlying error, if any.
         #[source]
@@ -196,15 +211,27 @@ impl CarrierError {
         }
     }
 
+    /// [`CarrierError::DialUnconfirmed`] with `reason` and no source.
+    pub fn unconfirmed(reason: impl Into<String>) -> Self {
+        Self::DialUnconfirmed {
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
     /// The same error, caused by `source`.
     pub fn with_source(mut self, cause: impl Into<BoxError>) -> Self {
-        if let Self::Refused { source, .. } | Self::Unavailable { source, .. } = &mut self {
+        if let Self::Refused { source, .. }
+        | Self::Unavailable { source, .. }
+        | Self::DialUnconfirmed { source, .. } = &mut self
+        {
             *source = Some(cause.into());
         }
         self
     }
 
-    /// Whether trying again later may succeed.
+    /// Whether trying again later may succeed (and nothing rang): never
+    /// for [`CarrierError::DialUnconfirmed`].
     pub fn is_transient(&self) -> bool {
         matches!(self, Self::Unavailable { .. })
     }
@@ -216,7 +243,12 @@ impl CarrierError {
 ///
 /// - `dial` returns once the carrier has accepted the call, or fails with
 ///   [`CarrierError::Refused`] or [`CarrierError::Unavailable`] having
-///   started nothing. After `Ok`, the carrier
+///   started nothing, or with [`CarrierError::DialUnconfirmed`] when it
+///   cannot tell whether it started the call. It should give up within
+///   [`CarrierLink::dial_timeout`], after which the service gives up on it
+///   (also `DialUnconfirmed`). After `DialUnconfirmed` the service records
+///   the call's end and calls `hang_up`, which must end whatever the dial
+///   may have started. After `Ok`, the carrier
 ///   reports through `progress`: optionally `Dialing`, then `Answered` if the
 ///   call connects (the recipient, or their voicemail, picks up), then
 ///   exactly one `Ended`. A `completed` or `voicemail` end without an

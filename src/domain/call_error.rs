@@ -69,6 +69,8 @@ call_errors! {
         "Cancelled before it was answered (`POST …/cancel`), or the carrier reports the call cancelled.";
     CarrierUnreachable => "carrier_unreachable", true,
         "The carrier could not be reached or refused to start a scheduled call or a retry: no phone rang. Retried under any retry policy with attempts left.";
+    DialUnconfirmed => "dial_unconfirmed", false,
+        "The carrier did not confirm the dial within the dial timeout, so a phone may have rung: whatever the carrier started for the call was ended, and the call is never dialed again (by a retry or by a `502` inviting one).";
     PlacementFailed => "placement_failed", false,
         "The carrier refused the call at placement; the `POST` answered `502 placement_failed`. Nothing is billed.";
     CarrierFailed => "carrier_failed", false,

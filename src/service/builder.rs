@@ -289,10 +289,14 @@ impl AgentCallBuilder {
         self
     }
 
-    /// How long the carrier has to accept a call (default 30 seconds). A
-    /// dial that takes longer is given up: the carrier is told to hang up
-    /// whatever it may still start, and the placement fails like a refused
-    /// one (`502 placement_failed`, the record `failed`).
+    /// How long the carrier has to accept a call (default 30 seconds); a
+    /// carrier bounds its own request by it too
+    /// ([`CarrierLink::dial_timeout`](crate::carrier::CarrierLink::dial_timeout)).
+    /// A dial that takes longer is given up, and its outcome is unknown (a
+    /// phone may have rung): the call ends `failed` / `dial_unconfirmed`,
+    /// is never retried, and the carrier is told to hang up whatever it may
+    /// have started; a placement answers with the call id and status
+    /// `failed`, not a retry-inviting `502`.
     pub fn dial_timeout(mut self, timeout: Duration) -> Self {
         self.timing.dial_timeout = timeout;
         self

@@ -105,10 +105,15 @@ fn answered_deadline(call: &StoredCall, now: DateTime<Utc>) -> Option<tokio::tim
 
 impl AgentCall {
     /// Asks the carrier to start a stored call, waiting at most the dial
-    /// timeout for it to accept; returns the call's progress reports. On a
-    /// timeout the carrier may still start the call after we gave up on it,
-    /// so it is told to drop whatever it has. Placement and the start of a
-    /// waiting call dial this way.
+    /// timeout for it to accept (the carrier bounds its own request by the
+    /// same setting, [`CarrierLink::dial_timeout`](crate::carrier::CarrierLink::dial_timeout));
+    /// returns the call's progress reports. On a timeout the carrier may
+    /// still start the call after we gave up on it: the dial's outcome is
+    /// unknown ([`CarrierError::DialUnconfirmed`]), never "nothing rang".
+    /// The caller records the call's end and then hangs up
+    /// ([`end_unconfirmed`](Self::end_unconfirmed)), so the carrier's
+    /// reports about what it ends are not taken for the call's own end.
+    /// Placement and the start of a waiting call dial this way.
     pub(super) async fn dial_stored(
         &self,
         call: &StoredCall,
@@ -119,11 +124,20 @@ impl AgentCall {
         let dialed = self.inner.carrier.dial(dial_request(call), progress);
         match tokio::time::timeout(limit, dialed).await {
             Ok(dialed) => dialed.map(|()| reports),
-            Err(_) => {
-                let _ = self.hang_up(call_id).await;
-                Err(CarrierError::unavailable(format!(
-                    "the carrier did not accept the call within {limit:?}"
-                )))
+            Err(_) => Err(CarrierError::unconfirmed(format!(
+                "the carrier did not accept the call within {limit:?}"
+            ))),
+        }
+    }
+
+    /// Has the carrier end whatever an unconfirmed dial may have started,
+    /// once the call's end (`dial_unconfirmed`) is recorded; a failure is
+    /// logged (a later callback about a call that is over here ends it).
+    pub(super) async fn end_unconfirmed(&self, call_id: &CallId) {
+        match self.hang_up(call_id).await {
+            Ok(()) | Err(CarrierError::UnknownCall(_)) => {}
+            Err(error) => {
+                tracing::warn!(call_id = %call_id, %error, "could not end an unconfirmed dial at the carrier");
             }
         }
     }

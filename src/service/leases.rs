@@ -538,11 +538,22 @@ impl AgentCall {
             }
             Err(error) => {
                 // Nothing rang: a transient failure, which a retry policy
-                // with attempts left tries again.
+                // with attempts left tries again. Unless the dial's outcome
+                // is unknown: a phone may have rung, so never again.
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start a waiting call");
-                let ending = Ending::failed(CallError::CarrierUnreachable);
+                let unconfirmed =
+                    matches!(error, crate::carrier::CarrierError::DialUnconfirmed { .. });
+                let token = if unconfirmed {
+                    CallError::DialUnconfirmed
+                } else {
+                    CallError::CarrierUnreachable
+                };
+                let ending = Ending::failed(token);
                 self.record_end(&call_id, ending, None, None, Actor::Holder)
                     .await;
+                if unconfirmed {
+                    self.end_unconfirmed(&call_id).await;
+                }
                 done(self);
                 report.ended += 1;
             }

@@ -61,6 +61,19 @@ impl CarrierLink {
         Ok(self.service()?.inner.agent.clone())
     }
 
+    /// How long [`Carrier::dial`](crate::carrier::Carrier::dial) may take
+    /// to accept a call ([`AgentCallBuilder::dial_timeout`]): a carrier
+    /// bounds its own request by it, so the service's bound and the
+    /// carrier's are one setting. The service waits
+    /// [`AgentCallBuilder::hang_up_timeout`] longer, for the carrier to end
+    /// a dial whose outcome it could not learn.
+    ///
+    /// [`AgentCallBuilder::dial_timeout`]: super::AgentCallBuilder::dial_timeout
+    /// [`AgentCallBuilder::hang_up_timeout`]: super::AgentCallBuilder::hang_up_timeout
+    pub fn dial_timeout(&self) -> Result<std::time::Duration, ServiceError> {
+        Ok(self.service()?.inner.timing.dial_timeout)
+    }
+
     /// A fresh conversation for a call the carrier runs (not yet opened).
     pub fn converse(&self, request: &DialRequest) -> Result<Conversation, ServiceError> {
         Ok(self.service()?.inner.agent.converse(request))

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::journal::Actor;
 use super::{AgentCall, ServiceError};
 use crate::accounts::Principal;
+use crate::carrier::CarrierError;
 use crate::domain::CallError;
 use crate::domain::{CallAttempt, CallId, CallRecord, CallStatus, PlacementRequest};
 use crate::guardrails::{ApprovedPlacement, LimitError, RatePermit, Rejection, ReserveError};
@@ -27,7 +28,8 @@ pub struct Placed {
         schema(value_type = String, pattern = "^call_[0-9a-f]{32}$")
     )]
     pub call_id: CallId,
-    /// Always `queued`.
+    /// `queued`; `failed` when the carrier could not confirm the dial
+    /// (the record's error is `dial_unconfirmed`).
     pub status: CallStatus,
 }
 
@@ -202,7 +204,13 @@ impl AgentCall {
             Ok(reports) => reports,
             Err(error) => {
                 tracing::warn!(call_id = %call_id, %error, "carrier could not start the call");
-                let ending = Ending::failed(CallError::PlacementFailed);
+                let unconfirmed = matches!(error, CarrierError::DialUnconfirmed { .. });
+                let token = if unconfirmed {
+                    CallError::DialUnconfirmed
+                } else {
+                    CallError::PlacementFailed
+                };
+                let ending = Ending::failed(token);
                 // A single attempt, unlike the call task's retrying end: the
                 // client is still waiting and gets a store error as it is.
                 let result = self
@@ -210,6 +218,16 @@ impl AgentCall {
                     .await;
                 drop(admission);
                 result?;
+                if unconfirmed {
+                    self.end_unconfirmed(&call_id).await;
+                    // A phone may have rung: a `502` would invite the
+                    // client to ring it again. The placement was accepted
+                    // and its record says what became of it.
+                    return Ok(Placed {
+                        call_id,
+                        status: CallStatus::Failed,
+                    });
+                }
                 return Err(ServiceError::PlacementFailed(error));
             }
         };

@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use url::Url;
 
-use super::rest::{CallSid, CreateCall, EndResult, TwilioRest};
+use super::rest::{CallSid, CreateCall, EndResult, TwilioError, TwilioRest};
 use super::signature::AuthToken;
 use super::twiml::RelayTwiml;
 use crate::agent::{Agent, VoicemailPolicy};
@@ -150,6 +150,10 @@ fn join_path(base: &str, path: &str) -> String {
     format!("{}{}", base.trim_end_matches('/'), path)
 }
 
+/// How far Twilio's clock may be behind ours when a create's call is
+/// looked for by its `date_created`.
+const CLOCK_SKEW: chrono::Duration = chrono::Duration::seconds(5);
+
 /// The Twilio [`Carrier`]; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct TwilioCarrier {
@@ -167,6 +171,16 @@ struct Inner {
     /// themselves reach the service through the store, from any instance).
     /// Keyed by call, with the attempt the handle reports on.
     placed: Mutex<HashMap<CallId, (u32, ProgressHandle)>>,
+    /// The dials whose create Twilio has not answered (yet).
+    pending: Mutex<HashMap<CallId, PendingDial>>,
+}
+
+/// A create request sent and not answered: what finds its call.
+#[derive(Debug)]
+struct PendingDial {
+    to: String,
+    from: String,
+    since: chrono::DateTime<chrono::Utc>,
 }
 
 impl TwilioCarrier {
@@ -184,6 +198,7 @@ impl TwilioCarrier {
                 rest,
                 link: Mutex::new(None),
                 placed: Mutex::new(HashMap::new()),
+                pending: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -287,6 +302,38 @@ impl TwilioCarrier {
         Ok(())
     }
 
+    /// Ends whatever a create that Twilio did not answer may have placed
+    /// for `dial`: the live calls Twilio lists from the caller id to the
+    /// number created since the dial began (less [`CLOCK_SKEW`], Twilio's
+    /// clock not being ours).
+    async fn end_listed(&self, call_id: &CallId, dial: &PendingDial) -> Result<(), CarrierError> {
+        let since = dial.since - CLOCK_SKEW;
+        let calls = self
+            .inner
+            .rest
+            .list_live_calls(&dial.to, &dial.from, since)
+            .await
+            .map_err(TwilioError::into_carrier_error)?;
+        tracing::warn!(call_id = %call_id, live = calls.len(), "ending the calls Twilio lists for an unconfirmed dial");
+        let mut failed = None;
+        for (sid, answered) in calls {
+            if let Err(error) = self.end_by_sid(&sid, answered).await {
+                failed = Some(error);
+            }
+        }
+        match failed {
+            None => Ok(()),
+            Some(error) => Err(error.into_carrier_error()),
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<CallId, PendingDial>> {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The `CallSid` noted for a call.
     async fn call_sid(&self, call_id: &CallId) -> Result<Option<(CallSid, bool)>, CarrierError> {
         let link = self
@@ -315,12 +362,39 @@ impl Carrier for TwilioCarrier {
         let link = self
             .link()
             .ok_or_else(|| CarrierError::refused("not attached to a service"))?;
-        let sid = self
+        // One setting: the create waits as long as the service waits for
+        // the dial (Twilio may take a while; a create given up on early may
+        // still ring a phone).
+        let limit = link
+            .dial_timeout()
+            .map_err(|e| CarrierError::refused("the service is gone").with_source(e))?;
+        // Kept until Twilio answers: a create left unanswered (or given up
+        // on by the service) is found by number when the call is hung up.
+        let dial = PendingDial {
+            to: request.to.clone(),
+            from: request.caller_id.clone(),
+            since: chrono::Utc::now(),
+        };
+        self.pending().insert(request.call_id.clone(), dial);
+        let created = self
             .inner
             .rest
-            .create_call(&self.create_call(&request))
-            .await
-            .map_err(super::rest::TwilioError::into_carrier_error)?;
+            .create_call_within(&self.create_call(&request), limit)
+            .await;
+        let sid = match created {
+            Ok(sid) => sid,
+            Err(error @ TwilioError::Unanswered(_)) => {
+                // A call may exist: the service ends it through `hang_up`
+                // once the call is over here, so its callbacks are not taken
+                // for the call's own end.
+                return Err(CarrierError::unconfirmed(error.to_string()).with_source(error));
+            }
+            Err(error) => {
+                self.pending().remove(&request.call_id);
+                return Err(error.into_carrier_error());
+            }
+        };
+        self.pending().remove(&request.call_id);
         // Noted before anything else can need it: a cancel on another
         // instance hangs up by this id.
         let noted = link
@@ -353,12 +427,17 @@ impl Carrier for TwilioCarrier {
     }
 
     async fn hang_up(&self, call_id: &CallId) -> Result<(), CarrierError> {
-        let Some((sid, answered)) = self.call_sid(call_id).await? else {
-            return Err(CarrierError::UnknownCall(call_id.clone()));
-        };
-        self.end_by_sid(&sid, answered)
-            .await
-            .map_err(super::rest::TwilioError::into_carrier_error)
+        let pending = self.pending().remove(call_id);
+        // The CallSid its signed callbacks noted, even for a create Twilio
+        // did not answer; without one, such a create's call is looked for.
+        match (self.call_sid(call_id).await?, pending) {
+            (Some((sid, answered)), _) => self
+                .end_by_sid(&sid, answered)
+                .await
+                .map_err(TwilioError::into_carrier_error),
+            (None, Some(dial)) => self.end_listed(call_id, &dial).await,
+            (None, None) => Err(CarrierError::UnknownCall(call_id.clone())),
+        }
     }
 
     fn attach(&self, link: CarrierLink) {

@@ -1,5 +1,5 @@
 //! The slice of Twilio's REST API (2010-04-01) that places calls: create a
-//! call, end it, and fetch its recording.
+//! call, list a number's live calls, end a call, and fetch its recording.
 //!
 //! Requests are form-encoded and authenticated with HTTP Basic
 //! `AccountSid:AuthToken`; answers are JSON. The form fields are pure
@@ -64,9 +64,15 @@ pub enum TwilioError {
         /// Twilio's error message.
         message: Option<String>,
     },
-    /// No answer: connecting, sending or receiving failed or timed out.
+    /// No answer, and the request never reached Twilio: connecting
+    /// failed or timed out.
     #[error("could not reach Twilio: {0}")]
     Transport(String),
+    /// No answer to a request that may have reached Twilio: it timed out,
+    /// or the connection was lost after sending. Whether Twilio acted on
+    /// it is unknown (a create may have placed a call).
+    #[error("no answer from Twilio: {0}")]
+    Unanswered(String),
     /// The URL is not on the configured API host, so the account's
     /// credentials are not sent to it.
     #[error("refusing to send Twilio credentials to {0}")]
@@ -80,12 +86,14 @@ pub enum TwilioError {
 impl TwilioError {
     /// As a carrier's error, with this one as its source: Twilio refused
     /// (a 4xx other than 429, a foreign host, malformed data), or it is
-    /// unavailable (429, a 5xx, no answer) and may accept later.
+    /// unavailable (429, a 5xx, no answer) and may accept later. (A create
+    /// left [`Unanswered`](Self::Unanswered) is the carrier's to sort out
+    /// first: see [`TwilioCarrier`](super::TwilioCarrier).)
     pub fn into_carrier_error(self) -> crate::carrier::CarrierError {
         use crate::carrier::CarrierError;
         let unavailable = match &self {
             Self::Http { status, .. } => *status == 429 || *status >= 500,
-            Self::Transport(_) => true,
+            Self::Transport(_) | Self::Unanswered(_) => true,
             Self::ForeignHost(_) | Self::Malformed(_) => false,
         };
         let reason = self.to_string();
@@ -331,8 +339,11 @@ impl TwilioRestBuilder {
         self
     }
 
-    /// Bounds each create or end request, from connecting to the last byte
-    /// of the answer (default 15 seconds).
+    /// Bounds each end, redirect or list request, and a create without its
+    /// own bound ([`TwilioRest::create_call`]), from connecting to the last
+    /// byte of the answer (default 15 seconds). The Twilio carrier bounds
+    /// its creates by the service's dial timeout instead
+    /// ([`TwilioRest::create_call_within`]).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
@@ -429,16 +440,35 @@ impl TwilioRest {
         &self.api_base
     }
 
-    /// Creates (places) a call; Twilio dials it right away.
+    /// Creates (places) a call; Twilio dials it right away. Bounded by the
+    /// request timeout; see [`create_call_within`](Self::create_call_within).
+    ///
+    /// # Errors
+    ///
+    /// As [`create_call_within`](Self::create_call_within).
+    pub async fn create_call(&self, call: &CreateCall) -> Result<CallSid, TwilioError> {
+        self.create_call_within(call, self.request_timeout).await
+    }
+
+    /// Creates (places) a call, waiting at most `timeout` for Twilio's
+    /// answer (the carrier passes the service's dial timeout: Twilio may
+    /// take a while, and giving up early leaves a call ringing unknown).
     ///
     /// # Errors
     ///
     /// [`TwilioError::Http`] when Twilio refuses (an invalid number, an
-    /// unverified caller id, …), [`TwilioError::Transport`] without an
-    /// answer, [`TwilioError::Malformed`] when the answer has no call SID.
-    pub async fn create_call(&self, call: &CreateCall) -> Result<CallSid, TwilioError> {
+    /// unverified caller id, …), [`TwilioError::Transport`] when Twilio
+    /// could not be reached, [`TwilioError::Unanswered`] when the request
+    /// may have reached it but no answer came (a call may exist: find it
+    /// with [`list_live_calls`](Self::list_live_calls)),
+    /// [`TwilioError::Malformed`] when the answer has no call SID.
+    pub async fn create_call_within(
+        &self,
+        call: &CreateCall,
+        timeout: Duration,
+    ) -> Result<CallSid, TwilioError> {
         let url = self.endpoint(&["Calls.json"])?;
-        let response = self.post_form(url, &call.form()).await?;
+        let response = self.post_form_within(url, &call.form(), timeout).await?;
         let body = success_body(response).await?;
         #[derive(Deserialize)]
         struct CallResource {
@@ -449,6 +479,69 @@ impl TwilioRest {
         call.sid
             .ok_or_else(|| TwilioError::Malformed("call resource without a sid".into()))?
             .parse()
+    }
+
+    /// The calls from `from` to `to` created at or after `since` that are
+    /// still live (`queued`, `initiated`, `ringing`, `in-progress`), with
+    /// whether each was answered: `GET …/Calls.json?To=…&From=…&PageSize=…`,
+    /// newest first. `since` is compared with each call's `date_created`
+    /// (whole seconds) here rather than sent as `StartTime>`, which only
+    /// takes dates and skips calls not yet dialed (`start_time` empty).
+    ///
+    /// # Errors
+    ///
+    /// [`TwilioError::Http`] for a refusal, [`TwilioError::Transport`] or
+    /// [`TwilioError::Unanswered`] without an answer,
+    /// [`TwilioError::Malformed`] for a body that is not a call list.
+    pub async fn list_live_calls(
+        &self,
+        to: &str,
+        from: &str,
+        since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<(CallSid, bool)>, TwilioError> {
+        let mut url = self.endpoint(&["Calls.json"])?;
+        url.query_pairs_mut()
+            .extend_pairs(list_calls_query(to, from));
+        let response = self
+            .client
+            .get(url)
+            .basic_auth(&self.account_sid, Some(self.auth_token.expose_secret()))
+            .header(reqwest::header::ACCEPT, "application/json")
+            .timeout(self.request_timeout)
+            .send()
+            .await
+            .map_err(transport)?;
+        let body = success_body(response).await?;
+        #[derive(Deserialize)]
+        struct Listed {
+            sid: Option<String>,
+            status: Option<String>,
+            date_created: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct Page {
+            calls: Vec<Listed>,
+        }
+        let page: Page = serde_json::from_slice(&body)
+            .map_err(|e| TwilioError::Malformed(format!("call list: {e}")))?;
+        // Twilio's dates have whole seconds.
+        let since = since - chrono::Duration::seconds(1);
+        let live = page.calls.into_iter().filter_map(|call| {
+            let status = call.status?;
+            let answered = match status.as_str() {
+                "queued" | "initiated" | "ringing" => false,
+                "in-progress" => true,
+                _ => return None,
+            };
+            // A call without a readable date may be ours: it is live.
+            let recent = call
+                .date_created
+                .and_then(|date| chrono::DateTime::parse_from_rfc2822(&date).ok())
+                .is_none_or(|created| created >= since);
+            let sid = call.sid?.parse().ok()?;
+            recent.then_some((sid, answered))
+        });
+        Ok(live.collect())
     }
 
     /// Ends a call: hangs it up when `answered`, cancels it otherwise (see
@@ -567,6 +660,15 @@ impl TwilioRest {
         url: Url,
         form: &[(&'static str, String)],
     ) -> Result<reqwest::Response, TwilioError> {
+        self.post_form_within(url, form, self.request_timeout).await
+    }
+
+    async fn post_form_within(
+        &self,
+        url: Url,
+        form: &[(&'static str, String)],
+        timeout: Duration,
+    ) -> Result<reqwest::Response, TwilioError> {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -579,7 +681,7 @@ impl TwilioRest {
             )
             .header(reqwest::header::ACCEPT, "application/json")
             .body(body)
-            .timeout(self.request_timeout)
+            .timeout(timeout)
             .send()
             .await
             .map_err(transport)
@@ -627,7 +729,22 @@ fn http_error(status: u16, body: &[u8]) -> TwilioError {
 fn transport(error: reqwest::Error) -> TwilioError {
     // reqwest's message names the URL but never its credentials, which
     // travel in a header.
-    TwilioError::Transport(error.to_string())
+    if error.is_connect() || error.is_builder() {
+        // Nothing was sent.
+        TwilioError::Transport(error.to_string())
+    } else {
+        TwilioError::Unanswered(error.to_string())
+    }
+}
+
+/// The query that lists an account's calls from `from` to `to`, newest
+/// first (one page: a dial's own call is among the newest).
+pub fn list_calls_query(to: &str, from: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("To", to.to_owned()),
+        ("From", from.to_owned()),
+        ("PageSize", "20".to_owned()),
+    ]
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //!   `AccountSid:AuthToken`) creates a call (`201`, JSON with a `CA…` sid);
 //! - `POST …/Calls/{Sid}.json` with `Status=canceled|completed` ends it,
 //!   with `Twiml=` replaces what it runs (`404`, code 20404, once ended);
+//! - `GET …/Calls.json?To=…&From=…` lists calls, newest first;
 //! - `GET …/Recordings/{Sid}.wav` serves a recording's WAV bytes.
 //!
 //! The test drives each call ([`Call`]): signed status and
@@ -123,6 +124,11 @@ struct Shared {
     calls: Mutex<HashMap<String, Call>>,
     new_calls: mpsc::UnboundedSender<Call>,
     hold_creates: watch::Sender<bool>,
+    /// Set: each create sends `initiated` and `ringing`, then answers this
+    /// much later (a slow Twilio: the phone rings meanwhile).
+    ring_then_hold: Mutex<Option<Duration>>,
+    /// The query of every call list request.
+    lists: Mutex<Vec<String>>,
     recording: Vec<u8>,
     fetches: Mutex<Vec<Fetch>>,
     refused: Mutex<Vec<String>>,
@@ -164,6 +170,8 @@ impl FakeTwilio {
             calls: Mutex::new(HashMap::new()),
             new_calls,
             hold_creates: watch::channel(false).0,
+            ring_then_hold: Mutex::new(None),
+            lists: Mutex::new(Vec::new()),
             recording: wav_bytes(),
             fetches: Mutex::new(Vec::new()),
             refused: Mutex::new(Vec::new()),
@@ -175,7 +183,7 @@ impl FakeTwilio {
         let app = axum::Router::new()
             .route(
                 &format!("{accounts}/Calls.json"),
-                axum::routing::post(create_call),
+                axum::routing::post(create_call).get(list_calls),
             )
             .route(
                 &format!("{accounts}/Calls/{{file}}"),
@@ -225,6 +233,30 @@ impl FakeTwilio {
     /// known to the fake but the carrier waits for its sid.
     pub fn hold_creates(&self, hold: bool) {
         self.shared.hold_creates.send_replace(hold);
+    }
+
+    /// Makes every create ring first (signed `initiated` and `ringing`
+    /// callbacks, sent while the create is unanswered) and then answer
+    /// `hold` later, as a slow Twilio does.
+    pub fn ring_then_hold_creates(&self, hold: Duration) {
+        *self.shared.ring_then_hold.lock().unwrap() = Some(hold);
+    }
+
+    /// How many calls were created to `number`.
+    pub fn creates_to(&self, number: &str) -> usize {
+        self.shared
+            .calls
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|call| call.param("To") == Some(number))
+            .count()
+    }
+
+    /// The query of each call list request so far.
+    #[allow(dead_code)]
+    pub fn lists(&self) -> Vec<String> {
+        self.shared.lists.lock().unwrap().clone()
     }
 
     /// Makes Twilio time run faster: `second` of real time per second of
@@ -342,6 +374,7 @@ async fn create_call(
         shared: shared.clone(),
         sid: sid.clone(),
         form: form.clone(),
+        created: chrono::Utc::now(),
         state: Mutex::new(CallState {
             duration: DEFAULT_DURATION,
             ..CallState::default()
@@ -352,7 +385,13 @@ async fn create_call(
         .lock()
         .unwrap()
         .insert(sid.clone(), call.clone());
-    let _ = shared.new_calls.send(call);
+    let _ = shared.new_calls.send(call.clone());
+    let ring_then_hold = *shared.ring_then_hold.lock().unwrap();
+    if let Some(hold) = ring_then_hold {
+        call.status("initiated").await;
+        call.status("ringing").await;
+        tokio::time::sleep(hold).await;
+    }
     let mut hold = shared.hold_creates.subscribe();
     let _ = hold.wait_for(|held| !held).await;
     json_response(
@@ -367,6 +406,50 @@ async fn create_call(
             "api_version": "2010-04-01",
             "uri": format!("/2010-04-01/Accounts/{ACCOUNT_SID}/Calls/{sid}.json"),
         }),
+    )
+}
+
+/// `GET …/Calls.json`: the calls matching `To` and `From`, newest first,
+/// with their status as Twilio would list it.
+async fn list_calls(
+    State(shared): State<Arc<Shared>>,
+    Path(account): Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: HeaderMap,
+) -> Response<Body> {
+    if let Some(refused) = check_credentials(&shared, &account, &headers, "list") {
+        return refused;
+    }
+    let query = query.unwrap_or_default();
+    shared.lists.lock().unwrap().push(query.clone());
+    let params = parse_form(query.as_bytes());
+    let mut calls: Vec<Call> = shared.calls.lock().unwrap().values().cloned().collect();
+    calls.retain(|call| {
+        ["To", "From"]
+            .iter()
+            .all(|key| field(&params, key).is_none_or(|value| call.param(key) == Some(value)))
+    });
+    calls.sort_by_key(|call| std::cmp::Reverse(call.0.created));
+    let listed: Vec<Value> = calls
+        .iter()
+        .map(|call| {
+            let state = call.state();
+            let status = match (&state.ended, state.answered) {
+                (Some(ended), _) => ended.clone(),
+                (None, true) => "in-progress".to_owned(),
+                (None, false) => "ringing".to_owned(),
+            };
+            json!({"sid": call.sid(), "account_sid": ACCOUNT_SID,
+                   "to": call.param("To"), "from": call.param("From"), "status": status,
+                   "date_created": call.0.created.to_rfc2822(), "direction": "outbound-api"})
+        })
+        .collect();
+    json_response(
+        StatusCode::OK,
+        json!({"calls": listed, "page": 0, "page_size": 20, "start": 0, "end": listed.len(),
+               "uri": format!("/2010-04-01/Accounts/{ACCOUNT_SID}/Calls.json?{query}"),
+               "first_page_uri": format!("/2010-04-01/Accounts/{ACCOUNT_SID}/Calls.json?{query}"),
+               "next_page_uri": null, "previous_page_uri": null}),
     )
 }
 
@@ -518,6 +601,8 @@ struct CallInner {
     shared: Arc<Shared>,
     sid: String,
     form: Form,
+    /// When Twilio created it (`date_created`).
+    created: chrono::DateTime<chrono::Utc>,
     state: Mutex<CallState>,
 }
 
