@@ -281,9 +281,19 @@ async fn listing_a_numbers_calls_matches_twilio_openapi() {
             .await
             .unwrap();
         let status = response.status();
-        panic!(
-            "{error}; Prism: {status}: {}",
-            response.text().await.unwrap()
+        let text = response.text().await.unwrap();
+        // Twilio's own example page carries relative `uri`s that its
+        // schema calls `format: uri`: Prism then flags its own response.
+        // Only violations of our request count.
+        let said: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let violations = said["validation"].as_array().cloned().unwrap_or_default();
+        let ours = violations
+            .iter()
+            .filter(|v| v["location"][0] != "response")
+            .count();
+        assert!(
+            status == 500 && !violations.is_empty() && ours == 0,
+            "{error}; Prism: {status}: {text}"
         );
     }
 }
